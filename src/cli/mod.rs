@@ -1,0 +1,193 @@
+//! The command line: `serve` plus one subcommand per operation, for scripts and people.
+//!
+//! Edge code: parses flags (clap), opens the core with the resolved paths, settings, clock
+//! and identity, and formats results (text by default, `--json` for machines).
+
+mod ledger_cmds;
+pub mod out;
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+
+use crate::clock::{Clock, FileClock, FixedClock, SystemClock, parse_rfc3339};
+use crate::config::{ConfigFile, Identity, Paths, RootSource, Settings, resolve_root};
+use crate::memory::Memory;
+use out::Outcome;
+
+/// warroom-memory: the shared, append-only memory of a multi-agent software team.
+///
+/// Agents publish decisions, interfaces, conventions, warnings, artifacts and code to one
+/// ledger (.agents/ledger.jsonl) and read each other's knowledge through filtered views.
+/// `serve` speaks MCP on stdio; the other commands do the same operations from a shell.
+///
+/// Exit codes: 0 ok, 1 nothing found (or violations for verify/diff), 2 error.
+#[derive(Debug, Parser)]
+#[command(name = "warroom-memory", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every command accepts.
+#[derive(Debug, Args)]
+struct Global {
+    /// Project root (the directory holding .agents/). Default: $WARROOM_ROOT, else
+    /// $AGENT_OS_ROOT, else the nearest ancestor of the working directory with .agents/,
+    /// else the working directory.
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Ledger file (default: <root>/.agents/ledger.jsonl).
+    #[arg(long, global = true, value_name = "FILE", env = "WARROOM_LEDGER")]
+    ledger: Option<PathBuf>,
+    /// Directory of war-rooms (default: <root>/.agents/war-rooms; OSTwin: .war-rooms).
+    #[arg(long, global = true, value_name = "DIR", env = "WARROOM_WAR_ROOMS")]
+    war_rooms: Option<PathBuf>,
+    /// Do not fsync after each append (faster, loses the last entries on power failure).
+    #[arg(long, global = true)]
+    no_fsync: bool,
+    /// Pin the server's clock (RFC 3339), e.g. for reproducible search scores.
+    #[arg(long, global = true, value_name = "TIME", env = "WARROOM_NOW")]
+    now: Option<String>,
+    /// Read the clock from this file (one RFC 3339 timestamp, re-read on every call).
+    #[arg(long, global = true, value_name = "FILE", env = "WARROOM_NOW_FILE", hide = true)]
+    now_file: Option<PathBuf>,
+    /// Act as this room (default $WARROOM_ROOM_ID): publish defaults and own-room exclusion.
+    #[arg(long, global = true, value_name = "ROOM")]
+    as_room: Option<String>,
+    /// Act as this role (default $WARROOM_ROLE).
+    #[arg(long, global = true, value_name = "ROLE")]
+    as_role: Option<String>,
+    /// Machine-readable JSON output instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the MCP server on stdio (what an agent's MCP client spawns).
+    Serve(serve::ServeCmd),
+    /// Publish one entry to the ledger.
+    Publish(ledger_cmds::PublishCmd),
+    /// List live entries matching filters, newest first.
+    Query(ledger_cmds::QueryCmd),
+    /// Full-text search ranked by BM25 × per-kind time decay.
+    Search(ledger_cmds::SearchCmd),
+    /// Show one entry with its supersede chain.
+    Get(ledger_cmds::GetCmd),
+}
+
+/// Everything a command needs from the global options.
+pub struct Ctx {
+    /// The opened project.
+    pub memory: Arc<Memory>,
+    /// Who the caller is.
+    pub who: Identity,
+    /// `--json`.
+    pub json: bool,
+    /// How the root was found.
+    pub root_source: RootSource,
+}
+
+impl Global {
+    fn clock(&self) -> anyhow::Result<Arc<dyn Clock>> {
+        if let Some(t) = &self.now {
+            let t = parse_rfc3339(t).context("--now / WARROOM_NOW")?;
+            return Ok(Arc::new(FixedClock::new(t)));
+        }
+        if let Some(p) = &self.now_file {
+            return Ok(Arc::new(FileClock::new(p.clone())));
+        }
+        Ok(Arc::new(SystemClock))
+    }
+
+    /// Resolves paths and settings without opening anything.
+    fn layout(&self) -> anyhow::Result<(Paths, Settings, RootSource)> {
+        let env = |k: &str| std::env::var(k).ok();
+        let cwd = std::env::current_dir().context("reading the working directory")?;
+        let (root, source) = resolve_root(self.root.as_deref(), &env, &cwd);
+        let mut paths = Paths::under(&root);
+        let mut settings = Settings::default();
+        if let Some(file) = ConfigFile::load(&root)? {
+            file.apply(&mut paths, &mut settings)?;
+        }
+        let abs = |p: &PathBuf| if p.is_absolute() { p.clone() } else { cwd.join(p) };
+        if let Some(l) = &self.ledger {
+            paths.ledger = abs(l);
+        }
+        if let Some(w) = &self.war_rooms {
+            paths.war_rooms = abs(w);
+        }
+        if self.no_fsync {
+            settings.fsync = false;
+        }
+        if let Some(n) = env("WARROOM_FAULT_APPEND_AFTER_BYTES") {
+            settings.fault_after_bytes = Some(n.parse().context("WARROOM_FAULT_APPEND_AFTER_BYTES")?);
+        }
+        Ok((paths, settings, source))
+    }
+
+    fn open(&self) -> anyhow::Result<Ctx> {
+        let (paths, settings, root_source) = self.layout()?;
+        let env = |k: &str| std::env::var(k).ok();
+        let mut who = Identity::from_env(&env)?;
+        if let Some(r) = &self.as_room {
+            crate::validate::path_component("--as-room", r)?;
+            who.room_id = Some(r.clone());
+        }
+        if let Some(r) = &self.as_role {
+            who.role = Some(r.clone());
+        }
+        let memory = Memory::open(paths, settings, self.clock()?)?;
+        Ok(Ctx {
+            memory: Arc::new(memory),
+            who,
+            json: self.json,
+            root_source,
+        })
+    }
+}
+
+/// Sets up logging on stderr. `WARROOM_LOG` (or `RUST_LOG`) picks the level; default info.
+pub fn init_logging() {
+    use std::io::IsTerminal;
+    let filter = std::env::var("WARROOM_LOG")
+        .or_else(|_| std::env::var("RUST_LOG"))
+        .unwrap_or_else(|_| "info".into());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .try_init();
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    match run(cli) {
+        Ok(outcome) => outcome.into(),
+        Err(e) => {
+            out::note(&format!("error: {e:#}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    let g = &cli.global;
+    match cli.command {
+        Command::Serve(cmd) => serve::run(g.open()?, cmd),
+        Command::Publish(cmd) => cmd.run(&g.open()?),
+        Command::Query(cmd) => cmd.run(&g.open()?),
+        Command::Search(cmd) => cmd.run(&g.open()?),
+        Command::Get(cmd) => cmd.run(&g.open()?),
+    }
+}

@@ -1,0 +1,111 @@
+//! `serve`: run the MCP server on stdio until stdin closes or SIGTERM/SIGINT arrives.
+//!
+//! Shutdown is graceful: the service stops reading, every tool call in flight finishes
+//! (so an append in progress completes its line), then the process exits 0.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use clap::Args;
+use rmcp::ServiceExt;
+use rmcp::transport::async_rw::AsyncRwTransport;
+
+use super::Ctx;
+use super::out::Outcome;
+use crate::config::RootSource;
+use crate::mcp::{MAX_MESSAGE_BYTES, Server};
+
+/// Options of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeCmd {}
+
+fn banner(ctx: &Ctx) -> anyhow::Result<()> {
+    let stats = ctx.memory.stats()?;
+    let paths = ctx.memory.paths();
+    let how = match ctx.root_source {
+        RootSource::Flag => "--root",
+        RootSource::WarroomRoot => "$WARROOM_ROOT",
+        RootSource::AgentOsRoot => "$AGENT_OS_ROOT",
+        RootSource::Ancestor => "nearest .agents/",
+        RootSource::WorkingDir => "working directory (no .agents/ found)",
+    };
+    tracing::info!(
+        root = %paths.root.display(),
+        root_from = how,
+        ledger = %paths.ledger.display(),
+        entries = stats.entries,
+        live = stats.live,
+        problems = stats.problems,
+        room = ctx.who.room_id.as_deref().unwrap_or("-"),
+        role = ctx.who.role.as_deref().unwrap_or("-"),
+        "warroom-memory {} serving MCP on stdio",
+        env!("CARGO_PKG_VERSION"),
+    );
+    if stats.pending_bytes > 0 {
+        tracing::warn!(bytes = stats.pending_bytes, "the ledger ends with an unterminated line (a crashed writer?); the next publish terminates it — run `warroom-memory verify` for details");
+    }
+    if std::io::stdin().is_terminal() {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "\nThis is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be \
+                 started by an MCP client.\nConnect one, e.g. Claude Code:\n  claude mcp add warroom -- {} serve --root {}\n\
+                 (README § Connect an MCP client has Cursor, VS Code, opencode and Codex.)\n\
+                 To look around from a shell instead: `warroom-memory query`, `warroom-memory search <words>`.\n\
+                 Press Ctrl-D or Ctrl-C to stop.\n",
+                std::env::current_exe()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| "warroom-memory".into()),
+                paths.root.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Runs the server; returns when the client disconnects or a signal arrives.
+pub fn run(ctx: Ctx, _cmd: ServeCmd) -> anyhow::Result<Outcome> {
+    banner(&ctx)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let server = Server::new(ctx.memory.clone(), ctx.who.clone());
+    let result = rt.block_on(async {
+        let transport = AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
+            .with_max_line_length(MAX_MESSAGE_BYTES);
+        let service = server.clone().serve(transport).await?;
+        let ct = service.cancellation_token();
+        tokio::spawn(async move {
+            let reason = shutdown_signal().await;
+            tracing::info!("{reason}: shutting down after in-flight calls");
+            ct.cancel();
+        });
+        let quit = service.waiting().await?;
+        tracing::debug!(?quit, "service stopped");
+        server.drain().await;
+        anyhow::Ok(())
+    });
+    // Tokio's stdin reader may still block in a read that cannot be cancelled; every tool
+    // call has finished (drain), so do not wait for it.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    match result {
+        Ok(()) => Ok(Outcome::Ok),
+        // A client that connects and leaves before initializing is not a server failure.
+        Err(e) if e.to_string().contains("connection closed") => {
+            tracing::info!("client closed the connection before initializing");
+            Ok(Outcome::Ok)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn shutdown_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    }
+}

@@ -1,0 +1,304 @@
+//! Where the files are and how the server behaves: project root resolution, file paths,
+//! the optional `.agents/warroom.yaml` config file, and the caller's identity.
+//!
+//! Precedence, highest first: command-line flags, environment variables, the config file,
+//! built-in defaults. Functions here take an environment lookup closure instead of reading
+//! `std::env` themselves, so tests can drive them with a plain map.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::entry::Kind;
+use crate::error::{Error, Result};
+
+/// Name of the optional config file inside `.agents/`.
+pub const CONFIG_FILE: &str = "warroom.yaml";
+
+/// How the project root was found (reported by `serve` at startup).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootSource {
+    /// `--root DIR`.
+    Flag,
+    /// Environment variable `WARROOM_ROOT`.
+    WarroomRoot,
+    /// Environment variable `AGENT_OS_ROOT` (OSTwin).
+    AgentOsRoot,
+    /// Nearest ancestor of the working directory that has `.agents/`.
+    Ancestor,
+    /// The working directory itself (no `.agents/` found above it).
+    WorkingDir,
+}
+
+/// Finds the project root: `--root`, else `WARROOM_ROOT`, else `AGENT_OS_ROOT`, else the
+/// nearest ancestor of `cwd` with a `.agents/` directory, else `cwd`.
+pub fn resolve_root(
+    flag: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+    cwd: &Path,
+) -> (PathBuf, RootSource) {
+    let abs = |p: PathBuf| if p.is_absolute() { p } else { cwd.join(p) };
+    if let Some(p) = flag {
+        return (abs(p.to_path_buf()), RootSource::Flag);
+    }
+    for (var, src) in [
+        ("WARROOM_ROOT", RootSource::WarroomRoot),
+        ("AGENT_OS_ROOT", RootSource::AgentOsRoot),
+    ] {
+        if let Some(v) = env(var).filter(|v| !v.is_empty()) {
+            return (abs(PathBuf::from(v)), src);
+        }
+    }
+    for dir in cwd.ancestors() {
+        if dir.join(".agents").is_dir() {
+            return (dir.to_path_buf(), RootSource::Ancestor);
+        }
+    }
+    (cwd.to_path_buf(), RootSource::WorkingDir)
+}
+
+/// The files the server reads and writes. Relative overrides are relative to `root`.
+#[derive(Clone, Debug)]
+pub struct Paths {
+    /// Project root.
+    pub root: PathBuf,
+    /// The shared ledger (`.agents/ledger.jsonl`).
+    pub ledger: PathBuf,
+    /// Directory holding one sub-directory per war-room (`.agents/war-rooms`).
+    pub war_rooms: PathBuf,
+    /// Directory of registered plans (`.agents/plan`).
+    pub plans: PathBuf,
+}
+
+impl Paths {
+    /// Default layout under `root`.
+    pub fn under(root: &Path) -> Paths {
+        let agents = root.join(".agents");
+        Paths {
+            root: root.to_path_buf(),
+            ledger: agents.join("ledger.jsonl"),
+            war_rooms: agents.join("war-rooms"),
+            plans: agents.join("plan"),
+        }
+    }
+
+    fn rooted(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() { p.to_path_buf() } else { self.root.join(p) }
+    }
+
+    /// The channel file of a room (the room id must already be validated).
+    pub fn channel(&self, room_id: &str) -> PathBuf {
+        self.war_rooms.join(room_id).join("channel.jsonl")
+    }
+}
+
+/// What to do when a secret is found in published text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretPolicy {
+    /// Replace the secret with `[REDACTED:<kind>]`, store, and report what was redacted.
+    #[default]
+    Redact,
+    /// Refuse the call; nothing is written.
+    Refuse,
+}
+
+/// Behaviour switches, from the config file and flags.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Half-life in hours per kind (indexed by [`Kind::index`]).
+    pub half_life_hours: [f64; 6],
+    /// `fsync` after every append.
+    pub fsync: bool,
+    /// What publish and channel_post do with secrets.
+    pub secrets: SecretPolicy,
+    /// Test hook: fail appends after this many bytes (`WARROOM_FAULT_APPEND_AFTER_BYTES`).
+    pub fault_after_bytes: Option<u64>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let mut half_life_hours = [0.0; 6];
+        for k in Kind::ALL {
+            half_life_hours[k.index()] = k.default_half_life_hours();
+        }
+        Settings {
+            half_life_hours,
+            fsync: true,
+            secrets: SecretPolicy::Redact,
+            fault_after_bytes: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Half-life of `kind` in hours.
+    pub fn half_life(&self, kind: Kind) -> f64 {
+        self.half_life_hours[kind.index()]
+    }
+}
+
+/// The optional `.agents/warroom.yaml`. Every key is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Ledger path (relative to the root).
+    pub ledger: Option<PathBuf>,
+    /// War-rooms directory (relative to the root); OSTwin uses `.war-rooms`.
+    pub war_rooms: Option<PathBuf>,
+    /// Plans directory (relative to the root).
+    pub plans: Option<PathBuf>,
+    /// `fsync` after each append (default true).
+    pub fsync: Option<bool>,
+    /// `redact` (default) or `refuse`.
+    pub secrets: Option<SecretPolicy>,
+    /// Per-kind half-life overrides in hours, e.g. `{decision: 500}`.
+    pub half_life_hours: Option<std::collections::BTreeMap<String, f64>>,
+}
+
+impl ConfigFile {
+    /// Reads `<root>/.agents/warroom.yaml` if it exists.
+    pub fn load(root: &Path) -> Result<Option<ConfigFile>> {
+        let path = root.join(".agents").join(CONFIG_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io("reading config", &path, e)),
+        };
+        serde_saphyr::from_str::<ConfigFile>(&text)
+            .map(Some)
+            .map_err(|e| {
+                Error::invalid(
+                    path.display().to_string(),
+                    format!("the config file does not parse: {e}"),
+                    "see README § Configuration for the accepted keys",
+                )
+            })
+    }
+
+    /// Applies the file to default paths and settings.
+    pub fn apply(&self, paths: &mut Paths, settings: &mut Settings) -> Result<()> {
+        if let Some(p) = &self.ledger {
+            paths.ledger = paths.rooted(p);
+        }
+        if let Some(p) = &self.war_rooms {
+            paths.war_rooms = paths.rooted(p);
+        }
+        if let Some(p) = &self.plans {
+            paths.plans = paths.rooted(p);
+        }
+        if let Some(f) = self.fsync {
+            settings.fsync = f;
+        }
+        if let Some(s) = self.secrets {
+            settings.secrets = s;
+        }
+        for (name, hours) in self.half_life_hours.iter().flatten() {
+            let kind = Kind::parse(&format!("half_life_hours.{name}"), name)?;
+            if !(hours.is_finite() && *hours > 0.0) {
+                return Err(Error::invalid(
+                    format!("half_life_hours.{name}"),
+                    format!("{hours} is not a positive number of hours"),
+                    "give a positive number such as 336",
+                ));
+            }
+            settings.half_life_hours[kind.index()] = *hours;
+        }
+        Ok(())
+    }
+}
+
+/// Who is calling: the room and role an agent's MCP config gives its server process.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// `WARROOM_ROOM_ID`, else the basename of OSTwin's `AGENT_OS_ROOM_DIR`.
+    pub room_id: Option<String>,
+    /// `WARROOM_ROLE`, else OSTwin's `AGENT_OS_ROLE`.
+    pub role: Option<String>,
+}
+
+impl Identity {
+    /// Reads the identity variables through `env`. The room id is validated as a path
+    /// component, so a bad value fails at startup instead of on every call.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Identity> {
+        let nonempty = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
+        let room_id = nonempty(env("WARROOM_ROOM_ID")).or_else(|| {
+            nonempty(env("AGENT_OS_ROOM_DIR")).and_then(|d| {
+                Path::new(d.trim_end_matches('/'))
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+        });
+        if let Some(r) = &room_id {
+            crate::validate::path_component("WARROOM_ROOM_ID", r)?;
+        }
+        let role = nonempty(env("WARROOM_ROLE")).or_else(|| nonempty(env("AGENT_OS_ROLE")));
+        if let Some(r) = &role {
+            crate::validate::short_id("WARROOM_ROLE", r)?;
+        }
+        Ok(Identity { room_id, role })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(map: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let m: HashMap<String, String> =
+            map.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |k| m.get(k).cloned()
+    }
+
+    #[test]
+    fn root_precedence() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::create_dir(dir.path().join(".agents")).unwrap();
+        let e = env(&[("AGENT_OS_ROOT", "/srv/ostwin")]);
+        assert_eq!(resolve_root(Some(Path::new("/x")), &e, &nested).1, RootSource::Flag);
+        assert_eq!(resolve_root(None, &e, &nested).0, PathBuf::from("/srv/ostwin"));
+        let e = env(&[("AGENT_OS_ROOT", "/o"), ("WARROOM_ROOT", "/w")]);
+        assert_eq!(resolve_root(None, &e, &nested).0, PathBuf::from("/w"));
+        let none = env(&[]);
+        assert_eq!(resolve_root(None, &none, &nested), (dir.path().to_path_buf(), RootSource::Ancestor));
+    }
+
+    #[test]
+    fn identity_from_warroom_or_ostwin_variables() {
+        let id = Identity::from_env(&env(&[
+            ("AGENT_OS_ROOM_DIR", "/p/.war-rooms/room-007/"),
+            ("AGENT_OS_ROLE", "qa"),
+        ]))
+        .unwrap();
+        assert_eq!(id.room_id.as_deref(), Some("room-007"));
+        assert_eq!(id.role.as_deref(), Some("qa"));
+        let id = Identity::from_env(&env(&[
+            ("AGENT_OS_ROOM_DIR", "/p/room-007"),
+            ("WARROOM_ROOM_ID", "room-042"),
+            ("WARROOM_ROLE", "architect"),
+        ]))
+        .unwrap();
+        assert_eq!(id.room_id.as_deref(), Some("room-042"));
+        assert!(Identity::from_env(&env(&[("WARROOM_ROOM_ID", "../etc")])).is_err());
+    }
+
+    #[test]
+    fn config_file_overrides_half_lives_and_rejects_typos() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".agents")).unwrap();
+        let cfg = dir.path().join(".agents").join(CONFIG_FILE);
+        std::fs::write(&cfg, "fsync: false\nhalf_life_hours:\n  decision: 100\nwar_rooms: .war-rooms\n").unwrap();
+        let file = ConfigFile::load(dir.path()).unwrap().unwrap();
+        let (mut p, mut s) = (Paths::under(dir.path()), Settings::default());
+        file.apply(&mut p, &mut s).unwrap();
+        assert!(!s.fsync);
+        assert_eq!(s.half_life(Kind::Decision), 100.0);
+        assert_eq!(s.half_life(Kind::Code), 72.0);
+        assert_eq!(p.war_rooms, dir.path().join(".war-rooms"));
+        std::fs::write(&cfg, "fsynk: false\n").unwrap();
+        assert!(ConfigFile::load(dir.path()).is_err());
+    }
+}

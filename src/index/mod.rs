@@ -1,0 +1,369 @@
+//! The in-memory index of one ledger: derived state, always rebuildable from the file.
+//!
+//! Architecture invariant: [`LedgerIndex::apply`] is the only way an entry enters the index
+//! — whether it was read at startup, published by this process, or appended by another
+//! process and picked up by the tail. Publishing writes the line first and then reads it
+//! back through the same tail, so there is exactly one code path from bytes to views.
+//!
+//! Layout: hot per-entry columns ([`Meta`]: time, kind, room, role, ref, liveness) live in
+//! one compact vector so filters scan ~32 bytes per entry; text and cold fields live in
+//! [`Stored`]. Names are interned per field, so filters compare integers.
+
+mod filter;
+mod query;
+mod text;
+
+use std::collections::HashMap;
+
+pub use filter::{Compiled, Filter, RoomPattern};
+pub use query::{QueryResult, SearchHit, SearchResult};
+pub use text::{Scratch, TextIndex};
+
+use crate::clock::Timestamp;
+use crate::entry::{Entry, Kind};
+
+/// An interned name.
+pub type Sym = u32;
+
+/// Interns the names of one field (rooms, roles, refs, tags, plans). Symbol 0 is "".
+#[derive(Debug)]
+pub struct Interner {
+    map: HashMap<Box<str>, Sym>,
+    names: Vec<Box<str>>,
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        let mut i = Interner {
+            map: HashMap::new(),
+            names: Vec::new(),
+        };
+        i.intern("");
+        i
+    }
+}
+
+impl Interner {
+    /// The symbol of `name`, adding it if new.
+    pub fn intern(&mut self, name: &str) -> Sym {
+        if let Some(&s) = self.map.get(name) {
+            return s;
+        }
+        let s = self.names.len() as Sym;
+        self.names.push(name.into());
+        self.map.insert(name.into(), s);
+        s
+    }
+    /// The symbol of `name`, if it was ever interned.
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        self.map.get(name).copied()
+    }
+    /// The name of `sym`.
+    pub fn name(&self, sym: Sym) -> &str {
+        &self.names[sym as usize]
+    }
+    /// Number of symbols (including "").
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+    /// True if only "" is interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.len() <= 1
+    }
+    /// Every non-empty name.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().skip(1).map(|n| &**n)
+    }
+}
+
+/// Hot columns of one entry, scanned by every filter.
+#[derive(Clone, Copy, Debug)]
+pub struct Meta {
+    /// Seconds since the epoch.
+    pub ts: i64,
+    /// Room symbol.
+    pub room: Sym,
+    /// Author role symbol.
+    pub role: Sym,
+    /// Ref symbol.
+    pub ref_: Sym,
+    /// Plan symbol (0: none).
+    pub plan: Sym,
+    /// Kind.
+    pub kind: Kind,
+    /// False once a later entry supersedes this one.
+    pub live: bool,
+}
+
+/// Cold fields of one entry.
+#[derive(Clone, Debug)]
+pub struct Stored {
+    /// Entry id.
+    pub id: Box<str>,
+    /// The `ts` text as written, when it is not the canonical form of [`Meta::ts`].
+    pub ts_raw: Option<Box<str>>,
+    /// Tag symbols.
+    pub tags: Box<[Sym]>,
+    /// Summary text.
+    pub summary: Box<str>,
+    /// Detail text.
+    pub detail: Box<str>,
+    /// Id this entry supersedes, as written.
+    pub supersedes: Option<Box<str>>,
+    /// Secret kinds redacted before writing.
+    pub redacted: Box<[Box<str>]>,
+    /// Position of the entry that superseded this one.
+    pub superseded_by: Option<u32>,
+    /// Where the line is in the file.
+    pub loc: Loc,
+}
+
+/// Where a line is in its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loc {
+    /// 1-based line number.
+    pub line: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+}
+
+/// Something wrong in the ledger, found while reading it. Reading goes on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Where.
+    pub loc: Loc,
+    /// What, in words.
+    pub message: String,
+}
+
+/// At most this many problems are kept with their text; the rest are only counted.
+const MAX_KEPT_PROBLEMS: usize = 1000;
+
+/// Everything derived from one ledger file.
+#[derive(Debug, Default)]
+pub struct LedgerIndex {
+    meta: Vec<Meta>,
+    stored: Vec<Stored>,
+    by_id: HashMap<Box<str>, u32>,
+    /// Positions sorted by (ts, position): the chronological order of the ledger.
+    chrono: Vec<u32>,
+    tag_postings: HashMap<Sym, Vec<u32>>,
+    /// Superseders whose target has not been seen yet: target id → superseder position.
+    pending: HashMap<Box<str>, u32>,
+    pub(crate) rooms: Interner,
+    pub(crate) roles: Interner,
+    pub(crate) refs: Interner,
+    pub(crate) tags: Interner,
+    pub(crate) plans: Interner,
+    pub(crate) text: TextIndex,
+    live: usize,
+    problems: Vec<Problem>,
+    problem_count: usize,
+}
+
+impl LedgerIndex {
+    /// Number of entries read (live and superseded).
+    pub fn len(&self) -> usize {
+        self.meta.len()
+    }
+    /// True if no entry was read.
+    pub fn is_empty(&self) -> bool {
+        self.meta.is_empty()
+    }
+    /// Number of live (not superseded) entries.
+    pub fn live_count(&self) -> usize {
+        self.live
+    }
+    /// Problems found so far (the first 1000) and how many there were in all.
+    pub fn problems(&self) -> (&[Problem], usize) {
+        (&self.problems, self.problem_count)
+    }
+    /// Position of the entry with `id`.
+    pub fn position(&self, id: &str) -> Option<u32> {
+        self.by_id.get(id).copied()
+    }
+    /// Hot columns of the entry at `pos`.
+    pub fn meta(&self, pos: u32) -> &Meta {
+        &self.meta[pos as usize]
+    }
+    /// Cold fields of the entry at `pos`.
+    pub fn stored(&self, pos: u32) -> &Stored {
+        &self.stored[pos as usize]
+    }
+    /// Every room id that has published.
+    pub fn room_names(&self) -> impl Iterator<Item = &str> {
+        self.rooms.names()
+    }
+    /// The room id of the entry at `pos`.
+    pub fn room_of(&self, pos: u32) -> &str {
+        self.rooms.name(self.meta(pos).room)
+    }
+    /// The plan id stamped on the entry at `pos`, if any.
+    pub fn plan_of(&self, pos: u32) -> Option<&str> {
+        let p = self.meta(pos).plan;
+        (p != 0).then(|| self.plans.name(p))
+    }
+    /// Positions in chronological order (oldest first).
+    pub fn chrono(&self) -> &[u32] {
+        &self.chrono
+    }
+    /// The full-text index.
+    pub fn text(&self) -> &TextIndex {
+        &self.text
+    }
+
+    /// Records a line that could not be read as an entry.
+    pub fn note_problem(&mut self, loc: Loc, message: String) {
+        self.problem_count += 1;
+        if self.problems.len() < MAX_KEPT_PROBLEMS {
+            self.problems.push(Problem { loc, message });
+        }
+    }
+
+    /// Adds one entry read from the ledger. This is the single mutation path of the index.
+    /// A duplicate id or an impossible supersede is recorded as a problem; a duplicate is not
+    /// indexed (the first line with an id wins), a bad supersede is indexed but retires
+    /// nothing.
+    pub fn apply(&mut self, entry: Entry, ts: Timestamp, loc: Loc) -> Option<u32> {
+        if self.by_id.contains_key(entry.id.as_str()) {
+            let first = self.stored(self.by_id[entry.id.as_str()]).loc.line;
+            self.note_problem(
+                loc,
+                format!("duplicate id `{}` (first on line {first}); line ignored", entry.id),
+            );
+            return None;
+        }
+        let pos = self.meta.len() as u32;
+        let text = format!("{} {}", entry.summary, entry.tags.join(" "));
+        self.text.add(pos, &text);
+        let tags: Box<[Sym]> = entry.tags.iter().map(|t| self.tags.intern(t)).collect();
+        for &t in tags.iter() {
+            self.tag_postings.entry(t).or_default().push(pos);
+        }
+        let canonical = ts.to_rfc3339();
+        self.meta.push(Meta {
+            ts: ts.0,
+            room: self.rooms.intern(&entry.room_id),
+            role: self.roles.intern(&entry.author_role),
+            ref_: self.refs.intern(&entry.ref_),
+            plan: entry.plan_id.as_deref().map_or(0, |p| self.plans.intern(p)),
+            kind: entry.kind,
+            live: true,
+        });
+        self.stored.push(Stored {
+            ts_raw: (entry.ts != canonical).then(|| entry.ts.into()),
+            id: entry.id.as_str().into(),
+            tags,
+            summary: entry.summary.into(),
+            detail: entry.detail.into(),
+            supersedes: entry.supersedes.map(Into::into),
+            redacted: entry.redacted.into_iter().map(Into::into).collect(),
+            superseded_by: None,
+            loc,
+        });
+        self.by_id.insert(entry.id.into(), pos);
+        self.live += 1;
+        self.insert_chrono(pos);
+        if let Some(target) = self.stored(pos).supersedes.clone() {
+            self.link_supersede(pos, &target);
+        }
+        let id = self.stored(pos).id.clone();
+        if let Some(superseder) = self.pending.remove(&id) {
+            self.link_supersede(superseder, &id);
+        }
+        Some(pos)
+    }
+
+    fn insert_chrono(&mut self, pos: u32) {
+        let ts = self.meta[pos as usize].ts;
+        // Appends arrive in time order almost always; fall back to a binary insert.
+        let at = match self.chrono.last() {
+            Some(&last) if self.meta[last as usize].ts > ts => self
+                .chrono
+                .partition_point(|&p| self.meta[p as usize].ts <= ts),
+            _ => self.chrono.len(),
+        };
+        self.chrono.insert(at, pos);
+    }
+
+    fn link_supersede(&mut self, pos: u32, target: &str) {
+        let loc = self.stored(pos).loc;
+        let Some(t) = self.position(target) else {
+            self.pending.insert(target.into(), pos);
+            return;
+        };
+        if t == pos {
+            return self.note_problem(loc, format!("entry `{target}` supersedes itself"));
+        }
+        if let Some(by) = self.stored(t).superseded_by {
+            let by = self.stored(by).id.clone();
+            return self.note_problem(
+                loc,
+                format!("`{target}` was already superseded by `{by}`; this supersede is ignored"),
+            );
+        }
+        // Refuse a cycle: walking what `pos` replaces must never reach `t`'s replacer chain.
+        let mut cur = Some(t);
+        let mut steps = 0;
+        while let Some(c) = cur {
+            if c == pos || steps > self.meta.len() {
+                return self.note_problem(loc, format!("supersede cycle through `{target}`"));
+            }
+            cur = self
+                .stored(c)
+                .supersedes
+                .as_deref()
+                .and_then(|s| self.position(s));
+            steps += 1;
+        }
+        self.stored[t as usize].superseded_by = Some(pos);
+        self.meta[t as usize].live = false;
+        self.live -= 1;
+    }
+
+    /// Supersedes that name an id never seen, with the superseder's position.
+    pub fn dangling_supersedes(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.pending.iter().map(|(k, &v)| (&**k, v))
+    }
+
+    /// The entry at `pos` in its wire form.
+    pub fn entry(&self, pos: u32) -> Entry {
+        let m = self.meta(pos);
+        let s = self.stored(pos);
+        Entry {
+            id: s.id.to_string(),
+            ts: s
+                .ts_raw
+                .as_deref()
+                .map_or_else(|| Timestamp(m.ts).to_rfc3339(), str::to_string),
+            kind: m.kind,
+            room_id: self.rooms.name(m.room).to_string(),
+            author_role: self.roles.name(m.role).to_string(),
+            ref_: self.refs.name(m.ref_).to_string(),
+            tags: s.tags.iter().map(|&t| self.tags.name(t).to_string()).collect(),
+            summary: s.summary.to_string(),
+            detail: s.detail.to_string(),
+            supersedes: s.supersedes.as_deref().map(str::to_string),
+            plan_id: self.plan_of(pos).map(str::to_string),
+            redacted: s.redacted.iter().map(|r| r.to_string()).collect(),
+        }
+    }
+
+    /// Approximate heap bytes of the index (for the memory report of `bench`).
+    pub fn heap_bytes(&self) -> usize {
+        let stored: usize = self
+            .stored
+            .iter()
+            .map(|s| s.id.len() + s.summary.len() + s.detail.len() + s.tags.len() * 4)
+            .sum();
+        stored
+            + self.stored.capacity() * std::mem::size_of::<Stored>()
+            + self.meta.capacity() * std::mem::size_of::<Meta>()
+            + self.by_id.capacity() * (16 + 4 + 8)
+            + self.chrono.capacity() * 4
+            + self.text.heap_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests;

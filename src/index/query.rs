@@ -1,0 +1,144 @@
+//! Query (filtered, newest first) and search (BM25 × per-kind time decay) over the index.
+//!
+//! Both are deterministic for the same ledger and the same *now*: newest first means
+//! (ts descending, then later in the file first); search ties are broken the same way after
+//! the score.
+
+use std::cmp::Ordering;
+
+use super::text::Scratch;
+use super::{Compiled, LedgerIndex};
+use crate::clock::Timestamp;
+
+/// Positions of matching entries, newest first, and how many matched in all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryResult {
+    /// At most `limit` positions, newest first.
+    pub positions: Vec<u32>,
+    /// Every matching entry, counted.
+    pub total: usize,
+}
+
+/// One search hit with the parts of its score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchHit {
+    /// Position of the entry.
+    pub pos: u32,
+    /// `bm25 × decay`.
+    pub score: f64,
+    /// BM25 of the query against summary + tags.
+    pub bm25: f64,
+    /// `exp(−ln 2 × age_hours / half_life(kind))`.
+    pub decay: f64,
+    /// Age of the entry at the server's *now*, in hours (never negative).
+    pub age_hours: f64,
+}
+
+/// Search hits, best first, and how many entries matched in all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    /// At most `limit` hits, best first.
+    pub hits: Vec<SearchHit>,
+    /// Every matching entry (BM25 > 0 and passing the filter), counted.
+    pub total: usize,
+    /// The query's tokens as the index sees them (after stop words and stemming).
+    pub terms: Vec<String>,
+}
+
+/// The seed's decay: `exp(−ln 2 × age_hours / half_life_hours)`.
+pub fn decay(age_hours: f64, half_life_hours: f64) -> f64 {
+    (-std::f64::consts::LN_2 * age_hours / half_life_hours).exp()
+}
+
+impl LedgerIndex {
+    fn newer_first(&self, a: u32, b: u32) -> Ordering {
+        let (ma, mb) = (self.meta(a), self.meta(b));
+        mb.ts.cmp(&ma.ts).then(b.cmp(&a))
+    }
+
+    /// Entries passing `filter`, newest first, at most `limit`, with the total count.
+    pub fn query(&self, filter: &Compiled, limit: usize) -> QueryResult {
+        let mut positions = Vec::with_capacity(limit.min(64));
+        let mut total = 0;
+        match &filter.tags {
+            Some(want) => {
+                let mut cands: Vec<u32> = want
+                    .iter()
+                    .filter_map(|t| self.tag_postings.get(t))
+                    .flatten()
+                    .copied()
+                    .filter(|&p| filter.matches_meta(self.meta(p)))
+                    .collect();
+                cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
+                cands.dedup();
+                total = cands.len();
+                cands.truncate(limit);
+                positions = cands;
+            }
+            None => {
+                let chrono = self.chrono();
+                let lo = chrono.partition_point(|&p| self.meta(p).ts < filter.since);
+                let hi = chrono.partition_point(|&p| self.meta(p).ts <= filter.until);
+                for &p in chrono[lo..hi.max(lo)].iter().rev() {
+                    if filter.matches_meta(self.meta(p)) {
+                        total += 1;
+                        if positions.len() < limit {
+                            positions.push(p);
+                        }
+                    }
+                }
+            }
+        }
+        QueryResult { positions, total }
+    }
+
+    /// Full-text search: BM25 over summary + tags, times the per-kind decay at `now`.
+    /// `half_lives` is indexed by [`crate::entry::Kind::index`].
+    pub fn search(
+        &self,
+        text: &str,
+        filter: &Compiled,
+        limit: usize,
+        now: Timestamp,
+        half_lives: &[f64; 6],
+        scratch: &mut Scratch,
+    ) -> SearchResult {
+        let terms = self.text.query(text);
+        self.text.score(&terms, scratch);
+        let mut hits: Vec<SearchHit> = scratch
+            .drain()
+            .filter(|&(pos, _)| {
+                filter.matches_meta(self.meta(pos))
+                    && filter.matches_tags(&self.stored(pos).tags)
+            })
+            .map(|(pos, bm25)| {
+                let m = self.meta(pos);
+                let age_hours = Timestamp(m.ts).age_hours(now);
+                let decay = decay(age_hours, half_lives[m.kind.index()]);
+                SearchHit {
+                    pos,
+                    score: bm25 * decay,
+                    bm25,
+                    decay,
+                    age_hours,
+                }
+            })
+            .collect();
+        let total = hits.len();
+        let cmp = |a: &SearchHit, b: &SearchHit| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| self.newer_first(a.pos, b.pos))
+        };
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit, cmp);
+            hits.truncate(limit);
+        }
+        hits.sort_unstable_by(cmp);
+        SearchResult {
+            hits,
+            total,
+            terms: self.text.tokenize(text),
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Unit tests of the index: apply, supersede bookkeeping, filters, query order, search scores.
+
+use super::*;
+use crate::clock::parse_rfc3339;
+
+const NOW: &str = "2026-11-25T12:00:00Z";
+
+fn entry(id: &str, ts: &str, kind: Kind, room: &str, tags: &[&str], summary: &str) -> Entry {
+    Entry {
+        id: id.into(),
+        ts: ts.into(),
+        kind,
+        room_id: room.into(),
+        author_role: "architect".into(),
+        ref_: "EPIC-1".into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        summary: summary.into(),
+        detail: String::new(),
+        supersedes: None,
+        plan_id: None,
+        redacted: vec![],
+    }
+}
+
+fn add(ix: &mut LedgerIndex, e: Entry) -> Option<u32> {
+    let ts = parse_rfc3339(&e.ts).unwrap();
+    let line = ix.len() as u64 + 1;
+    ix.apply(e, ts, Loc { line, offset: 0 })
+}
+
+fn ids(ix: &LedgerIndex, positions: &[u32]) -> Vec<String> {
+    positions.iter().map(|&p| ix.stored(p).id.to_string()).collect()
+}
+
+fn half_lives() -> [f64; 6] {
+    crate::config::Settings::default().half_life_hours
+}
+
+#[test]
+fn supersede_retires_the_target_and_chains_both_ways() {
+    let mut ix = LedgerIndex::default();
+    add(&mut ix, entry("a", "2026-11-01T00:00:00Z", Kind::Decision, "r1", &[], "bcrypt"));
+    let mut b = entry("b", "2026-11-02T00:00:00Z", Kind::Decision, "r1", &[], "argon2");
+    b.supersedes = Some("a".into());
+    add(&mut ix, b);
+    assert_eq!(ix.live_count(), 1);
+    assert!(!ix.meta(0).live);
+    assert_eq!(ix.stored(0).superseded_by, Some(1));
+    let q = ix.query(&Filter::default().compile(&ix), 50);
+    assert_eq!(ids(&ix, &q.positions), vec!["b"]);
+    let all = Filter { include_superseded: true, ..Filter::default() };
+    assert_eq!(ix.query(&all.compile(&ix), 50).total, 2);
+}
+
+#[test]
+fn bad_supersedes_and_duplicates_are_problems_not_crashes() {
+    let mut ix = LedgerIndex::default();
+    add(&mut ix, entry("a", "2026-11-01T00:00:00Z", Kind::Decision, "r1", &[], "one"));
+    let mut b = entry("b", "2026-11-01T00:00:01Z", Kind::Decision, "r1", &[], "two");
+    b.supersedes = Some("a".into());
+    add(&mut ix, b);
+    let mut c = entry("c", "2026-11-01T00:00:02Z", Kind::Decision, "r1", &[], "three");
+    c.supersedes = Some("a".into()); // already superseded
+    add(&mut ix, c);
+    assert_eq!(add(&mut ix, entry("a", "2026-11-01T00:00:03Z", Kind::Code, "r2", &[], "dup")), None);
+    let (problems, n) = ix.problems();
+    assert_eq!(n, 2);
+    assert!(problems[0].message.contains("already superseded by `b`"));
+    assert!(problems[1].message.contains("duplicate id `a`"));
+    assert_eq!(ix.live_count(), 2); // b and c
+}
+
+#[test]
+fn supersede_of_a_later_line_is_resolved_and_cycles_refused() {
+    let mut ix = LedgerIndex::default();
+    let mut x = entry("x", "2026-11-01T00:00:00Z", Kind::Decision, "r", &[], "x");
+    x.supersedes = Some("y".into());
+    add(&mut ix, x);
+    assert_eq!(ix.dangling_supersedes().count(), 1);
+    add(&mut ix, entry("y", "2026-11-01T00:00:01Z", Kind::Decision, "r", &[], "y"));
+    assert_eq!(ix.dangling_supersedes().count(), 0);
+    assert!(!ix.meta(1).live);
+
+    let mut ix = LedgerIndex::default();
+    let mut a = entry("a", "2026-11-01T00:00:00Z", Kind::Decision, "r", &[], "a");
+    a.supersedes = Some("b".into());
+    let mut b = entry("b", "2026-11-01T00:00:01Z", Kind::Decision, "r", &[], "b");
+    b.supersedes = Some("a".into());
+    add(&mut ix, a);
+    add(&mut ix, b);
+    assert_eq!(ix.live_count(), 2);
+    assert!(ix.problems().0.iter().any(|p| p.message.contains("cycle")));
+}
+
+#[test]
+fn query_filters_are_anded_and_newest_first() {
+    let mut ix = LedgerIndex::default();
+    add(&mut ix, entry("1", "2026-11-01T00:00:00Z", Kind::Decision, "room-038", &["auth"], "a"));
+    add(&mut ix, entry("2", "2026-11-03T00:00:00Z", Kind::Warning, "room-042", &["auth"], "b"));
+    add(&mut ix, entry("3", "2026-11-02T00:00:00Z", Kind::Decision, "room-038", &["db"], "c"));
+    add(&mut ix, entry("4", "2026-11-02T00:00:00Z", Kind::Decision, "room-100", &["auth", "db"], "d"));
+    let all = ix.query(&Filter::default().compile(&ix), 50);
+    assert_eq!(ids(&ix, &all.positions), vec!["2", "4", "3", "1"]);
+
+    let f = Filter {
+        tags: vec!["auth".into(), "db".into()],
+        exclude_room: Some(RoomPattern::parse("exclude_room", "room-042").unwrap()),
+        ..Filter::default()
+    };
+    assert_eq!(ids(&ix, &ix.query(&f.compile(&ix), 50).positions), vec!["4", "3", "1"]);
+
+    let f = Filter {
+        room: Some(RoomPattern::parse("room_id", "room-0*").unwrap()),
+        kind: Some(Kind::Decision),
+        since: Some(parse_rfc3339("2026-11-02T00:00:00Z").unwrap()),
+        ..Filter::default()
+    };
+    assert_eq!(ids(&ix, &ix.query(&f.compile(&ix), 50).positions), vec!["3"]);
+
+    let capped = ix.query(&Filter::default().compile(&ix), 2);
+    assert_eq!((capped.positions.len(), capped.total), (2, 4));
+
+    let none = Filter { author_role: Some("nobody".into()), ..Filter::default() };
+    assert_eq!(ix.query(&none.compile(&ix), 50).total, 0);
+    let unknown_tag = Filter { tags: vec!["zzz".into()], ..Filter::default() };
+    assert_eq!(ix.query(&unknown_tag.compile(&ix), 50).total, 0);
+}
+
+#[test]
+fn out_of_order_timestamps_still_sort_by_time() {
+    let mut ix = LedgerIndex::default();
+    add(&mut ix, entry("late", "2026-11-05T00:00:00Z", Kind::Code, "r", &[], "a"));
+    add(&mut ix, entry("early", "2026-11-01T00:00:00Z", Kind::Code, "r", &[], "b"));
+    add(&mut ix, entry("tie", "2026-11-05T00:00:00Z", Kind::Code, "r", &[], "c"));
+    let q = ix.query(&Filter::default().compile(&ix), 50);
+    assert_eq!(ids(&ix, &q.positions), vec!["tie", "late", "early"]);
+}
+
+#[test]
+fn search_multiplies_bm25_by_kind_decay() {
+    let now = parse_rfc3339(NOW).unwrap();
+    let mut ix = LedgerIndex::default();
+    // Same text; code is 72 h old (one half-life), convention 720 h old (one half-life).
+    add(&mut ix, entry("code", "2026-11-22T12:00:00Z", Kind::Code, "r", &[], "retry budget"));
+    add(&mut ix, entry("conv", "2026-10-26T12:00:00Z", Kind::Convention, "r", &[], "retry budget"));
+    add(&mut ix, entry("new", "2026-11-25T12:00:00Z", Kind::Decision, "r", &[], "retry budget"));
+    let mut scratch = Scratch::default();
+    let r = ix.search("retry", &Filter::default().compile(&ix), 10, now, &half_lives(), &mut scratch);
+    assert_eq!(r.total, 3);
+    let by_id = |id: &str| *r.hits.iter().find(|h| &*ix.stored(h.pos).id == id).unwrap();
+    assert!((by_id("code").decay - 0.5).abs() < 1e-12);
+    assert!((by_id("conv").decay - 0.5).abs() < 1e-12);
+    assert_eq!(by_id("new").decay, 1.0);
+    assert_eq!(by_id("code").age_hours, 72.0);
+    let h = by_id("code");
+    assert!((h.score - h.bm25 * h.decay).abs() < 1e-12);
+    // Equal scores (code, conv) tie-break to the newer entry.
+    assert_eq!(ids(&ix, &r.hits.iter().map(|h| h.pos).collect::<Vec<_>>()), vec!["new", "code", "conv"]);
+}
+
+#[test]
+fn search_respects_filters_limit_and_superseded() {
+    let now = parse_rfc3339(NOW).unwrap();
+    let mut ix = LedgerIndex::default();
+    for i in 0..30 {
+        add(&mut ix, entry(&format!("e{i}"), "2026-11-25T00:00:00Z", Kind::Decision, "r1", &["auth"], "login tokens"));
+    }
+    add(&mut ix, entry("own", "2026-11-25T00:00:00Z", Kind::Decision, "me", &[], "login tokens"));
+    let mut s = entry("s", "2026-11-25T00:00:00Z", Kind::Decision, "r1", &[], "login again");
+    s.supersedes = Some("e0".into());
+    add(&mut ix, s);
+    let f = Filter {
+        exclude_room: Some(RoomPattern::parse("exclude_room", "me").unwrap()),
+        ..Filter::default()
+    };
+    let mut scratch = Scratch::default();
+    let r = ix.search("login", &f.compile(&ix), 10, now, &half_lives(), &mut scratch);
+    assert_eq!(r.hits.len(), 10);
+    assert_eq!(r.total, 30); // 29 live e*, plus s; not `own`, not superseded e0
+    assert!(r.hits.iter().all(|h| &*ix.stored(h.pos).id != "own" && &*ix.stored(h.pos).id != "e0"));
+    let tagged = Filter { tags: vec!["auth".into()], ..f };
+    let r = ix.search("login", &tagged.compile(&ix), 50, now, &half_lives(), &mut scratch);
+    assert_eq!(r.total, 29);
+}

@@ -1,0 +1,415 @@
+//! Append-only JSON Lines files shared by many processes: the storage discipline.
+//!
+//! # Commit point
+//! An entry is committed when its line, including the terminating `\n`, has been written by
+//! one `write_all` under an exclusive OS lock and (by default) `fsync`ed. Readers only ever
+//! consume complete lines, so a line is either wholly visible or not visible at all.
+//!
+//! # Failure cases
+//! 1. *Writer crashes mid-write* (kill -9, power loss): the file may end with a partial line
+//!    and no `\n`. Readers leave it unconsumed (it may still be in flight) and report it as a
+//!    pending tail. The next [`AppendLock::append`] sees that the file does not end with `\n`
+//!    and writes one first, so the fragment becomes its own malformed line — never glued to
+//!    the new entry.
+//! 2. *Write fails* (disk full, I/O error): the lock holder cuts the file back to the length
+//!    it had before the call, so no partial line is left behind, and reports the error.
+//! 3. *File replaced or truncated* by someone else: [`Tail::poll`] notices (inode change,
+//!    shrink, or the byte before our offset is no longer `\n`) and returns [`Poll::Reset`];
+//!    the caller rebuilds its derived state from scratch.
+//!
+//! Assumptions: the filesystem honours `flock`-style locks between processes on one host
+//! (true for local filesystems; not for every network filesystem) and `O_APPEND` writes.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Longest line a reader will buffer. Longer lines are skipped and reported as malformed.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+const CHUNK: usize = 4 * 1024 * 1024;
+
+/// How appends are made durable.
+#[derive(Clone, Debug, Default)]
+pub struct AppendOptions {
+    /// `fsync` (fdatasync) after each append. On by default; `--no-fsync` turns it off.
+    pub fsync: bool,
+    /// Test hook: fail appends with ENOSPC once this many bytes have been written by this
+    /// process (`WARROOM_FAULT_APPEND_AFTER_BYTES`). Lets tests prove that a failed write
+    /// leaves the file valid.
+    pub fault: Option<Arc<FaultBudget>>,
+}
+
+/// Bytes this process may still append before injected writes fail.
+#[derive(Debug)]
+pub struct FaultBudget(AtomicU64);
+
+impl FaultBudget {
+    /// A budget of `bytes`.
+    pub fn new(bytes: u64) -> Self {
+        Self(AtomicU64::new(bytes))
+    }
+}
+
+/// Where a successful append put the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AppendReceipt {
+    /// Byte offset of the first byte of the line.
+    pub offset: u64,
+    /// True if a `\n` had to be written first because the file ended with a torn line.
+    pub repaired_torn_tail: bool,
+}
+
+/// Exclusive append access to a JSONL file; the OS lock is held until this is dropped.
+#[derive(Debug)]
+pub struct AppendLock {
+    file: File,
+}
+
+impl AppendLock {
+    /// Opens (creating if needed) `path` for appending and blocks until the exclusive lock
+    /// is ours. The parent directory must exist.
+    pub fn acquire(path: &Path) -> io::Result<AppendLock> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(path)?;
+        file.lock()?;
+        Ok(AppendLock { file })
+    }
+
+    /// Appends `line` and a `\n` in one `write_all`, after a `\n` if the file ends with a torn
+    /// line. On error the file is cut back to its previous length. `line` must not contain
+    /// a newline (JSON text never does).
+    pub fn append(&mut self, line: &str, opts: &AppendOptions) -> io::Result<AppendReceipt> {
+        debug_assert!(!line.contains('\n'));
+        let before = self.file.metadata()?.len();
+        let torn = before > 0 && {
+            let mut last = [0u8; 1];
+            self.file.read_exact_at(&mut last, before - 1)?;
+            last[0] != b'\n'
+        };
+        let mut buf = Vec::with_capacity(line.len() + 2);
+        if torn {
+            buf.push(b'\n');
+        }
+        buf.extend_from_slice(line.as_bytes());
+        buf.push(b'\n');
+        let written = self
+            .write_with_faults(&buf, opts)
+            .and_then(|()| if opts.fsync { self.file.sync_data() } else { Ok(()) });
+        if let Err(e) = written {
+            // Undo a partial write so that no half line is ever left behind. We hold the
+            // lock, so no other writer appended after `before`.
+            let _ = self.file.set_len(before);
+            let _ = self.file.sync_data();
+            return Err(e);
+        }
+        Ok(AppendReceipt {
+            offset: before + u64::from(torn),
+            repaired_torn_tail: torn,
+        })
+    }
+
+    fn write_with_faults(&mut self, buf: &[u8], opts: &AppendOptions) -> io::Result<()> {
+        if let Some(budget) = &opts.fault {
+            let left = budget.0.load(Ordering::SeqCst);
+            if (buf.len() as u64) > left {
+                budget.0.store(0, Ordering::SeqCst);
+                self.file.write_all(&buf[..left as usize])?;
+                return Err(io::Error::from_raw_os_error(28)); // ENOSPC
+            }
+            budget.0.fetch_sub(buf.len() as u64, Ordering::SeqCst);
+        }
+        self.file.write_all(buf)
+    }
+}
+
+impl Drop for AppendLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// One complete line handed to a [`Tail`] consumer.
+#[derive(Debug)]
+pub struct RawLine<'a> {
+    /// The line's bytes without the `\n` (and without a trailing `\r`).
+    pub bytes: &'a [u8],
+    /// 1-based physical line number.
+    pub line_no: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// True if the line was longer than [`MAX_LINE_BYTES`]; `bytes` is then empty.
+    pub oversized: bool,
+}
+
+/// What a [`Tail::poll`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Poll {
+    /// Nothing new since the last poll.
+    Unchanged,
+    /// This many complete lines were read.
+    Appended(usize),
+    /// The file was replaced, truncated or removed; the tail restarted from byte 0 and the
+    /// caller must drop everything derived from earlier lines, then poll again.
+    Reset(String),
+}
+
+/// Incremental reader of a JSONL file: each poll reads only the bytes appended since the last.
+#[derive(Debug)]
+pub struct Tail {
+    path: PathBuf,
+    file: Option<File>,
+    identity: Option<(u64, u64)>,
+    offset: u64,
+    next_line_no: u64,
+    pending: u64,
+}
+
+impl Tail {
+    /// A tail positioned at the start of `path` (which need not exist yet).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Tail {
+            path: path.into(),
+            file: None,
+            identity: None,
+            offset: 0,
+            next_line_no: 1,
+            pending: 0,
+        }
+    }
+
+    /// The file this tail reads.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes consumed so far (through the last complete line).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes after the last `\n` at the last poll: a write in flight, or a torn tail left by
+    /// a crashed writer.
+    pub fn pending_bytes(&self) -> u64 {
+        self.pending
+    }
+
+    fn restart(&mut self, why: String) -> Poll {
+        *self = Tail::new(std::mem::take(&mut self.path));
+        Poll::Reset(why)
+    }
+
+    /// Reads the complete lines appended since the last poll, calling `on_line` for each.
+    pub fn poll(&mut self, mut on_line: impl FnMut(RawLine<'_>)) -> io::Result<Poll> {
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if self.identity.is_some() {
+                    return Ok(self.restart("file was removed".into()));
+                }
+                return Ok(Poll::Unchanged);
+            }
+            Err(e) => return Err(e),
+        };
+        let id = (meta.dev(), meta.ino());
+        if self.identity.is_some_and(|old| old != id) {
+            return Ok(self.restart("file was replaced (new inode)".into()));
+        }
+        let len = meta.len();
+        if len < self.offset {
+            return Ok(self.restart(format!("file shrank from {} to {len} bytes", self.offset)));
+        }
+        if self.file.is_none() {
+            self.file = Some(File::open(&self.path)?);
+            self.identity = Some(id);
+        }
+        if len == self.offset + self.pending {
+            return Ok(Poll::Unchanged);
+        }
+        let file = self.file.as_ref().expect("opened above");
+        if self.offset > 0 {
+            let mut last = [0u8; 1];
+            file.read_exact_at(&mut last, self.offset - 1)?;
+            if last[0] != b'\n' {
+                return Ok(self.restart("file was rewritten under us".into()));
+            }
+        }
+        let n = self.read_lines(len, &mut on_line)?;
+        Ok(Poll::Appended(n))
+    }
+
+    fn read_lines(&mut self, len: u64, on_line: &mut impl FnMut(RawLine<'_>)) -> io::Result<usize> {
+        let file = self.file.as_ref().expect("caller opened the file");
+        let mut count = 0;
+        let mut buf: Vec<u8> = Vec::new();
+        let mut buf_start = self.offset; // file offset of buf[0]
+        let mut pos = self.offset; // next byte to read from the file
+        let mut skipping = false; // inside an oversized line
+        while pos < len {
+            let want = CHUNK.min((len - pos) as usize);
+            let old = buf.len();
+            buf.resize(old + want, 0);
+            file.read_exact_at(&mut buf[old..], pos)?;
+            pos += want as u64;
+            let mut start = 0;
+            while let Some(nl) = memchr(b'\n', &buf[start..]) {
+                let end = start + nl;
+                let line_off = buf_start + start as u64;
+                if skipping {
+                    skipping = false;
+                } else {
+                    let mut bytes = &buf[start..end];
+                    if bytes.last() == Some(&b'\r') {
+                        bytes = &bytes[..bytes.len() - 1];
+                    }
+                    let oversized = bytes.len() > MAX_LINE_BYTES;
+                    on_line(RawLine {
+                        bytes: if oversized { &[] } else { bytes },
+                        line_no: self.next_line_no,
+                        offset: line_off,
+                        oversized,
+                    });
+                }
+                self.next_line_no += 1;
+                count += 1;
+                start = end + 1;
+            }
+            buf.drain(..start);
+            buf_start += start as u64;
+            self.offset = buf_start;
+            if !skipping && buf.len() > MAX_LINE_BYTES {
+                on_line(RawLine {
+                    bytes: &[],
+                    line_no: self.next_line_no,
+                    offset: buf_start,
+                    oversized: true,
+                });
+                skipping = true;
+            }
+            if skipping {
+                // Drop the oversized line's bytes; its line number is used when `\n` comes.
+                buf_start += buf.len() as u64;
+                buf.clear();
+            }
+        }
+        // If still inside an oversized line, `offset` stays at its start; the next poll
+        // re-reads it once more bytes (and its `\n`) arrive.
+        self.pending = len - self.offset;
+        Ok(count)
+    }
+}
+
+fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
+    hay.iter().position(|&b| b == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(tail: &mut Tail) -> (Poll, Vec<(u64, u64, String)>) {
+        let mut out = Vec::new();
+        let p = tail
+            .poll(|l| {
+                out.push((l.line_no, l.offset, String::from_utf8_lossy(l.bytes).into_owned()))
+            })
+            .unwrap();
+        (p, out)
+    }
+
+    #[test]
+    fn reads_only_complete_lines_and_resumes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        let mut t = Tail::new(&path);
+        assert_eq!(lines(&mut t).0, Poll::Unchanged);
+        std::fs::write(&path, "a\nbb\nccc").unwrap();
+        let (p, got) = lines(&mut t);
+        assert_eq!(p, Poll::Appended(2));
+        assert_eq!(got, vec![(1, 0, "a".into()), (2, 2, "bb".into())]);
+        assert_eq!(t.pending_bytes(), 3);
+        assert_eq!(lines(&mut t).0, Poll::Unchanged);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"c\nd\n").unwrap();
+        let (_, got) = lines(&mut t);
+        assert_eq!(got, vec![(3, 5, "cccc".into()), (4, 10, "d".into())]);
+        assert_eq!(t.pending_bytes(), 0);
+    }
+
+    #[test]
+    fn detects_replacement_and_shrinking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        std::fs::write(&path, "a\nb\n").unwrap();
+        let mut t = Tail::new(&path);
+        lines(&mut t);
+        std::fs::write(&path, "x\n").unwrap(); // same inode, shorter
+        assert!(matches!(lines(&mut t).0, Poll::Reset(_)));
+        assert_eq!(lines(&mut t).1, vec![(1, 0, "x".into())]);
+        let other = dir.path().join("new.jsonl");
+        std::fs::write(&other, "y\nz\nw\n").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert!(matches!(lines(&mut t).0, Poll::Reset(_)));
+        assert_eq!(lines(&mut t).1.len(), 3);
+    }
+
+    #[test]
+    fn append_repairs_a_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        std::fs::write(&path, "{\"ok\":1}\n{\"torn\":").unwrap();
+        let mut lock = AppendLock::acquire(&path).unwrap();
+        let r = lock.append("{\"new\":2}", &AppendOptions::default()).unwrap();
+        assert!(r.repaired_torn_tail);
+        drop(lock);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, "{\"ok\":1}\n{\"torn\":\n{\"new\":2}\n");
+        assert_eq!(&text[r.offset as usize..], "{\"new\":2}\n");
+    }
+
+    #[test]
+    fn failed_write_leaves_no_partial_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        std::fs::write(&path, "{\"ok\":1}\n").unwrap();
+        let opts = AppendOptions {
+            fsync: true,
+            fault: Some(Arc::new(FaultBudget::new(15))),
+        };
+        let mut lock = AppendLock::acquire(&path).unwrap();
+        lock.append("{\"a\":1}", &opts).unwrap(); // 8 bytes, budget left 7
+        let err = lock.append("{\"b\":22222}", &opts).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(28));
+        drop(lock);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"ok\":1}\n{\"a\":1}\n");
+    }
+
+    #[test]
+    fn oversized_lines_are_reported_and_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        let mut content = vec![b'x'; MAX_LINE_BYTES + 10];
+        content.extend_from_slice(b"\nok\n");
+        std::fs::write(&path, &content).unwrap();
+        let mut t = Tail::new(&path);
+        let mut seen = Vec::new();
+        t.poll(|l| seen.push((l.line_no, l.oversized, l.bytes.len())))
+            .unwrap();
+        assert_eq!(seen, vec![(1, true, 0), (2, false, 2)]);
+        // A line that outgrows the limit before its newline arrives is skipped too.
+        let path2 = dir.path().join("l2.jsonl");
+        let mut content = vec![b'x'; MAX_LINE_BYTES + CHUNK + 1];
+        content.extend_from_slice(b"\nok\n");
+        std::fs::write(&path2, &content).unwrap();
+        let mut seen = Vec::new();
+        Tail::new(&path2)
+            .poll(|l| seen.push((l.line_no, l.oversized, l.bytes.len())))
+            .unwrap();
+        assert_eq!(seen, vec![(1, true, 0), (2, false, 2)]);
+    }
+}

@@ -1,0 +1,177 @@
+//! One ledger file and its index, kept in step: cold start, tail pick-up, guarded append.
+//!
+//! Every request first calls [`Ledger::refresh`], which reads only the bytes appended since
+//! the last call (by this or any other process) and applies them to the index. An append
+//! takes the OS lock, catches up the tail *under the lock* (so conflict checks such as
+//! "already superseded" see every earlier entry from every process), writes the line, and
+//! then reads it back through the tail like any other line.
+
+use std::path::{Path, PathBuf};
+
+use crate::clock::Timestamp;
+use crate::entry::Entry;
+use crate::error::{Error, Result};
+use crate::index::{LedgerIndex, Loc, Scratch};
+use crate::jsonl::{AppendLock, AppendOptions, Poll, RawLine, Tail};
+
+/// A ledger file with its derived index.
+#[derive(Debug)]
+pub struct Ledger {
+    tail: Tail,
+    index: LedgerIndex,
+    opts: AppendOptions,
+    /// Reusable search accumulator (kept here so a search allocates nothing per call).
+    pub scratch: Scratch,
+}
+
+/// What the last [`Ledger::refresh`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Refresh {
+    /// Complete lines read.
+    pub lines: usize,
+    /// Why the index was rebuilt from scratch, if it was.
+    pub reset: Option<String>,
+}
+
+fn apply_line(index: &mut LedgerIndex, line: RawLine<'_>) {
+    let loc = Loc {
+        line: line.line_no,
+        offset: line.offset,
+    };
+    if line.oversized {
+        return index.note_problem(loc, "line longer than 16 MiB; skipped".into());
+    }
+    if line.bytes.iter().all(u8::is_ascii_whitespace) {
+        return; // blank lines carry nothing and are not an error
+    }
+    match Entry::from_line(line.bytes) {
+        Ok((entry, ts)) => {
+            index.apply(entry, ts, loc);
+        }
+        Err(e) => index.note_problem(loc, format!("malformed line: {}", e.0)),
+    }
+}
+
+impl Ledger {
+    /// Opens the ledger at `path` (it need not exist) and reads it whole.
+    pub fn open(path: impl Into<PathBuf>, opts: AppendOptions) -> Result<Ledger> {
+        let mut ledger = Ledger {
+            tail: Tail::new(path),
+            index: LedgerIndex::default(),
+            opts,
+            scratch: Scratch::default(),
+        };
+        ledger.refresh()?;
+        Ok(ledger)
+    }
+
+    /// The ledger file.
+    pub fn path(&self) -> &Path {
+        self.tail.path()
+    }
+
+    /// The index as of the last refresh.
+    pub fn index(&self) -> &LedgerIndex {
+        &self.index
+    }
+
+    /// Bytes after the last complete line: a write in flight or a torn tail.
+    pub fn pending_bytes(&self) -> u64 {
+        self.tail.pending_bytes()
+    }
+
+    /// Bytes of the file consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.tail.offset()
+    }
+
+    /// Reads whatever was appended since the last call and applies it to the index.
+    pub fn refresh(&mut self) -> Result<Refresh> {
+        let before = self.index.problems().1;
+        let mut out = Refresh::default();
+        loop {
+            let index = &mut self.index;
+            let poll = self
+                .tail
+                .poll(|line| apply_line(index, line))
+                .map_err(|e| Error::io("reading ledger", self.tail.path(), e))?;
+            match poll {
+                Poll::Reset(why) => {
+                    tracing::warn!(ledger = %self.tail.path().display(), %why, "ledger changed under us; rebuilding the index");
+                    self.index = LedgerIndex::default();
+                    out.reset = Some(why);
+                }
+                Poll::Appended(n) => {
+                    out.lines += n;
+                    break;
+                }
+                Poll::Unchanged => break,
+            }
+        }
+        self.log_new_problems(before);
+        Ok(out)
+    }
+
+    fn log_new_problems(&self, before: usize) {
+        let (kept, total) = self.index.problems();
+        if total == before {
+            return;
+        }
+        for p in kept.iter().skip(before).take(10) {
+            tracing::warn!(ledger = %self.tail.path().display(), line = p.loc.line, offset = p.loc.offset, "{}", p.message);
+        }
+        if total - before > 10 {
+            tracing::warn!(ledger = %self.tail.path().display(), "{} more problems; run `warroom-memory verify`", total - before - 10);
+        }
+    }
+
+    /// Appends `entry` under the lock. `check` runs after the tail has caught up under the
+    /// lock and may refuse the append; nothing is written then. Returns the entry's
+    /// position in the index, after reading it back.
+    pub fn append(
+        &mut self,
+        entry: &Entry,
+        check: impl FnOnce(&LedgerIndex) -> Result<()>,
+    ) -> Result<u32> {
+        let line = entry.to_line();
+        let path = self.tail.path().to_path_buf();
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
+        }
+        let mut lock =
+            AppendLock::acquire(&path).map_err(|e| Error::io("locking ledger", &path, e))?;
+        self.refresh()?;
+        check(&self.index)?;
+        let receipt = lock.append(&line, &self.opts).map_err(|e| Error::Io {
+            context: format!(
+                "could not append to {} (nothing was written; the file is unchanged)",
+                path.display()
+            ),
+            source: e,
+        })?;
+        if receipt.repaired_torn_tail {
+            tracing::warn!(ledger = %path.display(), "ledger ended with a torn line; terminated it before appending");
+        }
+        drop(lock);
+        self.refresh()?;
+        self.index.position(&entry.id).ok_or_else(|| {
+            Error::Conflict(format!(
+                "entry `{}` was appended but not read back; run `warroom-memory verify`",
+                entry.id
+            ))
+        })
+    }
+
+    /// Split borrow for search: the index and the scratch buffer.
+    pub fn index_and_scratch(&mut self) -> (&LedgerIndex, &mut Scratch) {
+        (&self.index, &mut self.scratch)
+    }
+}
+
+/// A fresh entry id: `mem-<ULID>` with the ULID's time part taken from the server's clock.
+pub fn new_entry_id(now: Timestamp) -> String {
+    let ms = (now.0.max(0) as u64).saturating_mul(1000);
+    // `Ulid::generate` is used only for its random bits; the time part comes from our clock.
+    let ulid = ulid::Ulid::from_parts(ms, ulid::Ulid::generate().random());
+    format!("mem-{ulid}")
+}

@@ -1,0 +1,24 @@
+//! warroom-memory: the shared, append-only memory of a multi-agent software team.
+//!
+//! Plans are split into epics; each epic runs in a war-room of agents; epics depend on each
+//! other in a DAG. Agents publish what they decide, define, learn and warn about to one
+//! append-only ledger (`.agents/ledger.jsonl`) and read each other's knowledge through
+//! filtered views. See `ARCHITECTURE.md` for the code map and invariants.
+//!
+//! The core ([`memory::Memory`] and everything below it) is plain Rust: no MCP, no
+//! terminal output, no wall clock. The edges — [`mcp`] and [`cli`] — translate protocols.
+
+pub mod api;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod entry;
+pub mod error;
+pub mod index;
+pub mod jsonl;
+pub mod ledger;
+pub mod mcp;
+pub mod memory;
+pub mod render;
+pub mod schema;
+pub mod validate;

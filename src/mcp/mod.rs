@@ -1,0 +1,127 @@
+//! The MCP edge: an rmcp `ServerHandler` over the core [`Memory`], served on stdio.
+//!
+//! Architecture invariant: in stdio mode nothing but JSON-RPC reaches stdout. Logs go to
+//! stderr through `tracing`; this module never prints.
+//!
+//! Tool calls run on tokio's blocking pool: the core does synchronous file I/O (and fsync),
+//! and a call that has started writing finishes even if the client goes away, so a
+//! disconnect never leaves half a line behind.
+
+pub mod tools;
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use crate::config::Identity;
+use crate::memory::Memory;
+
+/// Largest JSON-RPC message accepted on stdin (bytes). Larger lines are dropped by the
+/// transport without being buffered whole, so a hostile client cannot exhaust memory.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// What agents are told when they connect (the server's `instructions`).
+pub fn instructions(who: &Identity) -> String {
+    let mut s = String::from(
+        "warroom-memory is the shared memory of this project's war-rooms: an append-only \
+         ledger every room publishes to and reads from.\n\
+         Publish (memory_publish) what other rooms need, one fact per entry, choosing the kind:\n",
+    );
+    for k in crate::entry::Kind::ALL {
+        s.push_str(&format!("- {}: {}\n", k.as_str(), k.purpose()));
+    }
+    s.push_str(
+        "Read before you decide: memory_search for a topic, memory_query to filter \
+         (tags, kind, room, ref, time). Reads hide your own room's entries unless you pass \
+         room_id. A fact changed? Publish the new one with supersedes=<old id>; the old one \
+         disappears from views but stays in the ledger for audit (memory_get shows the chain).",
+    );
+    match (&who.room_id, &who.role) {
+        (Some(r), Some(role)) => s.push_str(&format!("\nYou are {role} in room {r}.")),
+        (Some(r), None) => s.push_str(&format!("\nYou are in room {r}.")),
+        _ => {}
+    }
+    s
+}
+
+/// The MCP server: shared core plus the caller's identity (one process per agent in stdio
+/// mode).
+#[derive(Clone)]
+pub struct Server {
+    memory: Arc<Memory>,
+    who: Identity,
+    /// Held shared by every running tool call; [`Server::drain`] takes it exclusively to
+    /// wait until in-flight calls (and their appends) have finished.
+    inflight: Arc<tokio::sync::RwLock<()>>,
+}
+
+impl Server {
+    /// A server over `memory` for the agent identified by `who`.
+    pub fn new(memory: Arc<Memory>, who: Identity) -> Self {
+        Server {
+            memory,
+            who,
+            inflight: Arc::new(tokio::sync::RwLock::new(())),
+        }
+    }
+
+    /// Waits until every tool call in flight has finished; used on shutdown.
+    pub async fn drain(&self) {
+        let _all = self.inflight.write().await;
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("warroom-memory", env!("CARGO_PKG_VERSION"))
+                    .with_title("warroom-memory: shared memory for war-rooms of agents"),
+            )
+            .with_instructions(instructions(&self.who))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(tools::list()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(tool) = tools::find(&request.name) else {
+            let names: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool `{}`; this server has: {}",
+                    crate::validate::printable(&request.name),
+                    names.join(", ")
+                ),
+                None,
+            ));
+        };
+        let args = request.arguments.unwrap_or_default();
+        let memory = self.memory.clone();
+        let who = self.who.clone();
+        let started = std::time::Instant::now();
+        let guard = self.inflight.clone().read_owned().await;
+        let result = tokio::task::spawn_blocking(move || {
+            let _guard = guard;
+            (tool.call)(&memory, &who, args)
+        })
+            .await
+            .unwrap_or_else(|e| tools::tool_error(format!("{} failed internally: {e}", tool.name)));
+        tracing::debug!(tool = tool.name, error = result.is_error.unwrap_or(false), elapsed_us = started.elapsed().as_micros() as u64, "tool call");
+        Ok(result.into())
+    }
+}

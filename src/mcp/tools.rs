@@ -1,0 +1,173 @@
+//! The tool table: name, description, schemas and annotations of every MCP tool, and the
+//! glue that turns a `tools/call` into a core call and its result into MCP content.
+//!
+//! Every failure a caller can fix — unknown argument, wrong type, over-limit value, unknown
+//! id — becomes a tool error (`isError: true`) whose text names the field and the fix, so
+//! the model reading it can correct itself. Successful results carry `structuredContent`
+//! (matching the tool's `outputSchema`) plus a readable text copy.
+
+use std::sync::Arc;
+
+use rmcp::handler::server::common::{schema_for_input, schema_for_output};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::api::ledger::{GetArgs, PublishArgs, QueryArgs, SearchArgs};
+use crate::config::Identity;
+use crate::error::Error;
+use crate::memory::Memory;
+use crate::render;
+
+/// Calls one tool with raw JSON arguments.
+pub type Call = fn(&Memory, &Identity, JsonObject) -> CallToolResult;
+
+/// One MCP tool.
+pub struct ToolDef {
+    /// Tool name as called.
+    pub name: &'static str,
+    /// Human title.
+    pub title: &'static str,
+    /// What the tool does and when to use it, for the model.
+    pub description: &'static str,
+    /// True if the tool never writes.
+    pub read_only: bool,
+    /// Builds the tool's `Tool` description (schemas included).
+    pub describe: fn(&ToolDef) -> Tool,
+    /// Runs the tool.
+    pub call: Call,
+}
+
+fn describe<A: JsonSchema + 'static, O: JsonSchema + 'static>(d: &ToolDef) -> Tool {
+    let input = schema_for_input::<A>().expect("argument types are objects");
+    let annotations = ToolAnnotations::with_title(d.title)
+        .read_only(d.read_only)
+        .destructive(false)
+        .idempotent(d.read_only)
+        .open_world(false);
+    Tool::new(d.name, d.description, input)
+        .with_title(d.title)
+        .with_raw_output_schema(schema_for_output::<O>())
+        .annotate(annotations)
+}
+
+/// A tool error with `text` as its content.
+pub fn tool_error(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text.into())])
+}
+
+/// Deserializes `args` into `A`, refusing unknown argument names and naming the path of
+/// any badly typed value.
+pub fn parse_args<A: DeserializeOwned + JsonSchema + 'static>(
+    tool: &str,
+    args: JsonObject,
+) -> Result<A, String> {
+    let schema = schema_for_input::<A>().expect("argument types are objects");
+    let known: Vec<&str> = schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    if let Some(unknown) = args.keys().find(|k| !known.contains(&k.as_str())) {
+        return Err(format!(
+            "{tool}: unknown argument `{}`. Fix: use only {}",
+            crate::validate::printable(unknown),
+            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    serde_path_to_error::deserialize(serde_json::Value::Object(args)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let field = if path == "." { "arguments".to_string() } else { format!("`{path}`") };
+        format!("{tool}: invalid {field}: {inner}. Fix: see the tool's input schema")
+    })
+}
+
+/// Parses, runs `op`, and packs the result (or the error) for MCP.
+fn run<A, O>(
+    tool: &str,
+    args: JsonObject,
+    op: impl FnOnce(A) -> Result<O, Error>,
+    text: fn(&O) -> String,
+) -> CallToolResult
+where
+    A: DeserializeOwned + JsonSchema + 'static,
+    O: Serialize,
+{
+    let parsed = match parse_args::<A>(tool, args) {
+        Ok(a) => a,
+        Err(msg) => return tool_error(msg),
+    };
+    match op(parsed) {
+        Ok(out) => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text(&out))]);
+            result.structured_content =
+                Some(serde_json::to_value(&out).expect("results serialize"));
+            result
+        }
+        Err(e) => tool_error(format!("{tool} failed: {e}")),
+    }
+}
+
+/// Every tool, in the order `tools/list` shows them.
+pub static TOOLS: &[ToolDef] = &[
+    ToolDef {
+        name: "memory_publish",
+        title: "Publish to shared memory",
+        description: "Publish one piece of knowledge other war-rooms need: a decision (and \
+            why), an interface (a contract others code against), a convention (team rule), \
+            a warning (trap to avoid), an artifact (what was built, where) or code (snippet \
+            or command to reuse). One fact per entry; summary ≤ 4096 bytes, detail ≤ 16384. \
+            To change a published fact, publish the new one with `supersedes` set to the old \
+            id. room_id/author_role default to this server's identity.",
+        read_only: false,
+        describe: describe::<PublishArgs, crate::api::ledger::PublishOutput>,
+        call: |m, who, args| run("memory_publish", args, |a| m.publish(a, who), render::publish),
+    },
+    ToolDef {
+        name: "memory_query",
+        title: "Query shared memory",
+        description: "List live entries matching filters (tags any-of, kind, room_id, \
+            exclude_room, author_role, ref, since, until), newest first, at most 50 \
+            (`last_n` for fewer). Your own room is left out unless you pass room_id or \
+            exclude_room. Returns `total` and `truncated`.",
+        read_only: true,
+        describe: describe::<QueryArgs, crate::api::ledger::QueryOutput>,
+        call: |m, who, args| run("memory_query", args, |a| m.query(a, who), render::query),
+    },
+    ToolDef {
+        name: "memory_search",
+        title: "Search shared memory",
+        description: "Full-text search of live entries' summaries and tags, ranked by BM25 \
+            relevance × time decay by kind (half-lives: convention 30 d, interface 20 d, \
+            decision 14 d, artifact and warning 7 d, code 3 d). Same filters as \
+            memory_query; 10 hits by default, at most 50. Each hit reports score, bm25, \
+            decay and age_hours.",
+        read_only: true,
+        describe: describe::<SearchArgs, crate::api::ledger::SearchOutput>,
+        call: |m, who, args| run("memory_search", args, |a| m.search(a, who), render::search),
+    },
+    ToolDef {
+        name: "memory_get",
+        title: "Get one entry and its history",
+        description: "Fetch one entry by id — live or superseded — with its supersede chain \
+            both ways: what it replaced and what replaced it.",
+        read_only: true,
+        describe: describe::<GetArgs, crate::api::ledger::GetOutput>,
+        call: |m, _who, args| run("memory_get", args, |a| m.get(a), render::get),
+    },
+];
+
+/// Looks a tool up by name.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// The `tools/list` descriptions.
+pub fn list() -> Vec<Tool> {
+    TOOLS.iter().map(|t| (t.describe)(t)).collect()
+}
+
+/// Shared handle type used by the server.
+pub type SharedMemory = Arc<Memory>;

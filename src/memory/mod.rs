@@ -1,0 +1,124 @@
+//! The core service: every operation of the product, as plain Rust, shared by the MCP
+//! server and the CLI.
+//!
+//! A [`Memory`] owns the paths, the settings, the injected clock and the derived state of
+//! one project (the ledger index today; channels and plans join it). Each operation locks
+//! the state, refreshes it from the files (picking up what other processes appended), does
+//! its work and returns typed results from [`crate::api`]. Nothing here knows about MCP,
+//! JSON-RPC or terminal output.
+
+mod publish;
+mod read;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::clock::{Clock, Timestamp};
+use crate::config::{Paths, Settings};
+use crate::error::Result;
+use crate::jsonl::{AppendOptions, FaultBudget};
+use crate::ledger::Ledger;
+
+/// Largest page of a query or search.
+pub const MAX_RESULTS: u32 = 50;
+/// Default number of search hits.
+pub const DEFAULT_SEARCH_RESULTS: u32 = 10;
+
+/// Counts describing the ledger, for startup messages and `stats`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    /// Entries read (live and superseded).
+    pub entries: usize,
+    /// Live entries.
+    pub live: usize,
+    /// Malformed or inconsistent lines found.
+    pub problems: usize,
+    /// Bytes after the last complete line (torn tail or a write in flight).
+    pub pending_bytes: u64,
+}
+
+pub(crate) struct State {
+    pub(crate) ledger: Ledger,
+}
+
+/// The shared memory of one project.
+pub struct Memory {
+    paths: Paths,
+    settings: Settings,
+    clock: Arc<dyn Clock>,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memory").field("paths", &self.paths).finish()
+    }
+}
+
+impl Memory {
+    /// Opens the project: reads the ledger whole and builds the index.
+    pub fn open(paths: Paths, settings: Settings, clock: Arc<dyn Clock>) -> Result<Memory> {
+        let opts = AppendOptions {
+            fsync: settings.fsync,
+            fault: settings
+                .fault_after_bytes
+                .map(|n| Arc::new(FaultBudget::new(n))),
+        };
+        let ledger = Ledger::open(paths.ledger.clone(), opts)?;
+        Ok(Memory {
+            paths,
+            settings,
+            clock,
+            state: Mutex::new(State { ledger }),
+        })
+    }
+
+    /// The files this memory reads and writes.
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
+    /// The behaviour settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The server's now.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// Locks the state and brings it up to date with the files.
+    pub(crate) fn fresh(&self) -> Result<MutexGuard<'_, State>> {
+        // A panic while holding the lock cannot leave the files inconsistent (every write is
+        // one line under the OS lock), and derived state is rebuilt from the files anyway.
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.ledger.refresh()?;
+        Ok(state)
+    }
+
+    /// Entry counts, after picking up anything new.
+    pub fn stats(&self) -> Result<Stats> {
+        let state = self.fresh()?;
+        let ix = state.ledger.index();
+        Ok(Stats {
+            entries: ix.len(),
+            live: ix.live_count(),
+            problems: ix.problems().1,
+            pending_bytes: state.ledger.pending_bytes(),
+        })
+    }
+
+    /// Problems found in the ledger so far (line, message), at most `limit`.
+    pub fn problems(&self, limit: usize) -> Result<Vec<(u64, String)>> {
+        let state = self.fresh()?;
+        Ok(state
+            .ledger
+            .index()
+            .problems()
+            .0
+            .iter()
+            .take(limit)
+            .map(|p| (p.loc.line, p.message.clone()))
+            .collect())
+    }
+}

@@ -1,0 +1,132 @@
+//! `memory_publish`: validate everything, then append one line under the lock.
+//!
+//! Order matters: every check that needs only the arguments runs before the lock is taken;
+//! the checks that depend on the ledger (does the superseded entry exist, is it still
+//! live) run under the lock after the tail has caught up, so two processes cannot both
+//! supersede the same entry.
+
+use super::Memory;
+use crate::api::ledger::{PublishArgs, PublishOutput};
+use crate::config::Identity;
+use crate::entry::{Entry, MAX_DETAIL_BYTES, MAX_SUMMARY_BYTES, normalize_tags};
+use crate::error::{Error, Result};
+use crate::index::LedgerIndex;
+use crate::ledger::new_entry_id;
+use crate::schema::Schema;
+use crate::validate::{bytes_within, path_component, short_id};
+
+impl Memory {
+    /// Publishes one entry to the ledger and returns it as stored.
+    pub fn publish(&self, args: PublishArgs, who: &Identity) -> Result<PublishOutput> {
+        let entry = self.build_entry(args, who)?;
+        let mut state = self.fresh()?;
+        let pos = state
+            .ledger
+            .append(&entry, |ix| check_supersede(ix, &entry))?;
+        let stored = state.ledger.index().entry(pos);
+        Ok(PublishOutput {
+            redacted: stored.redacted.clone(),
+            entry: stored,
+        })
+    }
+
+    fn build_entry(&self, args: PublishArgs, who: &Identity) -> Result<Entry> {
+        bytes_within(
+            "summary",
+            &args.summary,
+            MAX_SUMMARY_BYTES,
+            &format!(
+                "shorten the summary to the fact itself and move the rest to `detail` \
+                 (≤ {MAX_DETAIL_BYTES} bytes)"
+            ),
+        )?;
+        let detail = args.detail.unwrap_or_default();
+        if detail.len() > MAX_DETAIL_BYTES {
+            return Err(Error::invalid(
+                "detail",
+                format!(
+                    "it is {} bytes (UTF-8), over the limit of {MAX_DETAIL_BYTES} bytes",
+                    detail.len()
+                ),
+                "shorten it, or publish an `artifact` entry pointing at a file in the repo",
+            ));
+        }
+        let room_id = args.room_id.or_else(|| who.room_id.clone()).ok_or_else(|| {
+            Error::invalid(
+                "room_id",
+                "no room given and this server has no room identity",
+                "pass `room_id`, or set WARROOM_ROOM_ID in the server's environment",
+            )
+        })?;
+        path_component("room_id", &room_id)?;
+        let author_role = args.author_role.or_else(|| who.role.clone()).ok_or_else(|| {
+            Error::invalid(
+                "author_role",
+                "no role given and this server has no role identity",
+                "pass `author_role` (e.g. \"architect\"), or set WARROOM_ROLE",
+            )
+        })?;
+        short_id("author_role", &author_role)?;
+        let ref_ = args.ref_.unwrap_or_default();
+        if !ref_.is_empty() {
+            short_id("ref", &ref_)?;
+        }
+        if let Some(s) = &args.supersedes {
+            short_id("supersedes", s)?;
+        }
+        let now = self.now();
+        let entry = Entry {
+            id: new_entry_id(now),
+            ts: now.to_rfc3339(),
+            kind: args.kind,
+            room_id,
+            author_role,
+            ref_,
+            tags: normalize_tags(&args.tags)?,
+            summary: args.summary,
+            detail,
+            supersedes: args.supersedes,
+            plan_id: None,
+            redacted: Vec::new(),
+        };
+        let value = serde_json::to_value(&entry).expect("an entry serializes");
+        Schema::LedgerEntry.check(&value).map_err(|errs| {
+            Error::invalid(
+                "entry",
+                format!("it does not match schemas/ledger-entry.schema.json: {}", errs.join("; ")),
+                "correct the fields named above",
+            )
+        })?;
+        Ok(entry)
+    }
+}
+
+/// Refuses superseding an unknown, already-superseded or the same entry.
+fn check_supersede(ix: &LedgerIndex, entry: &Entry) -> Result<()> {
+    let Some(target) = entry.supersedes.as_deref() else {
+        return Ok(());
+    };
+    if target == entry.id {
+        return Err(Error::Conflict("an entry cannot supersede itself".into()));
+    }
+    let Some(pos) = ix.position(target) else {
+        return Err(Error::NotFound(format!(
+            "cannot supersede `{target}`: no entry has that id. Fix: copy the id of a live \
+             entry from memory_query or memory_search results"
+        )));
+    };
+    if let Some(by) = ix.stored(pos).superseded_by {
+        // Point the caller at the live end of the chain.
+        let mut live = by;
+        while let Some(next) = ix.stored(live).superseded_by {
+            live = next;
+        }
+        return Err(Error::Conflict(format!(
+            "cannot supersede `{target}`: it was already superseded by `{}`. Fix: supersede \
+             the live entry `{}` instead",
+            ix.stored(by).id,
+            ix.stored(live).id
+        )));
+    }
+    Ok(())
+}

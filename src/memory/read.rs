@@ -1,0 +1,229 @@
+//! Read operations over the ledger: query, search, get, and the filtered views behind them.
+//!
+//! The view rule lives in [`Memory::build_filter`]: an agent with a room identity does not
+//! see its own room's entries unless it names `room_id` or `exclude_room` itself.
+
+use super::{DEFAULT_SEARCH_RESULTS, MAX_RESULTS, Memory};
+use crate::api::ledger::{
+    FilterArgs, GetArgs, GetOutput, QueryArgs, QueryOutput, SearchArgs, SearchHitOut,
+    SearchOutput,
+};
+use crate::clock::{Timestamp, parse_time_arg};
+use crate::config::Identity;
+use crate::entry::normalize_tags;
+use crate::error::{Error, Result};
+use crate::index::{Filter, LedgerIndex, RoomPattern};
+use crate::validate::short_id;
+
+/// Checks a page size: 1..=50.
+pub(crate) fn page_size(field: &str, n: Option<u32>, default: u32) -> Result<usize> {
+    match n {
+        None => Ok(default as usize),
+        Some(n) if (1..=MAX_RESULTS).contains(&n) => Ok(n as usize),
+        Some(n) => Err(Error::invalid(
+            field,
+            format!("{n} is outside 1..={MAX_RESULTS}"),
+            format!(
+                "ask for at most {MAX_RESULTS}; narrow the filters (since/until, tags, kind) to \
+                 page through more"
+            ),
+        )),
+    }
+}
+
+fn time_arg(field: &str, text: &Option<String>, now: Timestamp) -> Result<Option<Timestamp>> {
+    text.as_deref()
+        .map(|t| {
+            parse_time_arg(t, now).map_err(|e| {
+                Error::invalid(
+                    field,
+                    e.to_string(),
+                    "use RFC 3339 (2026-11-25T10:30:00Z), a date (2026-11-25) or an age (24h, 7d)",
+                )
+            })
+        })
+        .transpose()
+}
+
+impl Memory {
+    /// Turns filter arguments into a [`Filter`], applying the caller's default view.
+    /// Returns the filter and the room excluded by default, if any.
+    pub fn build_filter(
+        &self,
+        args: &FilterArgs,
+        who: &Identity,
+    ) -> Result<(Filter, Option<String>)> {
+        let now = self.now();
+        let tags = match &args.tags {
+            Some(t) => normalize_tags(t)?,
+            None => Vec::new(),
+        };
+        if args.tags.as_ref().is_some_and(|t| t.is_empty()) {
+            return Err(Error::invalid(
+                "tags",
+                "it is an empty list",
+                "give at least one tag, or leave `tags` out to match every tag",
+            ));
+        }
+        let room = args
+            .room_id
+            .as_deref()
+            .map(|r| RoomPattern::parse("room_id", r))
+            .transpose()?;
+        let mut exclude_room = args
+            .exclude_room
+            .as_deref()
+            .map(|r| RoomPattern::parse("exclude_room", r))
+            .transpose()?;
+        let mut excluded = None;
+        if room.is_none() && exclude_room.is_none() {
+            if let Some(own) = &who.room_id {
+                exclude_room = Some(RoomPattern::parse("WARROOM_ROOM_ID", own)?);
+                excluded = Some(own.clone());
+            }
+        }
+        for (field, v) in [("author_role", &args.author_role), ("ref", &args.ref_)] {
+            if let Some(v) = v {
+                short_id(field, v)?;
+            }
+        }
+        let since = time_arg("since", &args.since, now)?;
+        let until = time_arg("until", &args.until, now)?;
+        if let (Some(s), Some(u)) = (since, until) {
+            if s > u {
+                return Err(Error::invalid(
+                    "since",
+                    format!("{s} is after `until` {u}"),
+                    "swap them, or widen the window",
+                ));
+            }
+        }
+        let filter = Filter {
+            tags,
+            kind: args.kind,
+            room,
+            exclude_room,
+            author_role: args.author_role.clone(),
+            ref_: args.ref_.clone(),
+            since,
+            until,
+            include_superseded: false,
+        };
+        Ok((filter, excluded))
+    }
+
+    /// Live entries matching the filters, newest first.
+    pub fn query(&self, args: QueryArgs, who: &Identity) -> Result<QueryOutput> {
+        let limit = page_size("last_n", args.last_n, MAX_RESULTS)?;
+        let (filter, excluded_room) = self.build_filter(&args.filter, who)?;
+        self.query_filter(&filter, limit, excluded_room)
+    }
+
+    /// Entries matching a prepared filter (also used by `log`), newest first.
+    pub fn query_filter(
+        &self,
+        filter: &Filter,
+        limit: usize,
+        excluded_room: Option<String>,
+    ) -> Result<QueryOutput> {
+        let state = self.fresh()?;
+        let ix = state.ledger.index();
+        let r = ix.query(&filter.compile(ix), limit);
+        Ok(QueryOutput {
+            truncated: r.total > r.positions.len(),
+            entries: r.positions.iter().map(|&p| ix.entry(p)).collect(),
+            total: r.total,
+            excluded_room,
+        })
+    }
+
+    /// Full-text search ranked by BM25 × per-kind time decay.
+    pub fn search(&self, args: SearchArgs, who: &Identity) -> Result<SearchOutput> {
+        if args.text.trim().is_empty() {
+            return Err(Error::invalid(
+                "text",
+                "it is empty",
+                "give a few words to search for, e.g. \"password hashing\"",
+            ));
+        }
+        if args.text.len() > 4096 {
+            return Err(Error::invalid(
+                "text",
+                format!("it is {} bytes, over the limit of 4096", args.text.len()),
+                "search with a few keywords, not a document",
+            ));
+        }
+        let limit = page_size("max_results", args.max_results, DEFAULT_SEARCH_RESULTS)?;
+        let (filter, excluded_room) = self.build_filter(&args.filter, who)?;
+        let now = self.now();
+        let mut state = self.fresh()?;
+        let (ix, scratch) = state.ledger.index_and_scratch();
+        let compiled = filter.compile(ix);
+        let r = ix.search(&args.text, &compiled, limit, now, &self.settings.half_life_hours, scratch);
+        Ok(SearchOutput {
+            truncated: r.total > r.hits.len(),
+            hits: r
+                .hits
+                .iter()
+                .map(|h| SearchHitOut {
+                    entry: ix.entry(h.pos),
+                    score: h.score,
+                    bm25: h.bm25,
+                    decay: h.decay,
+                    age_hours: h.age_hours,
+                })
+                .collect(),
+            total: r.total,
+            terms: r.terms,
+            now: now.to_rfc3339(),
+            excluded_room,
+        })
+    }
+
+    /// One entry, live or superseded, with its supersede chain in both directions.
+    pub fn get(&self, args: GetArgs) -> Result<GetOutput> {
+        short_id("id", &args.id)?;
+        let state = self.fresh()?;
+        let ix = state.ledger.index();
+        let pos = ix.position(&args.id).ok_or_else(|| {
+            Error::NotFound(format!(
+                "no entry has id `{}`. Fix: copy an id from memory_query or memory_search results",
+                crate::validate::printable(&args.id)
+            ))
+        })?;
+        Ok(GetOutput {
+            entry: ix.entry(pos),
+            live: ix.meta(pos).live,
+            // Only supersedes that took effect count (a refused one retired nothing).
+            replaced: chain(ix, pos, |ix, p| {
+                ix.stored(p)
+                    .supersedes
+                    .as_deref()
+                    .and_then(|s| ix.position(s))
+                    .filter(|&t| ix.stored(t).superseded_by == Some(p))
+            }),
+            replaced_by: chain(ix, pos, |ix, p| ix.stored(p).superseded_by),
+            line: ix.stored(pos).loc.line,
+        })
+    }
+}
+
+/// Follows `next` from `pos` (not included), nearest first, stopping on a repeat.
+fn chain(
+    ix: &LedgerIndex,
+    pos: u32,
+    next: impl Fn(&LedgerIndex, u32) -> Option<u32>,
+) -> Vec<crate::entry::Entry> {
+    let mut out = Vec::new();
+    let mut seen = vec![pos];
+    let mut cur = next(ix, pos);
+    while let Some(p) = cur {
+        if seen.contains(&p) {
+            break;
+        }
+        seen.push(p);
+        out.push(ix.entry(p));
+        cur = next(ix, p);
+    }
+    out
+}
