@@ -106,7 +106,12 @@ pub fn parse_rfc3339(text: &str) -> Result<Timestamp, TimeError> {
             let o = oh * 3600 + om * 60;
             if *sign == b'+' { o } else { -o }
         }
-        _ => return Err(err(text, "expected `Z` or an offset like +02:00 at the end")),
+        _ => {
+            return Err(err(
+                text,
+                "expected `Z` or an offset like +02:00 at the end",
+            ));
+        }
     };
     let secs = days * 86_400 + hh * 3600 + mm * 60 + ss.min(59);
     Ok(Timestamp(secs - offset))
@@ -308,7 +313,10 @@ mod tests {
         ] {
             assert_eq!(parse_rfc3339(s).unwrap().to_rfc3339(), s);
         }
-        assert_eq!(parse_rfc3339("1970-01-02T00:00:00Z").unwrap(), Timestamp(86_400));
+        assert_eq!(
+            parse_rfc3339("1970-01-02T00:00:00Z").unwrap(),
+            Timestamp(86_400)
+        );
     }
 
     #[test]

@@ -83,7 +83,11 @@ impl Paths {
     }
 
     fn rooted(&self, p: &Path) -> PathBuf {
-        if p.is_absolute() { p.to_path_buf() } else { self.root.join(p) }
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        }
     }
 
     /// The channel file of a room (the room id must already be validated).
@@ -246,8 +250,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(map: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let m: HashMap<String, String> =
-            map.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let m: HashMap<String, String> = map
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         move |k| m.get(k).cloned()
     }
 
@@ -258,12 +264,21 @@ mod tests {
         std::fs::create_dir_all(&nested).unwrap();
         std::fs::create_dir(dir.path().join(".agents")).unwrap();
         let e = env(&[("AGENT_OS_ROOT", "/srv/ostwin")]);
-        assert_eq!(resolve_root(Some(Path::new("/x")), &e, &nested).1, RootSource::Flag);
-        assert_eq!(resolve_root(None, &e, &nested).0, PathBuf::from("/srv/ostwin"));
+        assert_eq!(
+            resolve_root(Some(Path::new("/x")), &e, &nested).1,
+            RootSource::Flag
+        );
+        assert_eq!(
+            resolve_root(None, &e, &nested).0,
+            PathBuf::from("/srv/ostwin")
+        );
         let e = env(&[("AGENT_OS_ROOT", "/o"), ("WARROOM_ROOT", "/w")]);
         assert_eq!(resolve_root(None, &e, &nested).0, PathBuf::from("/w"));
         let none = env(&[]);
-        assert_eq!(resolve_root(None, &none, &nested), (dir.path().to_path_buf(), RootSource::Ancestor));
+        assert_eq!(
+            resolve_root(None, &none, &nested),
+            (dir.path().to_path_buf(), RootSource::Ancestor)
+        );
     }
 
     #[test]
@@ -290,7 +305,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join(".agents")).unwrap();
         let cfg = dir.path().join(".agents").join(CONFIG_FILE);
-        std::fs::write(&cfg, "fsync: false\nhalf_life_hours:\n  decision: 100\nwar_rooms: .war-rooms\n").unwrap();
+        std::fs::write(
+            &cfg,
+            "fsync: false\nhalf_life_hours:\n  decision: 100\nwar_rooms: .war-rooms\n",
+        )
+        .unwrap();
         let file = ConfigFile::load(dir.path()).unwrap().unwrap();
         let (mut p, mut s) = (Paths::under(dir.path()), Settings::default());
         file.apply(&mut p, &mut s).unwrap();

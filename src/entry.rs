@@ -169,8 +169,8 @@ pub struct LineError(pub String);
 impl Entry {
     /// Parses one ledger line. Unknown fields are ignored; missing optional fields default.
     pub fn from_line(line: &[u8]) -> std::result::Result<(Entry, Timestamp), LineError> {
-        let text = std::str::from_utf8(line)
-            .map_err(|e| LineError(format!("not valid UTF-8 ({e})")))?;
+        let text =
+            std::str::from_utf8(line).map_err(|e| LineError(format!("not valid UTF-8 ({e})")))?;
         let entry: Entry =
             serde_json::from_str(text).map_err(|e| LineError(format!("not an entry: {e}")))?;
         if entry.id.is_empty() || entry.id.len() > MAX_ID_BYTES {
@@ -251,9 +251,18 @@ mod tests {
     fn malformed_lines_say_why() {
         for (line, why) in [
             (&b"{\"id\":\"x\""[..], "not an entry"),
-            (br#"{"id":"","ts":"2026-04-03T11:04:01Z","kind":"code","summary":"s"}"#, "`id`"),
-            (br#"{"id":"x","ts":"yesterday","kind":"code","summary":"s"}"#, "bad `ts`"),
-            (br#"{"id":"x","ts":"2026-04-03T11:04:01Z","kind":"memo","summary":"s"}"#, "memo"),
+            (
+                br#"{"id":"","ts":"2026-04-03T11:04:01Z","kind":"code","summary":"s"}"#,
+                "`id`",
+            ),
+            (
+                br#"{"id":"x","ts":"yesterday","kind":"code","summary":"s"}"#,
+                "bad `ts`",
+            ),
+            (
+                br#"{"id":"x","ts":"2026-04-03T11:04:01Z","kind":"memo","summary":"s"}"#,
+                "memo",
+            ),
             (b"\xff\xfe", "UTF-8"),
         ] {
             let err = Entry::from_line(line).unwrap_err();

@@ -98,9 +98,13 @@ impl AppendLock {
         }
         buf.extend_from_slice(line.as_bytes());
         buf.push(b'\n');
-        let written = self
-            .write_with_faults(&buf, opts)
-            .and_then(|()| if opts.fsync { self.file.sync_data() } else { Ok(()) });
+        let written = self.write_with_faults(&buf, opts).and_then(|()| {
+            if opts.fsync {
+                self.file.sync_data()
+            } else {
+                Ok(())
+            }
+        });
         if let Err(e) = written {
             // Undo a partial write so that no half line is ever left behind. We hold the
             // lock, so no other writer appended after `before`.
@@ -316,7 +320,11 @@ mod tests {
         let mut out = Vec::new();
         let p = tail
             .poll(|l| {
-                out.push((l.line_no, l.offset, String::from_utf8_lossy(l.bytes).into_owned()))
+                out.push((
+                    l.line_no,
+                    l.offset,
+                    String::from_utf8_lossy(l.bytes).into_owned(),
+                ))
             })
             .unwrap();
         (p, out)
@@ -364,7 +372,9 @@ mod tests {
         let path = dir.path().join("l.jsonl");
         std::fs::write(&path, "{\"ok\":1}\n{\"torn\":").unwrap();
         let mut lock = AppendLock::acquire(&path).unwrap();
-        let r = lock.append("{\"new\":2}", &AppendOptions::default()).unwrap();
+        let r = lock
+            .append("{\"new\":2}", &AppendOptions::default())
+            .unwrap();
         assert!(r.repaired_torn_tail);
         drop(lock);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -386,7 +396,10 @@ mod tests {
         let err = lock.append("{\"b\":22222}", &opts).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(28));
         drop(lock);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"ok\":1}\n{\"a\":1}\n");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"ok\":1}\n{\"a\":1}\n"
+        );
     }
 
     #[test]

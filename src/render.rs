@@ -57,7 +57,11 @@ pub fn entry_block(e: &Entry, full_detail: bool) -> String {
         }
     }
     if !e.redacted.is_empty() {
-        let _ = write!(s, "\n    (redacted before storing: {})", e.redacted.join(", "));
+        let _ = write!(
+            s,
+            "\n    (redacted before storing: {})",
+            e.redacted.join(", ")
+        );
     }
     s
 }

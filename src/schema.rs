@@ -31,7 +31,8 @@ impl Schema {
     }
 
     fn validator(self) -> &'static Validator {
-        static CELLS: [OnceLock<Validator>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static CELLS: [OnceLock<Validator>; 3] =
+            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
         CELLS[self as usize].get_or_init(|| {
             let doc: Value = serde_json::from_str(self.source()).expect("embedded schema is JSON");
             jsonschema::validator_for(&doc).expect("embedded schema compiles")
@@ -46,12 +47,20 @@ impl Schema {
             .iter_errors(value)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                let at = if path.is_empty() { "/".to_string() } else { path };
+                let at = if path.is_empty() {
+                    "/".to_string()
+                } else {
+                    path
+                };
                 format!("at {at}: {e}")
             })
             .take(10)
             .collect();
-        if errors.is_empty() { Ok(()) } else { Err(errors) }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 }
 

@@ -31,7 +31,8 @@ pub fn bytes_within(field: &str, value: &str, limit: usize, fix: &str) -> Result
 /// A short free-form identifier (role, ref): non-empty, ≤ 128 bytes, no control characters,
 /// no surrounding whitespace.
 pub fn short_id(field: &str, value: &str) -> Result<()> {
-    let fix = format!("give a short name such as `architect` or `EPIC-007` (≤ {MAX_ID_BYTES} bytes)");
+    let fix =
+        format!("give a short name such as `architect` or `EPIC-007` (≤ {MAX_ID_BYTES} bytes)");
     bytes_within(field, value, MAX_ID_BYTES, &fix)?;
     if value.trim() != value {
         return Err(Error::invalid(
@@ -61,14 +62,20 @@ pub fn path_component(field: &str, value: &str) -> Result<()> {
     if value.len() > MAX_ID_BYTES {
         return Err(Error::invalid(
             field,
-            format!("it is {} bytes, over the limit of {MAX_ID_BYTES}", value.len()),
+            format!(
+                "it is {} bytes, over the limit of {MAX_ID_BYTES}",
+                value.len()
+            ),
             fix,
         ));
     }
     if value.starts_with('.') {
         return Err(Error::invalid(
             field,
-            format!("`{}` starts with `.` and could escape its directory", printable(value)),
+            format!(
+                "`{}` starts with `.` and could escape its directory",
+                printable(value)
+            ),
             fix,
         ));
     }
@@ -125,10 +132,27 @@ mod tests {
     #[test]
     fn path_components_refuse_every_escape() {
         for bad in [
-            "", ".", "..", "../x", "a/b", "a\\b", "/etc", ".hidden", "a\0b", "room\u{2215}x",
-            "room\u{FF0F}x", "r\u{202E}oom", "ro\u{200B}om", "ромм", "a b", "a\nb",
+            "",
+            ".",
+            "..",
+            "../x",
+            "a/b",
+            "a\\b",
+            "/etc",
+            ".hidden",
+            "a\0b",
+            "room\u{2215}x",
+            "room\u{FF0F}x",
+            "r\u{202E}oom",
+            "ro\u{200B}om",
+            "ромм",
+            "a b",
+            "a\nb",
         ] {
-            assert!(path_component("room_id", bad).is_err(), "{bad:?} must be refused");
+            assert!(
+                path_component("room_id", bad).is_err(),
+                "{bad:?} must be refused"
+            );
         }
         for good in ["room-042", "EPIC_7", "r.1", "A"] {
             path_component("room_id", good).unwrap();

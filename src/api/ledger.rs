@@ -81,6 +81,7 @@ pub struct QueryArgs {
     /// Return only the newest N matching entries (1–50). Without it, up to 50 are returned
     /// and `truncated` says whether there were more.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub last_n: Option<u32>,
 }
 
@@ -92,6 +93,7 @@ pub struct SearchArgs {
     pub text: String,
     /// How many hits to return (1–50, default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
     pub max_results: Option<u32>,
     /// Filters (all optional).
     #[serde(flatten)]

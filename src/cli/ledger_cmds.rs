@@ -96,9 +96,9 @@ pub struct PublishCmd {
 impl PublishCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
         let detail = match &self.detail_file {
-            Some(p) if p.as_os_str() == "-" => {
-                Some(std::io::read_to_string(std::io::stdin()).context("reading detail from stdin")?)
-            }
+            Some(p) if p.as_os_str() == "-" => Some(
+                std::io::read_to_string(std::io::stdin()).context("reading detail from stdin")?,
+            ),
             Some(p) => Some(
                 std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
             ),
@@ -138,7 +138,11 @@ impl QueryCmd {
         };
         let out = ctx.memory.query(args, &ctx.who)?;
         emit(ctx.json, &out, render::query);
-        Ok(if out.entries.is_empty() { Outcome::NothingFound } else { Outcome::Ok })
+        Ok(if out.entries.is_empty() {
+            Outcome::NothingFound
+        } else {
+            Outcome::Ok
+        })
     }
 }
 
@@ -170,7 +174,9 @@ impl SearchCmd {
         emit(ctx.json, &out, |o| {
             let mut s = render::search(o);
             if self.explain && !o.hits.is_empty() {
-                s.push_str("\n\nexplain: score = bm25(k1=1.2, b=0.75) × exp(−ln2 × age_hours / half_life)");
+                s.push_str(
+                    "\n\nexplain: score = bm25(k1=1.2, b=0.75) × exp(−ln2 × age_hours / half_life)",
+                );
                 for (i, h) in o.hits.iter().enumerate() {
                     s.push_str(&format!(
                         "\n  {}. {:.6} = {:.6} × exp(−0.693147 × {:.2} / {})",
@@ -184,7 +190,11 @@ impl SearchCmd {
             }
             s
         });
-        Ok(if out.hits.is_empty() { Outcome::NothingFound } else { Outcome::Ok })
+        Ok(if out.hits.is_empty() {
+            Outcome::NothingFound
+        } else {
+            Outcome::Ok
+        })
     }
 }
 

@@ -56,7 +56,13 @@ struct Global {
     #[arg(long, global = true, value_name = "TIME", env = "WARROOM_NOW")]
     now: Option<String>,
     /// Read the clock from this file (one RFC 3339 timestamp, re-read on every call).
-    #[arg(long, global = true, value_name = "FILE", env = "WARROOM_NOW_FILE", hide = true)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        env = "WARROOM_NOW_FILE",
+        hide = true
+    )]
     now_file: Option<PathBuf>,
     /// Act as this room (default $WARROOM_ROOM_ID): publish defaults and own-room exclusion.
     #[arg(long, global = true, value_name = "ROOM")]
@@ -117,7 +123,13 @@ impl Global {
         if let Some(file) = ConfigFile::load(&root)? {
             file.apply(&mut paths, &mut settings)?;
         }
-        let abs = |p: &PathBuf| if p.is_absolute() { p.clone() } else { cwd.join(p) };
+        let abs = |p: &PathBuf| {
+            if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            }
+        };
         if let Some(l) = &self.ledger {
             paths.ledger = abs(l);
         }
@@ -128,7 +140,8 @@ impl Global {
             settings.fsync = false;
         }
         if let Some(n) = env("WARROOM_FAULT_APPEND_AFTER_BYTES") {
-            settings.fault_after_bytes = Some(n.parse().context("WARROOM_FAULT_APPEND_AFTER_BYTES")?);
+            settings.fault_after_bytes =
+                Some(n.parse().context("WARROOM_FAULT_APPEND_AFTER_BYTES")?);
         }
         Ok((paths, settings, source))
     }

@@ -35,10 +35,10 @@ pub fn print(text: &str) {
         .write_all(text.as_bytes())
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush());
-    if let Err(e) = r {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            tracing::error!("writing to stdout: {e}");
-        }
+    if let Err(e) = r
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        tracing::error!("writing to stdout: {e}");
     }
 }
 

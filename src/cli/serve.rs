@@ -42,7 +42,10 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
         env!("CARGO_PKG_VERSION"),
     );
     if stats.pending_bytes > 0 {
-        tracing::warn!(bytes = stats.pending_bytes, "the ledger ends with an unterminated line (a crashed writer?); the next publish terminates it — run `warroom-memory verify` for details");
+        tracing::warn!(
+            bytes = stats.pending_bytes,
+            "the ledger ends with an unterminated line (a crashed writer?); the next publish terminates it — run `warroom-memory verify` for details"
+        );
     }
     if std::io::stdin().is_terminal() {
         #[allow(clippy::print_stderr)]

@@ -170,7 +170,9 @@ mod tests {
         assert!(p.matches("room-042") && !p.matches("room-0420"));
         let p = RoomPattern::parse("room_id", "room-{1,2}").unwrap();
         assert!(p.matches("room-1") && p.matches("room-2") && !p.matches("room-3"));
-        let e = RoomPattern::parse("exclude_room", "room-[").unwrap_err().to_string();
+        let e = RoomPattern::parse("exclude_room", "room-[")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`exclude_room`") && e.contains("glob"), "{e}");
         assert!(RoomPattern::parse("room_id", " ").is_err());
     }

@@ -229,7 +229,10 @@ impl LedgerIndex {
             let first = self.stored(self.by_id[entry.id.as_str()]).loc.line;
             self.note_problem(
                 loc,
-                format!("duplicate id `{}` (first on line {first}); line ignored", entry.id),
+                format!(
+                    "duplicate id `{}` (first on line {first}); line ignored",
+                    entry.id
+                ),
             );
             return None;
         }
@@ -340,7 +343,11 @@ impl LedgerIndex {
             room_id: self.rooms.name(m.room).to_string(),
             author_role: self.roles.name(m.role).to_string(),
             ref_: self.refs.name(m.ref_).to_string(),
-            tags: s.tags.iter().map(|&t| self.tags.name(t).to_string()).collect(),
+            tags: s
+                .tags
+                .iter()
+                .map(|&t| self.tags.name(t).to_string())
+                .collect(),
             summary: s.summary.to_string(),
             detail: s.detail.to_string(),
             supersedes: s.supersedes.as_deref().map(str::to_string),

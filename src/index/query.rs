@@ -108,8 +108,7 @@ impl LedgerIndex {
         let mut hits: Vec<SearchHit> = scratch
             .drain()
             .filter(|&(pos, _)| {
-                filter.matches_meta(self.meta(pos))
-                    && filter.matches_tags(&self.stored(pos).tags)
+                filter.matches_meta(self.meta(pos)) && filter.matches_tags(&self.stored(pos).tags)
             })
             .map(|(pos, bm25)| {
                 let m = self.meta(pos);

@@ -29,7 +29,10 @@ fn add(ix: &mut LedgerIndex, e: Entry) -> Option<u32> {
 }
 
 fn ids(ix: &LedgerIndex, positions: &[u32]) -> Vec<String> {
-    positions.iter().map(|&p| ix.stored(p).id.to_string()).collect()
+    positions
+        .iter()
+        .map(|&p| ix.stored(p).id.to_string())
+        .collect()
 }
 
 fn half_lives() -> [f64; 6] {
@@ -39,8 +42,25 @@ fn half_lives() -> [f64; 6] {
 #[test]
 fn supersede_retires_the_target_and_chains_both_ways() {
     let mut ix = LedgerIndex::default();
-    add(&mut ix, entry("a", "2026-11-01T00:00:00Z", Kind::Decision, "r1", &[], "bcrypt"));
-    let mut b = entry("b", "2026-11-02T00:00:00Z", Kind::Decision, "r1", &[], "argon2");
+    add(
+        &mut ix,
+        entry(
+            "a",
+            "2026-11-01T00:00:00Z",
+            Kind::Decision,
+            "r1",
+            &[],
+            "bcrypt",
+        ),
+    );
+    let mut b = entry(
+        "b",
+        "2026-11-02T00:00:00Z",
+        Kind::Decision,
+        "r1",
+        &[],
+        "argon2",
+    );
     b.supersedes = Some("a".into());
     add(&mut ix, b);
     assert_eq!(ix.live_count(), 1);
@@ -48,21 +68,54 @@ fn supersede_retires_the_target_and_chains_both_ways() {
     assert_eq!(ix.stored(0).superseded_by, Some(1));
     let q = ix.query(&Filter::default().compile(&ix), 50);
     assert_eq!(ids(&ix, &q.positions), vec!["b"]);
-    let all = Filter { include_superseded: true, ..Filter::default() };
+    let all = Filter {
+        include_superseded: true,
+        ..Filter::default()
+    };
     assert_eq!(ix.query(&all.compile(&ix), 50).total, 2);
 }
 
 #[test]
 fn bad_supersedes_and_duplicates_are_problems_not_crashes() {
     let mut ix = LedgerIndex::default();
-    add(&mut ix, entry("a", "2026-11-01T00:00:00Z", Kind::Decision, "r1", &[], "one"));
-    let mut b = entry("b", "2026-11-01T00:00:01Z", Kind::Decision, "r1", &[], "two");
+    add(
+        &mut ix,
+        entry(
+            "a",
+            "2026-11-01T00:00:00Z",
+            Kind::Decision,
+            "r1",
+            &[],
+            "one",
+        ),
+    );
+    let mut b = entry(
+        "b",
+        "2026-11-01T00:00:01Z",
+        Kind::Decision,
+        "r1",
+        &[],
+        "two",
+    );
     b.supersedes = Some("a".into());
     add(&mut ix, b);
-    let mut c = entry("c", "2026-11-01T00:00:02Z", Kind::Decision, "r1", &[], "three");
+    let mut c = entry(
+        "c",
+        "2026-11-01T00:00:02Z",
+        Kind::Decision,
+        "r1",
+        &[],
+        "three",
+    );
     c.supersedes = Some("a".into()); // already superseded
     add(&mut ix, c);
-    assert_eq!(add(&mut ix, entry("a", "2026-11-01T00:00:03Z", Kind::Code, "r2", &[], "dup")), None);
+    assert_eq!(
+        add(
+            &mut ix,
+            entry("a", "2026-11-01T00:00:03Z", Kind::Code, "r2", &[], "dup")
+        ),
+        None
+    );
     let (problems, n) = ix.problems();
     assert_eq!(n, 2);
     assert!(problems[0].message.contains("already superseded by `b`"));
@@ -77,7 +130,10 @@ fn supersede_of_a_later_line_is_resolved_and_cycles_refused() {
     x.supersedes = Some("y".into());
     add(&mut ix, x);
     assert_eq!(ix.dangling_supersedes().count(), 1);
-    add(&mut ix, entry("y", "2026-11-01T00:00:01Z", Kind::Decision, "r", &[], "y"));
+    add(
+        &mut ix,
+        entry("y", "2026-11-01T00:00:01Z", Kind::Decision, "r", &[], "y"),
+    );
     assert_eq!(ix.dangling_supersedes().count(), 0);
     assert!(!ix.meta(1).live);
 
@@ -95,10 +151,50 @@ fn supersede_of_a_later_line_is_resolved_and_cycles_refused() {
 #[test]
 fn query_filters_are_anded_and_newest_first() {
     let mut ix = LedgerIndex::default();
-    add(&mut ix, entry("1", "2026-11-01T00:00:00Z", Kind::Decision, "room-038", &["auth"], "a"));
-    add(&mut ix, entry("2", "2026-11-03T00:00:00Z", Kind::Warning, "room-042", &["auth"], "b"));
-    add(&mut ix, entry("3", "2026-11-02T00:00:00Z", Kind::Decision, "room-038", &["db"], "c"));
-    add(&mut ix, entry("4", "2026-11-02T00:00:00Z", Kind::Decision, "room-100", &["auth", "db"], "d"));
+    add(
+        &mut ix,
+        entry(
+            "1",
+            "2026-11-01T00:00:00Z",
+            Kind::Decision,
+            "room-038",
+            &["auth"],
+            "a",
+        ),
+    );
+    add(
+        &mut ix,
+        entry(
+            "2",
+            "2026-11-03T00:00:00Z",
+            Kind::Warning,
+            "room-042",
+            &["auth"],
+            "b",
+        ),
+    );
+    add(
+        &mut ix,
+        entry(
+            "3",
+            "2026-11-02T00:00:00Z",
+            Kind::Decision,
+            "room-038",
+            &["db"],
+            "c",
+        ),
+    );
+    add(
+        &mut ix,
+        entry(
+            "4",
+            "2026-11-02T00:00:00Z",
+            Kind::Decision,
+            "room-100",
+            &["auth", "db"],
+            "d",
+        ),
+    );
     let all = ix.query(&Filter::default().compile(&ix), 50);
     assert_eq!(ids(&ix, &all.positions), vec!["2", "4", "3", "1"]);
 
@@ -107,7 +203,10 @@ fn query_filters_are_anded_and_newest_first() {
         exclude_room: Some(RoomPattern::parse("exclude_room", "room-042").unwrap()),
         ..Filter::default()
     };
-    assert_eq!(ids(&ix, &ix.query(&f.compile(&ix), 50).positions), vec!["4", "3", "1"]);
+    assert_eq!(
+        ids(&ix, &ix.query(&f.compile(&ix), 50).positions),
+        vec!["4", "3", "1"]
+    );
 
     let f = Filter {
         room: Some(RoomPattern::parse("room_id", "room-0*").unwrap()),
@@ -115,23 +214,41 @@ fn query_filters_are_anded_and_newest_first() {
         since: Some(parse_rfc3339("2026-11-02T00:00:00Z").unwrap()),
         ..Filter::default()
     };
-    assert_eq!(ids(&ix, &ix.query(&f.compile(&ix), 50).positions), vec!["3"]);
+    assert_eq!(
+        ids(&ix, &ix.query(&f.compile(&ix), 50).positions),
+        vec!["3"]
+    );
 
     let capped = ix.query(&Filter::default().compile(&ix), 2);
     assert_eq!((capped.positions.len(), capped.total), (2, 4));
 
-    let none = Filter { author_role: Some("nobody".into()), ..Filter::default() };
+    let none = Filter {
+        author_role: Some("nobody".into()),
+        ..Filter::default()
+    };
     assert_eq!(ix.query(&none.compile(&ix), 50).total, 0);
-    let unknown_tag = Filter { tags: vec!["zzz".into()], ..Filter::default() };
+    let unknown_tag = Filter {
+        tags: vec!["zzz".into()],
+        ..Filter::default()
+    };
     assert_eq!(ix.query(&unknown_tag.compile(&ix), 50).total, 0);
 }
 
 #[test]
 fn out_of_order_timestamps_still_sort_by_time() {
     let mut ix = LedgerIndex::default();
-    add(&mut ix, entry("late", "2026-11-05T00:00:00Z", Kind::Code, "r", &[], "a"));
-    add(&mut ix, entry("early", "2026-11-01T00:00:00Z", Kind::Code, "r", &[], "b"));
-    add(&mut ix, entry("tie", "2026-11-05T00:00:00Z", Kind::Code, "r", &[], "c"));
+    add(
+        &mut ix,
+        entry("late", "2026-11-05T00:00:00Z", Kind::Code, "r", &[], "a"),
+    );
+    add(
+        &mut ix,
+        entry("early", "2026-11-01T00:00:00Z", Kind::Code, "r", &[], "b"),
+    );
+    add(
+        &mut ix,
+        entry("tie", "2026-11-05T00:00:00Z", Kind::Code, "r", &[], "c"),
+    );
     let q = ix.query(&Filter::default().compile(&ix), 50);
     assert_eq!(ids(&ix, &q.positions), vec!["tie", "late", "early"]);
 }
@@ -141,11 +258,48 @@ fn search_multiplies_bm25_by_kind_decay() {
     let now = parse_rfc3339(NOW).unwrap();
     let mut ix = LedgerIndex::default();
     // Same text; code is 72 h old (one half-life), convention 720 h old (one half-life).
-    add(&mut ix, entry("code", "2026-11-22T12:00:00Z", Kind::Code, "r", &[], "retry budget"));
-    add(&mut ix, entry("conv", "2026-10-26T12:00:00Z", Kind::Convention, "r", &[], "retry budget"));
-    add(&mut ix, entry("new", "2026-11-25T12:00:00Z", Kind::Decision, "r", &[], "retry budget"));
+    add(
+        &mut ix,
+        entry(
+            "code",
+            "2026-11-22T12:00:00Z",
+            Kind::Code,
+            "r",
+            &[],
+            "retry budget",
+        ),
+    );
+    add(
+        &mut ix,
+        entry(
+            "conv",
+            "2026-10-26T12:00:00Z",
+            Kind::Convention,
+            "r",
+            &[],
+            "retry budget",
+        ),
+    );
+    add(
+        &mut ix,
+        entry(
+            "new",
+            "2026-11-25T12:00:00Z",
+            Kind::Decision,
+            "r",
+            &[],
+            "retry budget",
+        ),
+    );
     let mut scratch = Scratch::default();
-    let r = ix.search("retry", &Filter::default().compile(&ix), 10, now, &half_lives(), &mut scratch);
+    let r = ix.search(
+        "retry",
+        &Filter::default().compile(&ix),
+        10,
+        now,
+        &half_lives(),
+        &mut scratch,
+    );
     assert_eq!(r.total, 3);
     let by_id = |id: &str| *r.hits.iter().find(|h| &*ix.stored(h.pos).id == id).unwrap();
     assert!((by_id("code").decay - 0.5).abs() < 1e-12);
@@ -155,7 +309,10 @@ fn search_multiplies_bm25_by_kind_decay() {
     let h = by_id("code");
     assert!((h.score - h.bm25 * h.decay).abs() < 1e-12);
     // Equal scores (code, conv) tie-break to the newer entry.
-    assert_eq!(ids(&ix, &r.hits.iter().map(|h| h.pos).collect::<Vec<_>>()), vec!["new", "code", "conv"]);
+    assert_eq!(
+        ids(&ix, &r.hits.iter().map(|h| h.pos).collect::<Vec<_>>()),
+        vec!["new", "code", "conv"]
+    );
 }
 
 #[test]
@@ -163,10 +320,37 @@ fn search_respects_filters_limit_and_superseded() {
     let now = parse_rfc3339(NOW).unwrap();
     let mut ix = LedgerIndex::default();
     for i in 0..30 {
-        add(&mut ix, entry(&format!("e{i}"), "2026-11-25T00:00:00Z", Kind::Decision, "r1", &["auth"], "login tokens"));
+        add(
+            &mut ix,
+            entry(
+                &format!("e{i}"),
+                "2026-11-25T00:00:00Z",
+                Kind::Decision,
+                "r1",
+                &["auth"],
+                "login tokens",
+            ),
+        );
     }
-    add(&mut ix, entry("own", "2026-11-25T00:00:00Z", Kind::Decision, "me", &[], "login tokens"));
-    let mut s = entry("s", "2026-11-25T00:00:00Z", Kind::Decision, "r1", &[], "login again");
+    add(
+        &mut ix,
+        entry(
+            "own",
+            "2026-11-25T00:00:00Z",
+            Kind::Decision,
+            "me",
+            &[],
+            "login tokens",
+        ),
+    );
+    let mut s = entry(
+        "s",
+        "2026-11-25T00:00:00Z",
+        Kind::Decision,
+        "r1",
+        &[],
+        "login again",
+    );
     s.supersedes = Some("e0".into());
     add(&mut ix, s);
     let f = Filter {
@@ -174,11 +358,32 @@ fn search_respects_filters_limit_and_superseded() {
         ..Filter::default()
     };
     let mut scratch = Scratch::default();
-    let r = ix.search("login", &f.compile(&ix), 10, now, &half_lives(), &mut scratch);
+    let r = ix.search(
+        "login",
+        &f.compile(&ix),
+        10,
+        now,
+        &half_lives(),
+        &mut scratch,
+    );
     assert_eq!(r.hits.len(), 10);
     assert_eq!(r.total, 30); // 29 live e*, plus s; not `own`, not superseded e0
-    assert!(r.hits.iter().all(|h| &*ix.stored(h.pos).id != "own" && &*ix.stored(h.pos).id != "e0"));
-    let tagged = Filter { tags: vec!["auth".into()], ..f };
-    let r = ix.search("login", &tagged.compile(&ix), 50, now, &half_lives(), &mut scratch);
+    assert!(
+        r.hits
+            .iter()
+            .all(|h| &*ix.stored(h.pos).id != "own" && &*ix.stored(h.pos).id != "e0")
+    );
+    let tagged = Filter {
+        tags: vec!["auth".into()],
+        ..f
+    };
+    let r = ix.search(
+        "login",
+        &tagged.compile(&ix),
+        50,
+        now,
+        &half_lives(),
+        &mut scratch,
+    );
     assert_eq!(r.total, 29);
 }

@@ -101,7 +101,11 @@ impl TextIndex {
 
     /// Indexes `text` as document `doc`, which must be the next document number.
     pub fn add(&mut self, doc: u32, text: &str) {
-        assert_eq!(doc as usize, self.doc_len.len(), "documents are added in order");
+        assert_eq!(
+            doc as usize,
+            self.doc_len.len(),
+            "documents are added in order"
+        );
         let tokens = self.tokenizer.tokenize(text);
         let mut counts: HashMap<&str, u32> = HashMap::with_capacity(tokens.len());
         for t in &tokens {
@@ -215,12 +219,19 @@ mod tests {
     #[test]
     fn stems_and_drops_stop_words() {
         let ix = TextIndex::default();
-        assert_eq!(ix.tokenize("The Passwords are hashed"), vec!["password", "hash"]);
+        assert_eq!(
+            ix.tokenize("The Passwords are hashed"),
+            vec!["password", "hash"]
+        );
     }
 
     #[test]
     fn bm25_matches_hand_computation() {
-        let docs = ["bcrypt password hashing", "argon2 password", "jwt tokens expire"];
+        let docs = [
+            "bcrypt password hashing",
+            "argon2 password",
+            "jwt tokens expire",
+        ];
         let ix = index(&docs);
         // "bcrypt": df 1 of N 3 → idf = ln(1 + 2.5/1.5); lengths as the tokenizer counts them.
         let lens: Vec<f64> = docs.iter().map(|d| ix.tokenize(d).len() as f64).collect();
@@ -231,7 +242,11 @@ mod tests {
         let expect = idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * dl / avgdl));
         let got = ranked(&ix, "bcrypt");
         assert_eq!(got.len(), 1);
-        assert!((got[0].1 - expect).abs() < 1e-12, "{} vs {expect}", got[0].1);
+        assert!(
+            (got[0].1 - expect).abs() < 1e-12,
+            "{} vs {expect}",
+            got[0].1
+        );
     }
 
     #[test]

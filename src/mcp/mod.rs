@@ -119,9 +119,14 @@ impl ServerHandler for Server {
             let _guard = guard;
             (tool.call)(&memory, &who, args)
         })
-            .await
-            .unwrap_or_else(|e| tools::tool_error(format!("{} failed internally: {e}", tool.name)));
-        tracing::debug!(tool = tool.name, error = result.is_error.unwrap_or(false), elapsed_us = started.elapsed().as_micros() as u64, "tool call");
+        .await
+        .unwrap_or_else(|e| tools::tool_error(format!("{} failed internally: {e}", tool.name)));
+        tracing::debug!(
+            tool = tool.name,
+            error = result.is_error.unwrap_or(false),
+            elapsed_us = started.elapsed().as_micros() as u64,
+            "tool call"
+        );
         Ok(result.into())
     }
 }

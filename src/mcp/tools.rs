@@ -57,31 +57,103 @@ pub fn tool_error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
 }
 
-/// Deserializes `args` into `A`, refusing unknown argument names and naming the path of
-/// any badly typed value.
+/// Deserializes `args` into `A`: refuses unknown argument names, validates against the
+/// tool's input schema (so every error names the argument at fault), then deserializes.
 pub fn parse_args<A: DeserializeOwned + JsonSchema + 'static>(
     tool: &str,
     args: JsonObject,
 ) -> Result<A, String> {
     let schema = schema_for_input::<A>().expect("argument types are objects");
-    let known: Vec<&str> = schema
-        .get("properties")
-        .and_then(|p| p.as_object())
+    let props = schema.get("properties").and_then(|p| p.as_object());
+    let known: Vec<&str> = props
         .map(|p| p.keys().map(String::as_str).collect())
         .unwrap_or_default();
     if let Some(unknown) = args.keys().find(|k| !known.contains(&k.as_str())) {
         return Err(format!(
             "{tool}: unknown argument `{}`. Fix: use only {}",
             crate::validate::printable(unknown),
-            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
-    serde_path_to_error::deserialize(serde_json::Value::Object(args)).map_err(|e| {
+    let value = serde_json::Value::Object(args);
+    if let Some(msg) = schema_error(tool, &schema, &value) {
+        return Err(msg);
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        let field = if path == "." { "arguments".to_string() } else { format!("`{path}`") };
+        let field = if path == "." {
+            "arguments".to_string()
+        } else {
+            format!("`{path}`")
+        };
         format!("{tool}: invalid {field}: {inner}. Fix: see the tool's input schema")
     })
+}
+
+/// The first violation of the input schema, phrased for the caller, if any.
+fn schema_error(tool: &str, schema: &JsonObject, value: &serde_json::Value) -> Option<String> {
+    let doc = serde_json::Value::Object(schema.clone());
+    let validator = jsonschema::validator_for(&doc).expect("generated schemas compile");
+    let err = validator.iter_errors(value).next()?;
+    let pointer = err.instance_path().to_string();
+    // `/tags/0` → `tags[0]`; the root → the missing property named in the message.
+    let mut parts = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty());
+    let field = match parts.next() {
+        Some(first) => parts.fold(first.to_string(), |acc, p| format!("{acc}[{p}]")),
+        None => "arguments".to_string(),
+    };
+    let allowed = pointer
+        .strip_prefix('/')
+        .and_then(|name| schema.get("properties")?.get(name))
+        .map(|prop| allowed_values(schema, prop))
+        .filter(|v| !v.is_empty())
+        .map(|v| format!("use one of: {}", v.join(", ")))
+        .unwrap_or_else(|| "see the tool's input schema".into());
+    let text = err.to_string();
+    if let Some(name) = text.strip_suffix(" is a required property") {
+        return Some(format!(
+            "{tool}: missing required argument `{}`. Fix: pass it (see the tool's input schema)",
+            name.trim_matches('"')
+        ));
+    }
+    Some(format!("{tool}: invalid `{field}`: {text}. Fix: {allowed}"))
+}
+
+/// The constant values a property accepts (enums such as `kind`), following `$ref`.
+fn allowed_values(root: &JsonObject, prop: &serde_json::Value) -> Vec<String> {
+    let resolve = |v: &serde_json::Value| -> Option<serde_json::Value> {
+        let r = v.get("$ref")?.as_str()?.strip_prefix("#/$defs/")?;
+        root.get("$defs")?.get(r).cloned()
+    };
+    let mut candidates = vec![prop.clone()];
+    for key in ["anyOf", "oneOf"] {
+        if let Some(list) = prop.get(key).and_then(|l| l.as_array()) {
+            candidates.extend(list.iter().cloned());
+        }
+    }
+    let mut out = Vec::new();
+    for c in candidates {
+        let c = resolve(&c).unwrap_or(c);
+        let consts = c
+            .get("enum")
+            .and_then(|e| e.as_array().cloned())
+            .or_else(|| {
+                c.get("oneOf")?
+                    .as_array()
+                    .map(|l| l.iter().filter_map(|v| v.get("const").cloned()).collect())
+            })
+            .unwrap_or_default();
+        out.extend(consts.iter().filter_map(|v| v.as_str().map(str::to_string)));
+    }
+    out
 }
 
 /// Parses, runs `op`, and packs the result (or the error) for MCP.
@@ -123,7 +195,14 @@ pub static TOOLS: &[ToolDef] = &[
             id. room_id/author_role default to this server's identity.",
         read_only: false,
         describe: describe::<PublishArgs, crate::api::ledger::PublishOutput>,
-        call: |m, who, args| run("memory_publish", args, |a| m.publish(a, who), render::publish),
+        call: |m, who, args| {
+            run(
+                "memory_publish",
+                args,
+                |a| m.publish(a, who),
+                render::publish,
+            )
+        },
     },
     ToolDef {
         name: "memory_query",

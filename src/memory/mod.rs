@@ -50,7 +50,9 @@ pub struct Memory {
 
 impl std::fmt::Debug for Memory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Memory").field("paths", &self.paths).finish()
+        f.debug_struct("Memory")
+            .field("paths", &self.paths)
+            .finish()
     }
 }
 

@@ -51,21 +51,27 @@ impl Memory {
                 "shorten it, or publish an `artifact` entry pointing at a file in the repo",
             ));
         }
-        let room_id = args.room_id.or_else(|| who.room_id.clone()).ok_or_else(|| {
-            Error::invalid(
-                "room_id",
-                "no room given and this server has no room identity",
-                "pass `room_id`, or set WARROOM_ROOM_ID in the server's environment",
-            )
-        })?;
+        let room_id = args
+            .room_id
+            .or_else(|| who.room_id.clone())
+            .ok_or_else(|| {
+                Error::invalid(
+                    "room_id",
+                    "no room given and this server has no room identity",
+                    "pass `room_id`, or set WARROOM_ROOM_ID in the server's environment",
+                )
+            })?;
         path_component("room_id", &room_id)?;
-        let author_role = args.author_role.or_else(|| who.role.clone()).ok_or_else(|| {
-            Error::invalid(
-                "author_role",
-                "no role given and this server has no role identity",
-                "pass `author_role` (e.g. \"architect\"), or set WARROOM_ROLE",
-            )
-        })?;
+        let author_role = args
+            .author_role
+            .or_else(|| who.role.clone())
+            .ok_or_else(|| {
+                Error::invalid(
+                    "author_role",
+                    "no role given and this server has no role identity",
+                    "pass `author_role` (e.g. \"architect\"), or set WARROOM_ROLE",
+                )
+            })?;
         short_id("author_role", &author_role)?;
         let ref_ = args.ref_.unwrap_or_default();
         if !ref_.is_empty() {
@@ -93,7 +99,10 @@ impl Memory {
         Schema::LedgerEntry.check(&value).map_err(|errs| {
             Error::invalid(
                 "entry",
-                format!("it does not match schemas/ledger-entry.schema.json: {}", errs.join("; ")),
+                format!(
+                    "it does not match schemas/ledger-entry.schema.json: {}",
+                    errs.join("; ")
+                ),
                 "correct the fields named above",
             )
         })?;

@@ -5,8 +5,7 @@
 
 use super::{DEFAULT_SEARCH_RESULTS, MAX_RESULTS, Memory};
 use crate::api::ledger::{
-    FilterArgs, GetArgs, GetOutput, QueryArgs, QueryOutput, SearchArgs, SearchHitOut,
-    SearchOutput,
+    FilterArgs, GetArgs, GetOutput, QueryArgs, QueryOutput, SearchArgs, SearchHitOut, SearchOutput,
 };
 use crate::clock::{Timestamp, parse_time_arg};
 use crate::config::Identity;
@@ -76,11 +75,12 @@ impl Memory {
             .map(|r| RoomPattern::parse("exclude_room", r))
             .transpose()?;
         let mut excluded = None;
-        if room.is_none() && exclude_room.is_none() {
-            if let Some(own) = &who.room_id {
-                exclude_room = Some(RoomPattern::parse("WARROOM_ROOM_ID", own)?);
-                excluded = Some(own.clone());
-            }
+        if room.is_none()
+            && exclude_room.is_none()
+            && let Some(own) = &who.room_id
+        {
+            exclude_room = Some(RoomPattern::parse("WARROOM_ROOM_ID", own)?);
+            excluded = Some(own.clone());
         }
         for (field, v) in [("author_role", &args.author_role), ("ref", &args.ref_)] {
             if let Some(v) = v {
@@ -89,14 +89,14 @@ impl Memory {
         }
         let since = time_arg("since", &args.since, now)?;
         let until = time_arg("until", &args.until, now)?;
-        if let (Some(s), Some(u)) = (since, until) {
-            if s > u {
-                return Err(Error::invalid(
-                    "since",
-                    format!("{s} is after `until` {u}"),
-                    "swap them, or widen the window",
-                ));
-            }
+        if let (Some(s), Some(u)) = (since, until)
+            && s > u
+        {
+            return Err(Error::invalid(
+                "since",
+                format!("{s} is after `until` {u}"),
+                "swap them, or widen the window",
+            ));
         }
         let filter = Filter {
             tags,
@@ -159,7 +159,14 @@ impl Memory {
         let mut state = self.fresh()?;
         let (ix, scratch) = state.ledger.index_and_scratch();
         let compiled = filter.compile(ix);
-        let r = ix.search(&args.text, &compiled, limit, now, &self.settings.half_life_hours, scratch);
+        let r = ix.search(
+            &args.text,
+            &compiled,
+            limit,
+            now,
+            &self.settings.half_life_hours,
+            scratch,
+        );
         Ok(SearchOutput {
             truncated: r.total > r.hits.len(),
             hits: r

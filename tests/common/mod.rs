@@ -1,0 +1,213 @@
+//! Test harness: real `warroom-memory serve` processes driven by an rmcp client over stdio,
+//! and the CLI run as a subprocess. Every integration test goes through the real binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+/// Path of the binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_warroom-memory");
+
+static SPAWNED: AtomicUsize = AtomicUsize::new(0);
+
+/// A temporary project root with `.agents/`.
+pub fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".agents")).unwrap();
+    dir
+}
+
+/// The ledger path of a project root.
+pub fn ledger(root: &Path) -> PathBuf {
+    root.join(".agents/ledger.jsonl")
+}
+
+/// Lines of the ledger (empty if absent).
+pub fn ledger_lines(root: &Path) -> Vec<String> {
+    std::fs::read_to_string(ledger(root))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// One agent: a server process with its own identity, and a client connected to it.
+pub struct Agent {
+    pub client: RunningService<RoleClient, ()>,
+    pub stderr_log: PathBuf,
+}
+
+/// Builder for an agent process.
+pub struct Spawn<'a> {
+    root: &'a Path,
+    env: Vec<(String, String)>,
+}
+
+pub fn agent(root: &Path) -> Spawn<'_> {
+    Spawn {
+        root,
+        env: Vec::new(),
+    }
+}
+
+impl Spawn<'_> {
+    pub fn room(mut self, room: &str) -> Self {
+        self.env.push(("WARROOM_ROOM_ID".into(), room.into()));
+        self
+    }
+    pub fn role(mut self, role: &str) -> Self {
+        self.env.push(("WARROOM_ROLE".into(), role.into()));
+        self
+    }
+    pub fn now(mut self, now: &str) -> Self {
+        self.env.push(("WARROOM_NOW".into(), now.into()));
+        self
+    }
+    pub fn env(mut self, k: &str, v: &str) -> Self {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    pub async fn start(self) -> Agent {
+        let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
+        let stderr_log = self.root.join(format!("stderr-{n}.log"));
+        let log = std::fs::File::create(&stderr_log).unwrap();
+        let mut cmd = tokio::process::Command::new(BIN);
+        cmd.arg("serve")
+            .arg("--root")
+            .arg(self.root)
+            .env_remove("WARROOM_ROOM_ID")
+            .env_remove("WARROOM_ROLE")
+            .env_remove("WARROOM_NOW")
+            .env_remove("WARROOM_ROOT")
+            .env_remove("AGENT_OS_ROOM_DIR")
+            .env_remove("AGENT_OS_ROLE")
+            .env("WARROOM_LOG", "info");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let (transport, _) = TokioChildProcess::builder(cmd)
+            .stderr(Stdio::from(log))
+            .spawn()
+            .unwrap();
+        let client = ().serve(transport).await.expect("server initializes");
+        Agent { client, stderr_log }
+    }
+}
+
+impl Agent {
+    /// Calls a tool; panics only on protocol failure.
+    pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let Value::Object(map) = args else {
+            panic!("arguments must be an object")
+        };
+        self.client
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"))
+    }
+
+    /// Calls a tool that must succeed; returns its structured content.
+    pub async fn ok(&self, tool: &str, args: Value) -> Value {
+        let r = self.call(tool, args).await;
+        assert_ne!(r.is_error, Some(true), "{tool} failed: {}", text(&r));
+        assert!(
+            !text(&r).is_empty(),
+            "{tool}: a readable text copy is expected"
+        );
+        r.structured_content.expect("structured content")
+    }
+
+    /// Calls a tool that must fail with a tool error; returns the error text.
+    pub async fn err(&self, tool: &str, args: Value) -> String {
+        let r = self.call(tool, args).await;
+        assert_eq!(
+            r.is_error,
+            Some(true),
+            "{tool} should fail but returned {}",
+            text(&r)
+        );
+        assert!(r.structured_content.is_none());
+        text(&r)
+    }
+
+    pub async fn tools(&self) -> Vec<Tool> {
+        self.client.list_all_tools().await.unwrap()
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+
+    pub async fn stop(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+/// The text content of a tool result.
+pub fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Publishes with sensible defaults merged with `extra`.
+pub async fn publish(a: &Agent, kind: &str, summary: &str, extra: Value) -> Value {
+    let mut args = json!({"kind": kind, "summary": summary});
+    if let (Value::Object(base), Value::Object(more)) = (&mut args, extra) {
+        base.extend(more);
+    }
+    a.ok("memory_publish", args).await["entry"].clone()
+}
+
+/// Ids of the entries in a query result.
+pub fn entry_ids(result: &Value) -> Vec<String> {
+    result["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Ids of the hits in a search result.
+pub fn hit_ids(result: &Value) -> Vec<String> {
+    result["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["entry"]["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Runs the CLI; returns (exit code, stdout, stderr).
+pub fn cli(root: &Path, args: &[&str]) -> (i32, String, String) {
+    cli_env(root, args, &[])
+}
+
+pub fn cli_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.arg("--root")
+        .arg(root)
+        .args(args)
+        .env_remove("WARROOM_ROOM_ID")
+        .env_remove("WARROOM_ROLE")
+        .env_remove("WARROOM_NOW")
+        .env_remove("WARROOM_ROOT");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
