@@ -38,6 +38,14 @@ impl Timestamp {
         )
     }
 
+    /// True if `text` is exactly the canonical form of `self` (checked without allocating).
+    pub fn is_canonical(self, text: &str) -> bool {
+        text.len() == 20
+            && parse_rfc3339(text) == Ok(self)
+            && text.ends_with('Z')
+            && text.as_bytes()[10] == b'T'
+    }
+
     /// The date part only (`YYYY-MM-DD`), for compact human output.
     pub fn date(self) -> String {
         self.to_rfc3339()[..10].to_string()

@@ -7,6 +7,8 @@
 //! Reading is lenient where the seed was (OSTwin lines have no `detail` or `supersedes`,
 //! ids like `mem-dec-1775214241555000000-78833`); writing is strict and canonical.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -166,12 +168,53 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Er
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineError(pub String);
 
-impl Entry {
+/// A ledger line parsed without copying: strings borrow from the line unless they contain
+/// JSON escapes. Cold start reads every line this way; [`Entry`] is the owned form.
+#[derive(Debug, Clone, Deserialize)]
+pub struct EntryRef<'a> {
+    /// See [`Entry::id`].
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    /// See [`Entry::ts`].
+    #[serde(borrow)]
+    pub ts: Cow<'a, str>,
+    /// See [`Entry::kind`].
+    pub kind: Kind,
+    /// See [`Entry::room_id`].
+    #[serde(default, borrow)]
+    pub room_id: Cow<'a, str>,
+    /// See [`Entry::author_role`].
+    #[serde(default, borrow)]
+    pub author_role: Cow<'a, str>,
+    /// See [`Entry::ref_`].
+    #[serde(default, borrow, rename = "ref")]
+    pub ref_: Cow<'a, str>,
+    /// See [`Entry::tags`].
+    #[serde(default, borrow)]
+    pub tags: Vec<Cow<'a, str>>,
+    /// See [`Entry::summary`].
+    #[serde(borrow)]
+    pub summary: Cow<'a, str>,
+    /// See [`Entry::detail`].
+    #[serde(default, borrow)]
+    pub detail: Option<Cow<'a, str>>,
+    /// See [`Entry::supersedes`].
+    #[serde(default, borrow)]
+    pub supersedes: Option<Cow<'a, str>>,
+    /// See [`Entry::plan_id`].
+    #[serde(default, borrow)]
+    pub plan_id: Option<Cow<'a, str>>,
+    /// See [`Entry::redacted`].
+    #[serde(default, borrow)]
+    pub redacted: Vec<Cow<'a, str>>,
+}
+
+impl<'a> EntryRef<'a> {
     /// Parses one ledger line. Unknown fields are ignored; missing optional fields default.
-    pub fn from_line(line: &[u8]) -> std::result::Result<(Entry, Timestamp), LineError> {
+    pub fn parse(line: &'a [u8]) -> std::result::Result<(EntryRef<'a>, Timestamp), LineError> {
         let text =
             std::str::from_utf8(line).map_err(|e| LineError(format!("not valid UTF-8 ({e})")))?;
-        let entry: Entry =
+        let entry: EntryRef<'a> =
             serde_json::from_str(text).map_err(|e| LineError(format!("not an entry: {e}")))?;
         if entry.id.is_empty() || entry.id.len() > MAX_ID_BYTES {
             return Err(LineError(format!(
@@ -184,6 +227,52 @@ impl Entry {
         }
         let ts = parse_rfc3339(&entry.ts).map_err(|e| LineError(format!("bad `ts`: {e}")))?;
         Ok((entry, ts))
+    }
+
+    /// The owned form.
+    pub fn to_owned_entry(&self) -> Entry {
+        let s = |c: &Cow<'_, str>| c.to_string();
+        Entry {
+            id: s(&self.id),
+            ts: s(&self.ts),
+            kind: self.kind,
+            room_id: s(&self.room_id),
+            author_role: s(&self.author_role),
+            ref_: s(&self.ref_),
+            tags: self.tags.iter().map(s).collect(),
+            summary: s(&self.summary),
+            detail: self.detail.as_ref().map(s).unwrap_or_default(),
+            supersedes: self.supersedes.as_ref().map(s),
+            plan_id: self.plan_id.as_ref().map(s),
+            redacted: self.redacted.iter().map(s).collect(),
+        }
+    }
+}
+
+impl<'a> From<&'a Entry> for EntryRef<'a> {
+    fn from(e: &'a Entry) -> Self {
+        let b = |s: &'a String| Cow::Borrowed(s.as_str());
+        EntryRef {
+            id: b(&e.id),
+            ts: b(&e.ts),
+            kind: e.kind,
+            room_id: b(&e.room_id),
+            author_role: b(&e.author_role),
+            ref_: b(&e.ref_),
+            tags: e.tags.iter().map(b).collect(),
+            summary: b(&e.summary),
+            detail: Some(b(&e.detail)),
+            supersedes: e.supersedes.as_ref().map(b),
+            plan_id: e.plan_id.as_ref().map(b),
+            redacted: e.redacted.iter().map(b).collect(),
+        }
+    }
+}
+
+impl Entry {
+    /// Parses one ledger line into the owned form (see [`EntryRef::parse`]).
+    pub fn from_line(line: &[u8]) -> std::result::Result<(Entry, Timestamp), LineError> {
+        EntryRef::parse(line).map(|(e, ts)| (e.to_owned_entry(), ts))
     }
 
     /// The canonical one-line JSON form (no trailing newline). JSON escapes every control

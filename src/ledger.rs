@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::clock::Timestamp;
-use crate::entry::Entry;
+use crate::entry::{Entry, EntryRef};
 use crate::error::{Error, Result};
 use crate::index::{LedgerIndex, Loc, Scratch};
 use crate::jsonl::{AppendLock, AppendOptions, Poll, RawLine, Tail};
@@ -44,9 +44,9 @@ fn apply_line(index: &mut LedgerIndex, line: RawLine<'_>) {
     if line.bytes.iter().all(u8::is_ascii_whitespace) {
         return; // blank lines carry nothing and are not an error
     }
-    match Entry::from_line(line.bytes) {
+    match EntryRef::parse(line.bytes) {
         Ok((entry, ts)) => {
-            index.apply(entry, ts, loc);
+            index.apply(&entry, ts, loc);
         }
         Err(e) => index.note_problem(loc, format!("malformed line: {}", e.0)),
     }
@@ -160,6 +160,11 @@ impl Ledger {
                 entry.id
             ))
         })
+    }
+
+    /// Turns `fsync` after each append on or off.
+    pub fn set_fsync(&mut self, on: bool) {
+        self.opts.fsync = on;
     }
 
     /// Split borrow for search: the index and the scratch buffer.

@@ -9,6 +9,7 @@
 //! terminal output, no wall clock. The edges — [`mcp`] and [`cli`] — translate protocols.
 
 pub mod api;
+pub mod bench;
 pub mod cli;
 pub mod clock;
 pub mod config;

@@ -3,6 +3,7 @@
 //! Edge code: parses flags (clap), opens the core with the resolved paths, settings, clock
 //! and identity, and formats results (text by default, `--json` for machines).
 
+mod bench;
 mod ledger_cmds;
 pub mod out;
 mod serve;
@@ -87,6 +88,8 @@ enum Command {
     Search(ledger_cmds::SearchCmd),
     /// Show one entry with its supersede chain.
     Get(ledger_cmds::GetCmd),
+    /// Measure cold start, search, query, tail pick-up and publish on generated ledgers.
+    Bench(bench::BenchCmd),
 }
 
 /// Everything a command needs from the global options.
@@ -202,5 +205,6 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Query(cmd) => cmd.run(&g.open()?),
         Command::Search(cmd) => cmd.run(&g.open()?),
         Command::Get(cmd) => cmd.run(&g.open()?),
+        Command::Bench(cmd) => cmd.run(g.json),
     }
 }

@@ -138,6 +138,34 @@ impl Filter {
 }
 
 impl Compiled {
+    /// The number of live entries this filter matches, if it can be known from the
+    /// per-room/per-kind counts alone (conditions on room and kind only).
+    pub fn count_from_totals(&self, ix: &LedgerIndex) -> Option<usize> {
+        let simple = self.tags.is_none()
+            && self.role.is_none()
+            && self.ref_.is_none()
+            && self.since == i64::MIN
+            && self.until == i64::MAX
+            && !self.include_superseded;
+        if !simple {
+            return None;
+        }
+        let kinds: Vec<Kind> = match self.kind {
+            Some(k) => vec![k],
+            None => Kind::ALL.to_vec(),
+        };
+        let total = (0..ix.rooms.len() as Sym)
+            .filter(|&r| self.rooms.as_ref().is_none_or(|ok| ok[r as usize]))
+            .map(|r| {
+                kinds
+                    .iter()
+                    .map(|&k| ix.live_in(r, k) as usize)
+                    .sum::<usize>()
+            })
+            .sum();
+        Some(total)
+    }
+
     /// True if the entry at `pos` passes every condition except tags (checked separately,
     /// because tag candidates usually come from the tag postings).
     pub fn matches_meta(&self, m: &Meta) -> bool {

@@ -13,14 +13,14 @@ mod filter;
 mod query;
 mod text;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 pub use filter::{Compiled, Filter, RoomPattern};
 pub use query::{QueryResult, SearchHit, SearchResult};
 pub use text::{Scratch, TextIndex};
 
 use crate::clock::Timestamp;
-use crate::entry::{Entry, Kind};
+use crate::entry::{Entry, EntryRef, Kind};
 
 /// An interned name.
 pub type Sym = u32;
@@ -35,7 +35,7 @@ pub struct Interner {
 impl Default for Interner {
     fn default() -> Self {
         let mut i = Interner {
-            map: HashMap::new(),
+            map: HashMap::default(),
             names: Vec::new(),
         };
         i.intern("");
@@ -157,6 +157,12 @@ pub struct LedgerIndex {
     pub(crate) plans: Interner,
     pub(crate) text: TextIndex,
     live: usize,
+    /// True once an entry arrived with an earlier `ts` than the one before it; until then
+    /// file order is time order and newest-first is simply descending position.
+    out_of_order: bool,
+    /// Live entries per room symbol and kind: lets a query filtered only by room and kind
+    /// count its total without scanning.
+    live_by_room_kind: Vec<[u32; 6]>,
     problems: Vec<Problem>,
     problem_count: usize,
 }
@@ -203,6 +209,10 @@ impl LedgerIndex {
         let p = self.meta(pos).plan;
         (p != 0).then(|| self.plans.name(p))
     }
+    /// True if file order is also time order (no entry older than its predecessor).
+    pub fn in_time_order(&self) -> bool {
+        !self.out_of_order
+    }
     /// Positions in chronological order (oldest first).
     pub fn chrono(&self) -> &[u32] {
         &self.chrono
@@ -224,9 +234,9 @@ impl LedgerIndex {
     /// A duplicate id or an impossible supersede is recorded as a problem; a duplicate is not
     /// indexed (the first line with an id wins), a bad supersede is indexed but retires
     /// nothing.
-    pub fn apply(&mut self, entry: Entry, ts: Timestamp, loc: Loc) -> Option<u32> {
-        if self.by_id.contains_key(entry.id.as_str()) {
-            let first = self.stored(self.by_id[entry.id.as_str()]).loc.line;
+    pub fn apply(&mut self, entry: &EntryRef<'_>, ts: Timestamp, loc: Loc) -> Option<u32> {
+        if let Some(&first) = self.by_id.get(&*entry.id) {
+            let first = self.stored(first).loc.line;
             self.note_problem(
                 loc,
                 format!(
@@ -237,13 +247,14 @@ impl LedgerIndex {
             return None;
         }
         let pos = self.meta.len() as u32;
-        let text = format!("{} {}", entry.summary, entry.tags.join(" "));
-        self.text.add(pos, &text);
+        self.text.add(
+            pos,
+            std::iter::once(&*entry.summary).chain(entry.tags.iter().map(|t| &**t)),
+        );
         let tags: Box<[Sym]> = entry.tags.iter().map(|t| self.tags.intern(t)).collect();
         for &t in tags.iter() {
             self.tag_postings.entry(t).or_default().push(pos);
         }
-        let canonical = ts.to_rfc3339();
         self.meta.push(Meta {
             ts: ts.0,
             room: self.rooms.intern(&entry.room_id),
@@ -253,19 +264,22 @@ impl LedgerIndex {
             kind: entry.kind,
             live: true,
         });
+        let id: Box<str> = (*entry.id).into();
         self.stored.push(Stored {
-            ts_raw: (entry.ts != canonical).then(|| entry.ts.into()),
-            id: entry.id.as_str().into(),
+            ts_raw: (!ts.is_canonical(&entry.ts)).then(|| (*entry.ts).into()),
+            id: id.clone(),
             tags,
-            summary: entry.summary.into(),
-            detail: entry.detail.into(),
-            supersedes: entry.supersedes.map(Into::into),
-            redacted: entry.redacted.into_iter().map(Into::into).collect(),
+            summary: (*entry.summary).into(),
+            detail: entry.detail.as_deref().unwrap_or("").into(),
+            supersedes: entry.supersedes.as_deref().map(Into::into),
+            redacted: entry.redacted.iter().map(|r| (**r).into()).collect(),
             superseded_by: None,
             loc,
         });
-        self.by_id.insert(entry.id.into(), pos);
+        self.by_id.insert(id, pos);
         self.live += 1;
+        let m = self.meta[pos as usize];
+        self.count_live(m.room, m.kind, 1);
         self.insert_chrono(pos);
         if let Some(target) = self.stored(pos).supersedes.clone() {
             self.link_supersede(pos, &target);
@@ -286,6 +300,9 @@ impl LedgerIndex {
                 .partition_point(|&p| self.meta[p as usize].ts <= ts),
             _ => self.chrono.len(),
         };
+        if at != self.chrono.len() {
+            self.out_of_order = true;
+        }
         self.chrono.insert(at, pos);
     }
 
@@ -322,6 +339,24 @@ impl LedgerIndex {
         self.stored[t as usize].superseded_by = Some(pos);
         self.meta[t as usize].live = false;
         self.live -= 1;
+        let m = self.meta[t as usize];
+        self.count_live(m.room, m.kind, -1);
+    }
+
+    fn count_live(&mut self, room: Sym, kind: Kind, delta: i32) {
+        let room = room as usize;
+        if self.live_by_room_kind.len() <= room {
+            self.live_by_room_kind.resize(room + 1, [0; 6]);
+        }
+        let c = &mut self.live_by_room_kind[room][kind.index()];
+        *c = c.wrapping_add_signed(delta);
+    }
+
+    /// Live entries in room `room` of kind `kind`.
+    pub(crate) fn live_in(&self, room: Sym, kind: Kind) -> u32 {
+        self.live_by_room_kind
+            .get(room as usize)
+            .map_or(0, |k| k[kind.index()])
     }
 
     /// Supersedes that name an id never seen, with the superseder's position.

@@ -45,6 +45,27 @@ pub struct SearchResult {
     pub terms: Vec<String>,
 }
 
+/// Merges ascending position lists into one descending sequence without duplicates.
+fn merge_descending<'a>(lists: &'a [&'a [u32]]) -> impl Iterator<Item = u32> + 'a {
+    let mut ends: Vec<usize> = lists.iter().map(|l| l.len()).collect();
+    let mut last = u32::MAX;
+    std::iter::from_fn(move || {
+        loop {
+            let (i, p) = ends
+                .iter()
+                .enumerate()
+                .filter(|&(_, &e)| e > 0)
+                .map(|(i, &e)| (i, lists[i][e - 1]))
+                .max_by_key(|&(_, p)| p)?;
+            ends[i] -= 1;
+            if p != last {
+                last = p;
+                return Some(p);
+            }
+        }
+    })
+}
+
 /// The seed's decay: `exp(−ln 2 × age_hours / half_life_hours)`.
 pub fn decay(age_hours: f64, half_life_hours: f64) -> f64 {
     (-std::f64::consts::LN_2 * age_hours / half_life_hours).exp()
@@ -62,30 +83,52 @@ impl LedgerIndex {
         let mut total = 0;
         match &filter.tags {
             Some(want) => {
-                let mut cands: Vec<u32> = want
+                let lists: Vec<&[u32]> = want
                     .iter()
-                    .filter_map(|t| self.tag_postings.get(t))
-                    .flatten()
-                    .copied()
-                    .filter(|&p| filter.matches_meta(self.meta(p)))
+                    .filter_map(|t| self.tag_postings.get(t).map(Vec::as_slice))
                     .collect();
-                cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
-                cands.dedup();
-                total = cands.len();
-                cands.truncate(limit);
-                positions = cands;
+                if self.in_time_order() {
+                    // Newest first is descending position: merge the postings from the end,
+                    // counting every match and keeping the first `limit`.
+                    for p in merge_descending(&lists) {
+                        if filter.matches_meta(self.meta(p)) {
+                            total += 1;
+                            if positions.len() < limit {
+                                positions.push(p);
+                            }
+                        }
+                    }
+                } else {
+                    let mut cands: Vec<u32> = lists
+                        .iter()
+                        .flat_map(|l| l.iter().copied())
+                        .filter(|&p| filter.matches_meta(self.meta(p)))
+                        .collect();
+                    cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
+                    cands.dedup();
+                    total = cands.len();
+                    cands.truncate(limit);
+                    positions = cands;
+                }
             }
             None => {
                 let chrono = self.chrono();
                 let lo = chrono.partition_point(|&p| self.meta(p).ts < filter.since);
                 let hi = chrono.partition_point(|&p| self.meta(p).ts <= filter.until);
+                // When the total is known from counts, stop as soon as the page is full.
+                let known = filter.count_from_totals(self);
                 for &p in chrono[lo..hi.max(lo)].iter().rev() {
                     if filter.matches_meta(self.meta(p)) {
                         total += 1;
                         if positions.len() < limit {
                             positions.push(p);
+                        } else if known.is_some() {
+                            break;
                         }
                     }
+                }
+                if let Some(n) = known {
+                    total = n;
                 }
             }
         }

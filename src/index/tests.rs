@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::clock::parse_rfc3339;
+use crate::entry::EntryRef;
 
 const NOW: &str = "2026-11-25T12:00:00Z";
 
@@ -25,7 +26,7 @@ fn entry(id: &str, ts: &str, kind: Kind, room: &str, tags: &[&str], summary: &st
 fn add(ix: &mut LedgerIndex, e: Entry) -> Option<u32> {
     let ts = parse_rfc3339(&e.ts).unwrap();
     let line = ix.len() as u64 + 1;
-    ix.apply(e, ts, Loc { line, offset: 0 })
+    ix.apply(&EntryRef::from(&e), ts, Loc { line, offset: 0 })
 }
 
 fn ids(ix: &LedgerIndex, positions: &[u32]) -> Vec<String> {
@@ -386,4 +387,82 @@ fn search_respects_filters_limit_and_superseded() {
         &mut scratch,
     );
     assert_eq!(r.total, 29);
+}
+
+#[test]
+fn counted_totals_agree_with_a_full_scan() {
+    let mut ix = LedgerIndex::default();
+    for i in 0..40 {
+        let kind = Kind::ALL[i % 6];
+        let mut e = entry(
+            &format!("e{i}"),
+            "2026-11-01T00:00:00Z",
+            kind,
+            &format!("room-{}", i % 4),
+            &[],
+            "x",
+        );
+        if i % 7 == 6 {
+            e.supersedes = Some(format!("e{}", i - 3));
+        }
+        add(&mut ix, e);
+    }
+    let filters = [
+        Filter::default(),
+        Filter {
+            kind: Some(Kind::Decision),
+            ..Filter::default()
+        },
+        Filter {
+            exclude_room: Some(RoomPattern::parse("x", "room-1").unwrap()),
+            ..Filter::default()
+        },
+        Filter {
+            room: Some(RoomPattern::parse("x", "room-{2,3}").unwrap()),
+            kind: Some(Kind::Code),
+            ..Filter::default()
+        },
+    ];
+    for f in filters {
+        let c = f.compile(&ix);
+        let scanned = ix
+            .chrono()
+            .iter()
+            .filter(|&&p| c.matches_meta(ix.meta(p)))
+            .count();
+        assert_eq!(c.count_from_totals(&ix), Some(scanned), "{f:?}");
+        assert_eq!(ix.query(&c, 3).total, scanned);
+    }
+    let timed = Filter {
+        since: Some(parse_rfc3339(NOW).unwrap()),
+        ..Filter::default()
+    };
+    assert_eq!(timed.compile(&ix).count_from_totals(&ix), None);
+}
+
+#[test]
+fn tag_union_in_time_order_is_merged_newest_first_without_duplicates() {
+    let mut ix = LedgerIndex::default();
+    let tags: [&[&str]; 5] = [&["a"], &["b"], &["a", "b"], &["c"], &["b"]];
+    for (i, t) in tags.iter().enumerate() {
+        add(
+            &mut ix,
+            entry(
+                &format!("e{i}"),
+                &format!("2026-11-0{}T00:00:00Z", i + 1),
+                Kind::Code,
+                "r",
+                t,
+                "x",
+            ),
+        );
+    }
+    assert!(ix.in_time_order());
+    let f = Filter {
+        tags: vec!["a".into(), "b".into()],
+        ..Filter::default()
+    };
+    let q = ix.query(&f.compile(&ix), 3);
+    assert_eq!(ids(&ix, &q.positions), vec!["e4", "e2", "e1"]);
+    assert_eq!(q.total, 4);
 }

@@ -11,9 +11,8 @@
 //! the average length count every indexed entry, superseded ones included: the index is
 //! append-only like the ledger, and scores stay stable when an entry is superseded.
 
-use std::collections::HashMap;
-
 use bm25::{DefaultTokenizer, Language, Tokenizer};
+use foldhash::HashMap;
 
 /// BM25 term-frequency saturation.
 pub const K1: f64 = 1.2;
@@ -53,6 +52,10 @@ impl Scratch {
     }
 }
 
+/// Most whitespace-separated chunks the tokenizer cache remembers; later new chunks are
+/// tokenized every time (correct, just slower).
+const CHUNK_CACHE_MAX: usize = 200_000;
+
 /// Postings index over `summary + tags` of every entry.
 pub struct TextIndex {
     tokenizer: DefaultTokenizer,
@@ -60,6 +63,109 @@ pub struct TextIndex {
     postings: Vec<Vec<Posting>>,
     doc_len: Vec<u32>,
     total_len: u64,
+    /// Tokenizing (Unicode split, folding, stop words, Snowball stemming) dominates
+    /// indexing, and text repeats a small vocabulary, so each distinct whitespace-separated
+    /// chunk is tokenized once. Exact: the tokenizer never joins text across whitespace, so
+    /// tokenizing chunk by chunk yields the same tokens as the whole text (a test checks).
+    chunks: ChunkCache,
+}
+
+/// Entries of the direct-mapped hot cache (32 bytes each: 128 KiB, fits in L2).
+const HOT_SLOTS: usize = 4096;
+/// "This chunk has no term" (a stop word or punctuation) in the hot cache.
+const NO_TERM: u32 = u32::MAX;
+
+/// One hot-cache slot: a short chunk stored inline with its single term id.
+#[derive(Clone, Copy)]
+struct Hot {
+    len: u8,
+    bytes: [u8; 27],
+    id: u32,
+}
+
+/// Chunk → term ids, laid out for few cache misses. Frequent short chunks that map to at
+/// most one term sit inline in a direct-mapped array (one cache line per lookup, exact
+/// byte comparison); the rest go through a map of 64-bit hashes whose chunk bytes and ids
+/// live in two contiguous arenas.
+struct ChunkCache {
+    hot: Box<[Hot]>,
+    by_hash: HashMap<u64, u32>,
+    slots: Vec<(u32, u32, u32, u32)>, // (text start, text len, ids start, ids len)
+    text: Vec<u8>,
+    ids: Vec<u32>,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl Default for ChunkCache {
+    fn default() -> Self {
+        let empty = Hot {
+            len: u8::MAX,
+            bytes: [0; 27],
+            id: NO_TERM,
+        };
+        ChunkCache {
+            hot: vec![empty; HOT_SLOTS].into_boxed_slice(),
+            by_hash: HashMap::default(),
+            slots: Vec::new(),
+            text: Vec::new(),
+            ids: Vec::new(),
+            hasher: foldhash::fast::FixedState::default(),
+        }
+    }
+}
+
+impl ChunkCache {
+    fn hash(&self, chunk: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(chunk)
+    }
+
+    /// The hot slot's answer for `chunk`: `Some(None)` no term, `Some(Some(id))` one term.
+    fn hot_get(&self, hash: u64, chunk: &str) -> Option<Option<u32>> {
+        let h = &self.hot[hash as usize % HOT_SLOTS];
+        (usize::from(h.len) == chunk.len() && &h.bytes[..chunk.len()] == chunk.as_bytes())
+            .then_some((h.id != NO_TERM).then_some(h.id))
+    }
+
+    fn hot_put(&mut self, hash: u64, chunk: &str, ids: &[u32]) {
+        if chunk.len() <= 27 && ids.len() <= 1 {
+            let h = &mut self.hot[hash as usize % HOT_SLOTS];
+            h.len = chunk.len() as u8;
+            h.bytes[..chunk.len()].copy_from_slice(chunk.as_bytes());
+            h.id = ids.first().copied().unwrap_or(NO_TERM);
+        }
+    }
+
+    fn get(&self, hash: u64, chunk: &str) -> Option<&[u32]> {
+        let &slot = self.by_hash.get(&hash)?;
+        let (ts, tl, is, il) = self.slots[slot as usize];
+        (&self.text[ts as usize..(ts + tl) as usize] == chunk.as_bytes())
+            .then(|| &self.ids[is as usize..(is + il) as usize])
+    }
+
+    fn insert(&mut self, hash: u64, chunk: &str, ids: &[u32]) {
+        if self.slots.len() >= CHUNK_CACHE_MAX || self.by_hash.contains_key(&hash) {
+            return; // full, or a (rare) 64-bit hash collision: just don't cache
+        }
+        let slot = (
+            self.text.len() as u32,
+            chunk.len() as u32,
+            self.ids.len() as u32,
+            ids.len() as u32,
+        );
+        self.text.extend_from_slice(chunk.as_bytes());
+        self.ids.extend_from_slice(ids);
+        self.by_hash.insert(hash, self.slots.len() as u32);
+        self.slots.push(slot);
+    }
+
+    fn heap_bytes(&self) -> usize {
+        HOT_SLOTS * std::mem::size_of::<Hot>()
+            + self.by_hash.capacity() * 16
+            + self.slots.capacity() * 16
+            + self.text.capacity()
+            + self.ids.capacity() * 4
+    }
 }
 
 impl std::fmt::Debug for TextIndex {
@@ -75,10 +181,11 @@ impl Default for TextIndex {
     fn default() -> Self {
         TextIndex {
             tokenizer: DefaultTokenizer::new(Language::English),
-            terms: HashMap::new(),
+            terms: HashMap::default(),
             postings: Vec::new(),
             doc_len: Vec::new(),
             total_len: 0,
+            chunks: ChunkCache::default(),
         }
     }
 }
@@ -99,35 +206,72 @@ impl TextIndex {
         self.doc_len.is_empty()
     }
 
-    /// Indexes `text` as document `doc`, which must be the next document number.
-    pub fn add(&mut self, doc: u32, text: &str) {
+    fn intern(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.terms.get(term) {
+            return id;
+        }
+        let id = self.postings.len() as u32;
+        self.terms.insert(term.into(), id);
+        self.postings.push(Vec::new());
+        id
+    }
+
+    /// Term ids of `text`, in order, through the chunk cache.
+    fn term_ids<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) -> Vec<u32> {
+        let mut out = Vec::with_capacity(32);
+        for chunk in texts.into_iter().flat_map(str::split_whitespace) {
+            if chunk.len() > 64 {
+                // Long chunks (URLs, hashes) rarely repeat; tokenize without caching.
+                for t in self.tokenizer.tokenize(chunk) {
+                    out.push(self.intern(&t));
+                }
+                continue;
+            }
+            let hash = self.chunks.hash(chunk);
+            if let Some(id) = self.chunks.hot_get(hash, chunk) {
+                out.extend(id);
+                continue;
+            }
+            if let Some(ids) = self.chunks.get(hash, chunk) {
+                let ids = ids.to_vec();
+                self.chunks.hot_put(hash, chunk, &ids);
+                out.extend_from_slice(&ids);
+                continue;
+            }
+            let start = out.len();
+            for t in self.tokenizer.tokenize(chunk) {
+                out.push(self.intern(&t));
+            }
+            let ids = out[start..].to_vec();
+            self.chunks.insert(hash, chunk, &ids);
+            self.chunks.hot_put(hash, chunk, &ids);
+        }
+        out
+    }
+
+    /// Indexes the concatenation of `texts` as document `doc`, which must be the next
+    /// document number.
+    pub fn add<'t>(&mut self, doc: u32, texts: impl IntoIterator<Item = &'t str>) {
         assert_eq!(
             doc as usize,
             self.doc_len.len(),
             "documents are added in order"
         );
-        let tokens = self.tokenizer.tokenize(text);
-        let mut counts: HashMap<&str, u32> = HashMap::with_capacity(tokens.len());
-        for t in &tokens {
-            *counts.entry(t.as_str()).or_default() += 1;
+        let mut ids = self.term_ids(texts);
+        let len = ids.len() as u32;
+        ids.sort_unstable();
+        let mut i = 0;
+        while i < ids.len() {
+            let term = ids[i];
+            let run = ids[i..].iter().take_while(|&&t| t == term).count();
+            self.postings[term as usize].push(Posting {
+                doc,
+                tf: run as u32,
+            });
+            i += run;
         }
-        // Sorted so that postings are built in the same order on every run.
-        let mut counts: Vec<(&str, u32)> = counts.into_iter().collect();
-        counts.sort_unstable();
-        for (term, tf) in counts {
-            let id = match self.terms.get(term) {
-                Some(&id) => id,
-                None => {
-                    let id = self.postings.len() as u32;
-                    self.terms.insert(term.into(), id);
-                    self.postings.push(Vec::new());
-                    id
-                }
-            };
-            self.postings[id as usize].push(Posting { doc, tf });
-        }
-        self.doc_len.push(tokens.len() as u32);
-        self.total_len += tokens.len() as u64;
+        self.doc_len.push(len);
+        self.total_len += u64::from(len);
     }
 
     /// The distinct indexed terms of a query, with their idf. Terms absent from the index
@@ -192,7 +336,7 @@ impl TextIndex {
             .map(|p| p.capacity() * std::mem::size_of::<Posting>() + 24)
             .sum();
         let terms: usize = self.terms.keys().map(|k| k.len() + 16 + 4 + 8).sum();
-        postings + terms + self.doc_len.capacity() * 4
+        postings + terms + self.chunks.heap_bytes() + self.doc_len.capacity() * 4
     }
 }
 
@@ -203,7 +347,7 @@ mod tests {
     fn index(docs: &[&str]) -> TextIndex {
         let mut ix = TextIndex::default();
         for (i, d) in docs.iter().enumerate() {
-            ix.add(i as u32, d);
+            ix.add(i as u32, [*d]);
         }
         ix
     }
@@ -260,6 +404,35 @@ mod tests {
         assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 0]);
         assert!(ranked(&ix, "nothing-here").is_empty());
         assert!(ranked(&ix, "").is_empty());
+    }
+
+    #[test]
+    fn chunked_tokenizing_equals_whole_text_tokenizing() {
+        let texts = [
+            "Chose bcrypt over argon2 for password-hashing; don't use MD5!",
+            "POST /auth/login returns {token, expires_at} — JWT (RS256)",
+            "Café naïve résumé Ångström 中文 日本語 x² ½ e.g. i.e. U.S.A.",
+            "tabs\tand\nnewlines\u{a0}nbsp  double  spaces",
+            "it's the users' cache: 3.14 v1.2.3 foo_bar foo-bar CamelCase",
+            "",
+            "   ",
+        ];
+        for t in texts {
+            let mut ix = TextIndex::default();
+            let ids = ix.term_ids([t]);
+            let names: Vec<&str> = ids
+                .iter()
+                .map(|id| {
+                    ix.terms
+                        .iter()
+                        .find(|(_, v)| **v == *id)
+                        .unwrap()
+                        .0
+                        .as_ref()
+                })
+                .collect();
+            assert_eq!(names, ix.tokenize(t), "{t:?}");
+        }
     }
 
     #[test]

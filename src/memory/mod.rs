@@ -98,6 +98,25 @@ impl Memory {
         Ok(state)
     }
 
+    /// Picks up whatever other processes appended; returns the number of new lines.
+    /// (Every operation does this first; benchmarks time it alone.)
+    pub fn refresh(&self) -> Result<usize> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(state.ledger.refresh()?.lines)
+    }
+
+    /// Turns `fsync` after each append on or off (the benchmark compares both).
+    pub fn set_fsync(&self, on: bool) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.ledger.set_fsync(on);
+    }
+
+    /// Approximate heap bytes held by the index.
+    pub fn index_heap_bytes(&self) -> usize {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.ledger.index().heap_bytes()
+    }
+
     /// Entry counts, after picking up anything new.
     pub fn stats(&self) -> Result<Stats> {
         let state = self.fresh()?;

@@ -1,0 +1,140 @@
+//! `warroom-memory bench`: generated ledgers of 10k / 100k / 1M entries, measured for cold
+//! start, resident memory, search, query, tail pick-up and publish, next to the `bm25`
+//! crate's engine and SQLite FTS5 on the same texts.
+//!
+//! Each size runs in a fresh child process so that resident-memory figures are not
+//! polluted by earlier sizes. This module measures; the CLI prints.
+
+pub mod corpus;
+pub mod measure;
+mod sqlite;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::clock::Timestamp;
+pub use measure::{Micros, SizeReport};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Ledger sizes (entries).
+    pub sizes: Vec<usize>,
+    /// Timed calls per operation.
+    pub queries: usize,
+    /// Where generated ledgers and working copies live.
+    pub dir: PathBuf,
+}
+
+/// The generated ledger of `n` entries in `dir`, created if missing.
+pub fn corpus_file(
+    dir: &Path,
+    n: usize,
+    progress: &mut dyn FnMut(&str),
+) -> anyhow::Result<PathBuf> {
+    let path = dir.join(format!("corpus-{n}.jsonl"));
+    if !path.exists() {
+        progress(&format!(
+            "generating a {n}-entry ledger at {}",
+            path.display()
+        ));
+        let tmp = path.with_extension("tmp");
+        corpus::Corpus::new(42, Timestamp(1_795_608_000)).write_ledger(&tmp, n)?;
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok(path)
+}
+
+/// Runs every size, each in a child process (`exe bench --child …`).
+pub fn run(
+    opts: &BenchOptions,
+    exe: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> anyhow::Result<Vec<SizeReport>> {
+    std::fs::create_dir_all(&opts.dir)?;
+    let mut reports = Vec::new();
+    for &n in &opts.sizes {
+        let corpus = corpus_file(&opts.dir, n, progress)?;
+        let work = opts.dir.join(format!("work-{n}"));
+        let _ = std::fs::remove_dir_all(&work);
+        progress(&format!("measuring {n} entries"));
+        let out = std::process::Command::new(exe)
+            .args([
+                "bench",
+                "--child-size",
+                &n.to_string(),
+                "--queries",
+                &opts.queries.to_string(),
+            ])
+            .arg("--child-corpus")
+            .arg(&corpus)
+            .arg("--child-work")
+            .arg(&work)
+            .env("WARROOM_LOG", "warn")
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .context("running the benchmark child")?;
+        anyhow::ensure!(
+            out.status.success(),
+            "benchmark child for {n} entries failed"
+        );
+        reports.push(serde_json::from_slice(&out.stdout).context("reading the child's report")?);
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    Ok(reports)
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1_048_576.0)
+}
+
+fn pair(m: &Micros) -> String {
+    format!("{:.0} / {:.0}", m.p50, m.p99)
+}
+
+/// The reports as two markdown tables (for README).
+pub fn markdown(reports: &[SizeReport]) -> String {
+    let mut s = String::from(
+        "| entries | ledger MB | cold start ms | RSS MB (× ledger) | peak RSS MB |\n|---:|---:|---:|---:|---:|\n",
+    );
+    for r in reports {
+        s.push_str(&format!(
+            "| {} | {} | {:.0} | {} ({:.2}×) | {} |\n",
+            r.entries,
+            mb(r.ledger_bytes),
+            r.cold_start_ms,
+            mb(r.rss_bytes),
+            r.rss_bytes as f64 / r.ledger_bytes.max(1) as f64,
+            mb(r.peak_rss_bytes)
+        ));
+    }
+    s.push_str(
+        "\nLatency in µs, p50 / p99 (server-side, one core):\n\n\
+         | entries | search | query (tag) | query (all) | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in reports {
+        let sqlite = match &r.sqlite_fts5_search {
+            Some(m) => format!("{} ({:.0}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
+            None => "n/a".into(),
+        };
+        let crate_col = match &r.bm25_crate_search {
+            Some(m) => format!("{} ({:.0}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
+            None => "n/a".into(),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.entries,
+            pair(&r.search),
+            pair(&r.query_tag),
+            pair(&r.query_all),
+            pair(&r.tail_pickup),
+            pair(&r.publish_fsync),
+            pair(&r.publish_nofsync),
+            crate_col,
+            sqlite
+        ));
+    }
+    s
+}
