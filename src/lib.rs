@@ -10,9 +10,11 @@
 
 pub mod api;
 pub mod bench;
+pub mod channel;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod context;
 pub mod entry;
 pub mod error;
 pub mod index;
@@ -20,6 +22,7 @@ pub mod jsonl;
 pub mod ledger;
 pub mod mcp;
 pub mod memory;
+pub mod plan;
 pub mod render;
 pub mod schema;
 pub mod validate;

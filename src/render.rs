@@ -5,7 +5,11 @@
 
 use std::fmt::Write;
 
+use crate::api::channel::{ChannelPostOutput, ChannelReadOutput};
+use crate::api::context::ContextOutput;
 use crate::api::ledger::{GetOutput, PublishOutput, QueryOutput, SearchOutput};
+use crate::api::plan::{DagOut, RegisterPlanOutput};
+use crate::channel::Message;
 use crate::entry::Entry;
 
 /// Longest detail shown in list views before pointing at `memory_get`.
@@ -158,6 +162,140 @@ pub fn get(o: &GetOutput) -> String {
             let _ = write!(s, "\n  {}\n    {}", entry_header(e), clip(&e.summary, 200));
         }
     }
+    s
+}
+
+/// Text of a context result: the markdown itself.
+pub fn context(o: &ContextOutput) -> String {
+    o.markdown.clone()
+}
+
+/// Text of a plan registration.
+pub fn register_plan(o: &RegisterPlanOutput) -> String {
+    let mut s = format!(
+        "{} plan {} ({} epics) stored in {}\norder: {}",
+        if o.replaced { "replaced" } else { "registered" },
+        o.plan_id,
+        o.epics.len(),
+        o.file,
+        o.topological_order.join(" → ")
+    );
+    for e in &o.epics {
+        let _ = write!(s, "\n  {} · {} · {}", e.ref_, e.room_id, e.title);
+        if !e.depends_on.is_empty() {
+            let _ = write!(s, "  ← {}", e.depends_on.join(", "));
+        }
+    }
+    s
+}
+
+/// One channel message as a line.
+pub fn message_line(m: &Message) -> String {
+    let to = if m.to.is_empty() {
+        String::new()
+    } else {
+        format!(" → {}", m.to)
+    };
+    let r = if m.ref_.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", m.ref_)
+    };
+    format!(
+        "[{}] {}{to} ({}{r}) {}: {}",
+        m.ts, m.from, m.type_, m.id, m.body
+    )
+}
+
+/// Text of a channel post.
+pub fn channel_post(o: &ChannelPostOutput) -> String {
+    format!("posted to {}\n{}", o.room_id, message_line(&o.message))
+}
+
+/// Text of a channel read.
+pub fn channel_read(o: &ChannelReadOutput) -> String {
+    let mut s = format!(
+        "{} of {} messages in {}'s channel, oldest first{}",
+        o.messages.len(),
+        o.total,
+        o.room_id,
+        if o.malformed_lines > 0 {
+            format!(" ({} malformed lines skipped)", o.malformed_lines)
+        } else {
+            String::new()
+        }
+    );
+    for m in &o.messages {
+        let _ = write!(s, "\n{}", message_line(m));
+    }
+    s
+}
+
+/// The DAG as indented text, one epic per line with its upstream.
+pub fn dag_text(d: &DagOut) -> String {
+    let mut s = String::new();
+    let mut plan = "";
+    for e in &d.epics {
+        if e.plan_id != plan {
+            plan = &e.plan_id;
+            let _ = writeln!(s, "plan {plan}");
+        }
+        let _ = write!(s, "  {:<12} {:<14} {}", e.ref_, e.room_id, e.title);
+        if !e.depends_on.is_empty() {
+            let _ = write!(s, "  ← {}", e.depends_on.join(", "));
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "order: {}", d.topological_order.join(" → "));
+    for p in &d.problems {
+        let _ = writeln!(s, "problem: {p}");
+    }
+    s.trim_end().to_string()
+}
+
+fn graph_id(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// The DAG as a Mermaid flowchart.
+pub fn dag_mermaid(d: &DagOut) -> String {
+    let mut s = String::from("flowchart TD\n");
+    for e in &d.epics {
+        let label = format!("{}/{}", e.plan_id, e.ref_);
+        let title = e.title.replace('"', "'");
+        let _ = writeln!(
+            s,
+            "  {}[\"{} · {}<br/>{}\"]",
+            graph_id(&label),
+            e.ref_,
+            e.room_id,
+            title
+        );
+    }
+    for [a, b] in &d.edges {
+        let _ = writeln!(s, "  {} --> {}", graph_id(a), graph_id(b));
+    }
+    s.trim_end().to_string()
+}
+
+/// The DAG in Graphviz DOT.
+pub fn dag_dot(d: &DagOut) -> String {
+    let mut s = String::from("digraph epics {\n  rankdir=LR;\n  node [shape=box];\n");
+    for e in &d.epics {
+        let title = e.title.replace('"', "'");
+        let _ = writeln!(
+            s,
+            "  \"{}/{}\" [label=\"{}\\n{}\\n{}\"];",
+            e.plan_id, e.ref_, e.ref_, e.room_id, title
+        );
+    }
+    for [a, b] in &d.edges {
+        let _ = writeln!(s, "  \"{a}\" -> \"{b}\";");
+    }
+    s.push('}');
     s
 }
 

@@ -49,7 +49,8 @@ async fn tools_list_describes_every_tool_for_an_agent() {
         }
         assert!(t.output_schema.is_some(), "{} has an outputSchema", t.name);
         let ann = t.annotations.as_ref().unwrap();
-        let read_only = t.name != "memory_publish";
+        let writes = ["memory_publish", "memory_register_plan", "channel_post"];
+        let read_only = !writes.contains(&t.name.as_ref());
         assert_eq!(ann.read_only_hint, Some(read_only), "{}", t.name);
     }
     let publish = tools.iter().find(|t| t.name == "memory_publish").unwrap();

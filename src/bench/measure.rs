@@ -63,6 +63,8 @@ pub struct SizeReport {
     pub query_tag: Micros,
     /// `memory_query` with no filter but the own-room exclusion (a full scan with count).
     pub query_all: Micros,
+    /// `memory_get_context` for a room deep in a 100-epic plan, with brief keywords.
+    pub context: Micros,
     /// Picking up one entry appended by another writer.
     pub tail_pickup: Micros,
     /// `memory_publish` with fsync.
@@ -160,6 +162,25 @@ pub fn measure(
             .unwrap_or(0)
     }));
 
+    memory.register_plan(bench_plan())?;
+    let context = Micros::of(time(queries, |i| {
+        let args = crate::api::context::ContextArgs {
+            room_id: Some(format!("room-{:03}", 50 + i % 50)),
+            brief_keywords: Some(
+                texts[i % texts.len()]
+                    .split(' ')
+                    .map(str::to_string)
+                    .collect(),
+            ),
+            max_entries: None,
+            plan_id: None,
+        };
+        memory
+            .get_context(args, &Identity::default())
+            .map(|o| o.bytes)
+            .unwrap_or(0)
+    }));
+
     // Another writer appends one line; we time the refresh that picks it up.
     let mut other = std::fs::OpenOptions::new()
         .append(true)
@@ -213,6 +234,7 @@ pub fn measure(
         search,
         query_tag,
         query_all,
+        context,
         tail_pickup,
         publish_fsync,
         publish_nofsync,
@@ -220,6 +242,26 @@ pub fn measure(
         sqlite_fts5_search,
         sqlite_fts5_build_ms,
     })
+}
+
+/// A 100-epic plan over the corpus's rooms: epic i depends on epics i−1 and i/2.
+fn bench_plan() -> crate::api::plan::RegisterPlanArgs {
+    let epics: Vec<serde_json::Value> = (0..100)
+        .map(|i: usize| {
+            let mut deps: Vec<String> = Vec::new();
+            if i > 0 {
+                deps.push(format!("EPIC-{:03}", i - 1));
+            }
+            if i > 1 && i / 2 != i - 1 {
+                deps.push(format!("EPIC-{:03}", i / 2));
+            }
+            serde_json::json!({"ref": format!("EPIC-{i:03}"), "room_id": format!("room-{i:03}"), "depends_on": deps})
+        })
+        .collect();
+    crate::api::plan::RegisterPlanArgs {
+        plan: serde_json::json!({"plan_id": "bench", "epics": epics}),
+        plan_id: None,
+    }
 }
 
 /// `summary + tags` of every line: the text both comparison engines index, as we do.

@@ -111,8 +111,8 @@ pub fn markdown(reports: &[SizeReport]) -> String {
     }
     s.push_str(
         "\nLatency in µs, p50 / p99 (server-side, one core):\n\n\
-         | entries | search | query (tag) | query (all) | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | entries | search | query (tag) | query (all) | context | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         let sqlite = match &r.sqlite_fts5_search {
@@ -124,11 +124,12 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             None => "n/a".into(),
         };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.entries,
             pair(&r.search),
             pair(&r.query_tag),
             pair(&r.query_all),
+            pair(&r.context),
             pair(&r.tail_pickup),
             pair(&r.publish_fsync),
             pair(&r.publish_nofsync),

@@ -6,6 +6,7 @@
 mod bench;
 mod ledger_cmds;
 pub mod out;
+mod room_cmds;
 mod serve;
 
 use std::path::PathBuf;
@@ -88,6 +89,14 @@ enum Command {
     Search(ledger_cmds::SearchCmd),
     /// Show one entry with its supersede chain.
     Get(ledger_cmds::GetCmd),
+    /// Print the predecessor context of a room (what a manager reads first).
+    Context(room_cmds::ContextCmd),
+    /// Register and show plans (the epic DAG).
+    #[command(subcommand)]
+    Plan(room_cmds::PlanCmd),
+    /// Post to and read war-room channels.
+    #[command(subcommand)]
+    Channel(room_cmds::ChannelCmd),
     /// Measure cold start, search, query, tail pick-up and publish on generated ledgers.
     Bench(bench::BenchCmd),
 }
@@ -205,6 +214,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Query(cmd) => cmd.run(&g.open()?),
         Command::Search(cmd) => cmd.run(&g.open()?),
         Command::Get(cmd) => cmd.run(&g.open()?),
+        Command::Context(cmd) => cmd.run(&g.open()?),
+        Command::Plan(cmd) => cmd.run(&g.open()?),
+        Command::Channel(cmd) => cmd.run(&g.open()?),
         Command::Bench(cmd) => cmd.run(g.json),
     }
 }

@@ -16,7 +16,7 @@ mod text;
 use foldhash::HashMap;
 
 pub use filter::{Compiled, Filter, RoomPattern};
-pub use query::{QueryResult, SearchHit, SearchResult};
+pub use query::{QueryResult, SearchHit, SearchResult, decay};
 pub use text::{Scratch, TextIndex};
 
 use crate::clock::Timestamp;

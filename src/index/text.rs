@@ -50,6 +50,18 @@ impl Scratch {
             (d, s)
         })
     }
+
+    /// The accumulated score of `doc` (0 if it matched nothing), without clearing.
+    pub fn get(&self, doc: u32) -> f64 {
+        self.scores.get(doc as usize).copied().unwrap_or(0.0)
+    }
+
+    /// Resets the accumulator.
+    pub fn clear(&mut self) {
+        for d in self.touched.drain(..) {
+            self.scores[d as usize] = 0.0;
+        }
+    }
 }
 
 /// Most whitespace-separated chunks the tokenizer cache remembers; later new chunks are

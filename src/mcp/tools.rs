@@ -14,7 +14,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::api::channel::{ChannelPostArgs, ChannelPostOutput, ChannelReadArgs, ChannelReadOutput};
+use crate::api::context::{ContextArgs, ContextOutput};
 use crate::api::ledger::{GetArgs, PublishArgs, QueryArgs, SearchArgs};
+use crate::api::plan::{RegisterPlanArgs, RegisterPlanOutput};
 use crate::config::Identity;
 use crate::error::Error;
 use crate::memory::Memory;
@@ -235,6 +238,80 @@ pub static TOOLS: &[ToolDef] = &[
         read_only: true,
         describe: describe::<GetArgs, crate::api::ledger::GetOutput>,
         call: |m, _who, args| run("memory_get", args, |a| m.get(a), render::get),
+    },
+    ToolDef {
+        name: "memory_get_context",
+        title: "Predecessor context for a war-room",
+        description: "Call before your room's first task. Returns a short markdown brief \
+            (≤ 15 entries, ≤ 10240 bytes) of what upstream rooms in the plan's DAG decided, \
+            defined and warned about, the direct predecessors' latest `done` outputs, and \
+            project-wide conventions, warnings and interfaces — ranked by the brief keywords \
+            (BM25 × decay), nearer rooms first. Your own room's entries never appear.",
+        read_only: true,
+        describe: describe::<ContextArgs, ContextOutput>,
+        call: |m, who, args| {
+            run(
+                "memory_get_context",
+                args,
+                |a| m.get_context(a, who),
+                render::context,
+            )
+        },
+    },
+    ToolDef {
+        name: "memory_register_plan",
+        title: "Register a plan (epics, rooms, dependencies)",
+        description: "Register a plan so that every room gets predecessor context: a JSON \
+            object {plan_id, title, epics:[{ref, room_id, title, depends_on, brief_keywords, \
+            roles}]} or OSTwin plan markdown (`## EPIC-001 — Title`, `depends_on: [EPIC-…]`). \
+            Dependency cycles and unknown refs are refused with the epics named; nothing is \
+            stored then. Later plans may depend on earlier plans' epics (PLAN_ID/REF). \
+            Registering the same plan_id again replaces it.",
+        read_only: false,
+        describe: describe::<RegisterPlanArgs, RegisterPlanOutput>,
+        call: |m, _who, args| {
+            run(
+                "memory_register_plan",
+                args,
+                |a| m.register_plan(a),
+                render::register_plan,
+            )
+        },
+    },
+    ToolDef {
+        name: "channel_post",
+        title: "Post to your war-room channel",
+        description: "Append a message to your room's channel (OSTwin format: from, to, \
+            type, ref, body ≤ 65536 bytes). Types: task, done, review, pass, fail, fix, \
+            error, signoff, or another word. Your room's latest `done` message is shown to \
+            downstream rooms as your output. Only your own room's channel can be written.",
+        read_only: false,
+        describe: describe::<ChannelPostArgs, ChannelPostOutput>,
+        call: |m, who, args| {
+            run(
+                "channel_post",
+                args,
+                |a| m.channel_post(a, who),
+                render::channel_post,
+            )
+        },
+    },
+    ToolDef {
+        name: "channel_read",
+        title: "Read your war-room channel",
+        description: "Read your room's channel: the newest `last_n` messages (default 50, \
+            ≤ 200), oldest first, optionally only one `type` or those `since` a time. A \
+            room's conversation is private to it.",
+        read_only: true,
+        describe: describe::<ChannelReadArgs, ChannelReadOutput>,
+        call: |m, who, args| {
+            run(
+                "channel_read",
+                args,
+                |a| m.channel_read(a, who),
+                render::channel_read,
+            )
+        },
     },
 ];
 

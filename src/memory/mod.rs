@@ -7,6 +7,9 @@
 //! its work and returns typed results from [`crate::api`]. Nothing here knows about MCP,
 //! JSON-RPC or terminal output.
 
+mod channels;
+mod context_ops;
+mod plans;
 mod publish;
 mod read;
 
@@ -38,6 +41,8 @@ pub struct Stats {
 
 pub(crate) struct State {
     pub(crate) ledger: Ledger,
+    pub(crate) channels: crate::channel::Channels,
+    pub(crate) plans: plans::PlanState,
 }
 
 /// The shared memory of one project.
@@ -45,6 +50,7 @@ pub struct Memory {
     paths: Paths,
     settings: Settings,
     clock: Arc<dyn Clock>,
+    append_opts: AppendOptions,
     state: Mutex<State>,
 }
 
@@ -65,12 +71,17 @@ impl Memory {
                 .fault_after_bytes
                 .map(|n| Arc::new(FaultBudget::new(n))),
         };
-        let ledger = Ledger::open(paths.ledger.clone(), opts)?;
+        let ledger = Ledger::open(paths.ledger.clone(), opts.clone())?;
         Ok(Memory {
             paths,
             settings,
             clock,
-            state: Mutex::new(State { ledger }),
+            append_opts: opts,
+            state: Mutex::new(State {
+                ledger,
+                channels: Default::default(),
+                plans: Default::default(),
+            }),
         })
     }
 
@@ -95,6 +106,7 @@ impl Memory {
         // one line under the OS lock), and derived state is rebuilt from the files anyway.
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.ledger.refresh()?;
+        state.plans.refresh(&self.paths);
         Ok(state)
     }
 
@@ -109,6 +121,11 @@ impl Memory {
     pub fn set_fsync(&self, on: bool) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.ledger.set_fsync(on);
+    }
+
+    /// How appends to channels are made durable.
+    pub(crate) fn append_opts(&self) -> &AppendOptions {
+        &self.append_opts
     }
 
     /// Approximate heap bytes held by the index.

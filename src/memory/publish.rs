@@ -18,8 +18,22 @@ use crate::validate::{bytes_within, path_component, short_id};
 impl Memory {
     /// Publishes one entry to the ledger and returns it as stored.
     pub fn publish(&self, args: PublishArgs, who: &Identity) -> Result<PublishOutput> {
-        let entry = self.build_entry(args, who)?;
+        let mut entry = self.build_entry(args, who)?;
         let mut state = self.fresh()?;
+        // Rooms of a registered plan stamp their entries with the plan id, so that rooms
+        // with the same id in different plans stay distinguishable.
+        entry.plan_id = state.plans.stamp(&entry.room_id);
+        let value = serde_json::to_value(&entry).expect("an entry serializes");
+        Schema::LedgerEntry.check(&value).map_err(|errs| {
+            Error::invalid(
+                "entry",
+                format!(
+                    "it does not match schemas/ledger-entry.schema.json: {}",
+                    errs.join("; ")
+                ),
+                "correct the fields named above",
+            )
+        })?;
         let pos = state
             .ledger
             .append(&entry, |ix| check_supersede(ix, &entry))?;
@@ -95,17 +109,6 @@ impl Memory {
             plan_id: None,
             redacted: Vec::new(),
         };
-        let value = serde_json::to_value(&entry).expect("an entry serializes");
-        Schema::LedgerEntry.check(&value).map_err(|errs| {
-            Error::invalid(
-                "entry",
-                format!(
-                    "it does not match schemas/ledger-entry.schema.json: {}",
-                    errs.join("; ")
-                ),
-                "correct the fields named above",
-            )
-        })?;
         Ok(entry)
     }
 }

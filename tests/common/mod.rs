@@ -211,3 +211,51 @@ pub fn cli_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Compares `actual` with `tests/snapshots/<name>`; `UPDATE_SNAPSHOTS=1` rewrites it.
+pub fn assert_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {}; run with UPDATE_SNAPSHOTS=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(&expected, actual)
+            .unified_diff()
+            .header("snapshot", "actual")
+            .to_string();
+        panic!("snapshot {name} differs (UPDATE_SNAPSHOTS=1 to accept):\n{diff}");
+    }
+}
+
+/// A temporary copy of the bundled example project (`.agents/`).
+pub fn example_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(".agents"),
+        &dir.path().join(".agents"),
+    );
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! Arguments and result of `memory_get_context`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Arguments of `memory_get_context`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ContextArgs {
+    /// The room to brief (its own entries never appear). Defaults to WARROOM_ROOM_ID.
+    #[serde(default)]
+    pub room_id: Option<String>,
+    /// Keywords of the room's brief, e.g. ["checkout", "payments"]; they rank the entries
+    /// by BM25 × time decay. Default: the epic's brief_keywords from its plan. Pass [] to
+    /// rank by recency × DAG proximity only.
+    #[serde(default)]
+    pub brief_keywords: Option<Vec<String>>,
+    /// At most this many entries (1–15, default 15). The markdown never exceeds 10240 bytes.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 15))]
+    pub max_entries: Option<u32>,
+    /// The plan whose room this is, when the same room id exists in several plans.
+    /// Default: the most recently registered plan that has the room.
+    #[serde(default)]
+    pub plan_id: Option<String>,
+}
+
+/// An upstream epic of the briefed room.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct UpstreamOut {
+    /// Plan of the epic.
+    pub plan_id: String,
+    /// Epic ref.
+    #[serde(rename = "ref")]
+    pub ref_: String,
+    /// Its war-room.
+    pub room_id: String,
+    /// 1 = direct predecessor, 2 = its predecessor, …
+    pub distance: u32,
+}
+
+/// Result of `memory_get_context`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ContextOutput {
+    /// The brief, grouped by kind; each item gives kind, ref, room, role, date and id.
+    /// Exactly "No cross-room context available yet." when there is nothing.
+    pub markdown: String,
+    /// Ids of the entries included, best first.
+    pub entry_ids: Vec<String>,
+    /// Size of `markdown` in bytes (≤ 10240).
+    pub bytes: usize,
+    /// True if candidates were left out for the entry or byte limit.
+    pub truncated: bool,
+    /// Eligible candidates (duplicates included).
+    pub candidates: usize,
+    /// Candidates neither shown nor collapsed into a shown duplicate.
+    pub left_out: usize,
+    /// Duplicates collapsed into a shown entry.
+    pub duplicates_collapsed: usize,
+    /// The briefed room.
+    pub room_id: String,
+    /// Its plan, if the room's epic is known.
+    pub plan_id: Option<String>,
+    /// Its epic ref, if known.
+    pub epic_ref: Option<String>,
+    /// The keywords that ranked the entries.
+    pub brief_keywords: Vec<String>,
+    /// Upstream epics, nearest first.
+    pub upstream: Vec<UpstreamOut>,
+    /// Ids of the predecessor `done` messages included.
+    pub predecessor_outputs: Vec<String>,
+}

@@ -1,0 +1,238 @@
+//! War-room channels (memory layer 1): `<war_rooms>/<room_id>/channel.jsonl`, one OSTwin
+//! message per line — `{"v":1,"id":…,"ts":…,"from":…,"to":…,"type":…,"ref":…,"body":…}`.
+//!
+//! Same storage discipline as the ledger ([`crate::jsonl`]): whole-line appends under an
+//! exclusive lock, incremental tail reading, malformed lines skipped and counted. Each room's
+//! channel is opened lazily the first time it is touched and then tailed on every call.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{Timestamp, parse_rfc3339};
+use crate::error::{Error, Result};
+use crate::index::Loc;
+use crate::jsonl::{AppendLock, AppendOptions, Poll, Tail};
+
+/// Longest message body accepted on post, in UTF-8 bytes.
+pub const MAX_BODY_BYTES: usize = 65_536;
+/// The core message types; any other non-empty type string is accepted too.
+pub const CORE_TYPES: [&str; 8] = [
+    "task", "done", "review", "pass", "fail", "fix", "error", "signoff",
+];
+
+/// One channel line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Message {
+    /// Format version (1).
+    #[serde(default = "one")]
+    pub v: u32,
+    /// Unique id (`<from>-<type>-<ULID>` when written by this server).
+    pub id: String,
+    /// When the message was stored (RFC 3339 UTC).
+    pub ts: String,
+    /// Sending role.
+    pub from: String,
+    /// Addressed role (may be empty).
+    #[serde(default)]
+    pub to: String,
+    /// Message type: task, done, review, pass, fail, fix, error, signoff, or any other.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Epic or task ref.
+    #[serde(default, rename = "ref")]
+    pub ref_: String,
+    /// Message text.
+    pub body: String,
+    /// Kinds of secrets redacted from the body before writing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A message with where it was read from.
+#[derive(Debug, Clone)]
+pub struct StoredMessage {
+    /// The message.
+    pub msg: Message,
+    /// Its timestamp.
+    pub ts: Timestamp,
+    /// Its line.
+    pub loc: Loc,
+}
+
+/// One room's channel, tailed.
+#[derive(Debug)]
+pub struct Channel {
+    tail: Tail,
+    messages: Vec<StoredMessage>,
+    problems: Vec<(Loc, String)>,
+}
+
+impl Channel {
+    fn new(path: PathBuf) -> Channel {
+        Channel {
+            tail: Tail::new(path),
+            messages: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Reads whatever was appended since the last call.
+    pub fn refresh(&mut self) -> Result<()> {
+        let path = self.tail.path().to_path_buf();
+        loop {
+            let (messages, problems) = (&mut self.messages, &mut self.problems);
+            let poll = self
+                .tail
+                .poll(|line| {
+                    let loc = Loc {
+                        line: line.line_no,
+                        offset: line.offset,
+                    };
+                    if line.oversized {
+                        problems.push((loc, "line longer than 16 MiB".into()));
+                        return;
+                    }
+                    if line.bytes.iter().all(u8::is_ascii_whitespace) {
+                        return;
+                    }
+                    match parse_message(line.bytes) {
+                        Ok((msg, ts)) => messages.push(StoredMessage { msg, ts, loc }),
+                        Err(e) => {
+                            tracing::warn!(channel = %path.display(), line = loc.line, "malformed channel line: {e}");
+                            problems.push((loc, e));
+                        }
+                    }
+                })
+                .map_err(|e| Error::io("reading channel", self.tail.path(), e))?;
+            match poll {
+                Poll::Reset(why) => {
+                    tracing::warn!(channel = %self.tail.path().display(), %why, "channel changed under us; re-reading");
+                    self.messages.clear();
+                    self.problems.clear();
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Messages in file order.
+    pub fn messages(&self) -> &[StoredMessage] {
+        &self.messages
+    }
+
+    /// Malformed lines found so far.
+    pub fn problems(&self) -> &[(Loc, String)] {
+        &self.problems
+    }
+
+    /// The latest message of type `ty` (by time, then file order).
+    pub fn latest(&self, ty: &str) -> Option<&StoredMessage> {
+        self.messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.msg.type_ == ty)
+            .max_by_key(|(i, m)| (m.ts, *i))
+            .map(|(_, m)| m)
+    }
+}
+
+/// Parses one channel line (lenient: OSTwin lines may lack `v`, `to`, `ref`).
+pub fn parse_message(line: &[u8]) -> std::result::Result<(Message, Timestamp), String> {
+    let text = std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 ({e})"))?;
+    let msg: Message = serde_json::from_str(text).map_err(|e| format!("not a message: {e}"))?;
+    if msg.id.is_empty() || msg.from.is_empty() || msg.type_.is_empty() {
+        return Err("`id`, `from` and `type` must be non-empty".into());
+    }
+    let ts = parse_rfc3339(&msg.ts).map_err(|e| format!("bad `ts`: {e}"))?;
+    Ok((msg, ts))
+}
+
+/// Every channel this process has touched.
+#[derive(Debug, Default)]
+pub struct Channels {
+    rooms: HashMap<String, Channel>,
+}
+
+impl Channels {
+    /// The channel of `room` at `path`, refreshed. The room id must be validated.
+    pub fn get(&mut self, room: &str, path: PathBuf) -> Result<&Channel> {
+        let ch = self
+            .rooms
+            .entry(room.to_string())
+            .or_insert_with(|| Channel::new(path));
+        ch.refresh()?;
+        Ok(ch)
+    }
+
+    /// Appends `msg` to the channel of `room` at `path` and returns it as read back.
+    pub fn append(
+        &mut self,
+        room: &str,
+        path: PathBuf,
+        msg: &Message,
+        opts: &AppendOptions,
+    ) -> Result<StoredMessage> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io("creating room directory", dir, e))?;
+        }
+        let line = serde_json::to_string(msg).expect("messages serialize");
+        let mut lock =
+            AppendLock::acquire(&path).map_err(|e| Error::io("locking channel", &path, e))?;
+        lock.append(&line, opts).map_err(|e| Error::Io {
+            context: format!(
+                "could not append to {} (nothing was written; the file is unchanged)",
+                path.display()
+            ),
+            source: e,
+        })?;
+        drop(lock);
+        let ch = self.get(room, path)?;
+        ch.messages
+            .iter()
+            .rev()
+            .find(|m| m.msg.id == msg.id)
+            .cloned()
+            .ok_or_else(|| {
+                Error::Conflict(format!(
+                    "message `{}` was appended but not read back",
+                    msg.id
+                ))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_ostwin_lines_and_skips_bad_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("channel.jsonl");
+        std::fs::write(
+            &path,
+            concat!(
+                r#"{"v":1,"id":"manager-task-1775214241555000000-78833","ts":"2026-04-03T11:04:01Z","from":"manager","to":"engineer","type":"task","ref":"EPIC-001","body":"Build it"}"#, "\n",
+                "not json\n",
+                r#"{"id":"engineer-done-1","ts":"2026-04-03T12:00:00Z","from":"engineer","type":"done","body":"Done: shipped"}"#, "\n",
+                r#"{"id":"engineer-done-0","ts":"2026-04-03T11:30:00Z","from":"engineer","type":"done","body":"older"}"#, "\n",
+            ),
+        )
+        .unwrap();
+        let mut chans = Channels::default();
+        let ch = chans.get("room-001", path).unwrap();
+        assert_eq!(ch.messages().len(), 3);
+        assert_eq!(ch.problems().len(), 1);
+        assert_eq!(ch.problems()[0].0.line, 2);
+        assert_eq!(ch.latest("done").unwrap().msg.body, "Done: shipped");
+        assert_eq!(ch.messages()[1].msg.to, "");
+    }
+}

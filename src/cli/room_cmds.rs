@@ -1,0 +1,213 @@
+//! `context`, `plan`, `channel`: war-rooms, plans and predecessor context as commands.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::Ctx;
+use super::out::{Outcome, emit};
+use crate::api::channel::{ChannelPostArgs, ChannelReadArgs};
+use crate::api::context::ContextArgs;
+use crate::api::plan::RegisterPlanArgs;
+use crate::render;
+
+/// Print the predecessor context of a room.
+#[derive(Debug, Args)]
+pub struct ContextCmd {
+    /// The room to brief (default: --as-room / $WARROOM_ROOM_ID).
+    room: Option<String>,
+    /// A brief keyword (repeat). Default: the epic's brief_keywords from its plan.
+    #[arg(long = "keyword", value_name = "WORD")]
+    keywords: Vec<String>,
+    /// Rank by recency × DAG proximity only, ignoring the plan's brief keywords.
+    #[arg(long, conflicts_with = "keywords")]
+    no_keywords: bool,
+    /// At most N entries (1–15, default 15).
+    #[arg(long = "max", value_name = "N")]
+    max_entries: Option<u32>,
+    /// The plan the room belongs to, when several plans use the room id.
+    #[arg(long = "plan", value_name = "PLAN_ID")]
+    plan_id: Option<String>,
+}
+
+impl ContextCmd {
+    pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        let brief_keywords = if self.no_keywords {
+            Some(Vec::new())
+        } else {
+            (!self.keywords.is_empty()).then_some(self.keywords)
+        };
+        let args = ContextArgs {
+            room_id: self.room,
+            brief_keywords,
+            max_entries: self.max_entries,
+            plan_id: self.plan_id,
+        };
+        let out = ctx.memory.get_context(args, &ctx.who)?;
+        emit(ctx.json, &out, render::context);
+        Ok(
+            if out.entry_ids.is_empty() && out.predecessor_outputs.is_empty() {
+                Outcome::NothingFound
+            } else {
+                Outcome::Ok
+            },
+        )
+    }
+}
+
+/// How `plan show` draws the DAG.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DagFormat {
+    /// Indented text.
+    Text,
+    /// A Mermaid flowchart (paste into a Markdown file).
+    Mermaid,
+    /// Graphviz DOT (`| dot -Tsvg > plan.svg`).
+    Dot,
+}
+
+/// Plans and the epic DAG.
+#[derive(Debug, Subcommand)]
+pub enum PlanCmd {
+    /// Register a plan from a JSON or OSTwin markdown file ('-' for stdin).
+    Register {
+        /// The plan file (.json, or markdown).
+        file: PathBuf,
+        /// Plan id (markdown default: a `plan_id:` line, else a slug of the title).
+        #[arg(long)]
+        plan_id: Option<String>,
+    },
+    /// Print the DAG of every plan.
+    Show {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = DagFormat::Text)]
+        format: DagFormat,
+    },
+}
+
+impl PlanCmd {
+    pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        match self {
+            PlanCmd::Register { file, plan_id } => {
+                let text = if file.as_os_str() == "-" {
+                    std::io::read_to_string(std::io::stdin())
+                        .context("reading the plan from stdin")?
+                } else {
+                    std::fs::read_to_string(&file)
+                        .with_context(|| format!("reading {}", file.display()))?
+                };
+                let plan = match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(v @ serde_json::Value::Object(_)) => v,
+                    _ => serde_json::Value::String(text),
+                };
+                let out = ctx
+                    .memory
+                    .register_plan(RegisterPlanArgs { plan, plan_id })?;
+                emit(ctx.json, &out, render::register_plan);
+                Ok(Outcome::Ok)
+            }
+            PlanCmd::Show { format } => {
+                let dag = ctx.memory.plan_view()?;
+                emit(ctx.json, &dag, |d| match format {
+                    DagFormat::Text => render::dag_text(d),
+                    DagFormat::Mermaid => render::dag_mermaid(d),
+                    DagFormat::Dot => render::dag_dot(d),
+                });
+                Ok(if dag.epics.is_empty() {
+                    Outcome::NothingFound
+                } else {
+                    Outcome::Ok
+                })
+            }
+        }
+    }
+}
+
+/// War-room channels.
+#[derive(Debug, Subcommand)]
+pub enum ChannelCmd {
+    /// Append a message to a room's channel.
+    Post {
+        /// Room (default: --as-room / $WARROOM_ROOM_ID).
+        #[arg(long)]
+        room: Option<String>,
+        /// Sending role (default: --as-role / $WARROOM_ROLE).
+        #[arg(long)]
+        from: Option<String>,
+        /// Addressed role.
+        #[arg(long)]
+        to: Option<String>,
+        /// task, done, review, pass, fail, fix, error, signoff, …
+        #[arg(long = "type")]
+        type_: String,
+        /// Epic or task ref.
+        #[arg(long = "ref")]
+        ref_: Option<String>,
+        /// Message text (≤ 65536 bytes).
+        #[arg(long)]
+        body: String,
+    },
+    /// Read a room's channel (oldest first).
+    Read {
+        /// Room (default: --as-room / $WARROOM_ROOM_ID).
+        #[arg(long)]
+        room: Option<String>,
+        /// Only this message type.
+        #[arg(long = "type")]
+        type_: Option<String>,
+        /// Only messages at or after this time.
+        #[arg(long)]
+        since: Option<String>,
+        /// Only the newest N (1–200, default 50).
+        #[arg(long = "last")]
+        last_n: Option<u32>,
+    },
+}
+
+impl ChannelCmd {
+    pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        match self {
+            ChannelCmd::Post {
+                room,
+                from,
+                to,
+                type_,
+                ref_,
+                body,
+            } => {
+                let args = ChannelPostArgs {
+                    room_id: room,
+                    from,
+                    to,
+                    type_,
+                    ref_,
+                    body,
+                };
+                let out = ctx.memory.channel_post(args, &ctx.who)?;
+                emit(ctx.json, &out, render::channel_post);
+                Ok(Outcome::Ok)
+            }
+            ChannelCmd::Read {
+                room,
+                type_,
+                since,
+                last_n,
+            } => {
+                let args = ChannelReadArgs {
+                    room_id: room,
+                    type_,
+                    since,
+                    last_n,
+                };
+                let out = ctx.memory.channel_read(args, &ctx.who)?;
+                emit(ctx.json, &out, render::channel_read);
+                Ok(if out.messages.is_empty() {
+                    Outcome::NothingFound
+                } else {
+                    Outcome::Ok
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Lays predecessor context out as markdown within hard limits: at most `max_entries`
+//! entries (≤ 15) and at most [`MAX_CONTEXT_BYTES`] bytes, whatever the candidates' sizes.
+//!
+//! Duplicate facts (same kind and the same summary once case, whitespace and trailing
+//! punctuation are ignored) are collapsed into the best-ranked copy, which notes how many
+//! times the fact was published; duplicates never take a slot. Items are chosen in rank
+//! order; an item that does not fit is tried once in a compact form (summary clipped, no
+//! detail) and otherwise left out, and the next, smaller candidate may still fit.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use super::Candidate;
+use crate::clock::Timestamp;
+use crate::entry::Kind;
+use crate::index::LedgerIndex;
+
+/// Hard limit on the markdown, in bytes.
+pub const MAX_CONTEXT_BYTES: usize = 10_240;
+/// Hard limit on entries (also the default).
+pub const MAX_CONTEXT_ENTRIES: usize = 15;
+/// The text of an empty context.
+pub const EMPTY: &str = "No cross-room context available yet.";
+
+const OUTPUT_BYTES: usize = 1_200;
+const OUTPUTS_TOTAL: usize = 3_600;
+const SUMMARY_BYTES: usize = 1_000;
+const SUMMARY_COMPACT: usize = 240;
+const DETAIL_PREVIEW: usize = 240;
+const FOOTER_RESERVE: usize = 200;
+
+/// A direct predecessor's latest `done` message.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The predecessor's room.
+    pub room_id: String,
+    /// Its epic ref.
+    pub ref_: String,
+    /// Sending role.
+    pub from: String,
+    /// When.
+    pub ts: Timestamp,
+    /// Message id.
+    pub id: String,
+    /// Body.
+    pub body: String,
+}
+
+/// What the renderer produced.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    /// The markdown.
+    pub markdown: String,
+    /// Included entry ids, in rank order.
+    pub entry_ids: Vec<String>,
+    /// Ranked candidates considered, duplicates included.
+    pub candidates: usize,
+    /// Duplicate entries collapsed into an included one.
+    pub duplicates: usize,
+    /// Candidates neither included nor collapsed.
+    pub left_out: usize,
+}
+
+/// Cuts at a char boundary to at most `max` bytes, marking the cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max.saturating_sub(3);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn dedup_key(kind: Kind, summary: &str) -> (Kind, String) {
+    let s = one_line(summary).to_lowercase();
+    (
+        kind,
+        s.trim_end_matches(['.', '!', ';', ':', ',']).to_string(),
+    )
+}
+
+fn group_title(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Interface => "## Interfaces (contracts to code against)",
+        Kind::Convention => "## Conventions (team rules)",
+        Kind::Warning => "## Warnings (watch out)",
+        Kind::Decision => "## Decisions (and why)",
+        Kind::Artifact => "## Artifacts (what was built, where)",
+        Kind::Code => "## Code (snippets and commands to reuse)",
+    }
+}
+
+const KIND_ORDER: [Kind; 6] = [
+    Kind::Interface,
+    Kind::Convention,
+    Kind::Warning,
+    Kind::Decision,
+    Kind::Artifact,
+    Kind::Code,
+];
+
+fn item(ix: &LedgerIndex, pos: u32, copies: usize, compact: bool) -> String {
+    let e = ix.entry(pos);
+    let mut s = format!("- **{}**", e.kind);
+    if !e.ref_.is_empty() {
+        let _ = write!(s, " · {}", e.ref_);
+    }
+    let _ = write!(
+        s,
+        " · {} · {} · {} · `{}`\n  {}",
+        e.room_id,
+        e.author_role,
+        Timestamp(ix.meta(pos).ts).date(),
+        e.id,
+        clip(
+            &one_line(&e.summary),
+            if compact {
+                SUMMARY_COMPACT
+            } else {
+                SUMMARY_BYTES
+            }
+        )
+    );
+    if !compact && !e.detail.trim().is_empty() {
+        let _ = write!(
+            s,
+            "\n  _Detail:_ {}",
+            clip(&one_line(&e.detail), DETAIL_PREVIEW)
+        );
+    }
+    if copies > 1 {
+        let _ = write!(s, "\n  _(published {copies} times; duplicates collapsed)_");
+    }
+    s.push('\n');
+    s
+}
+
+fn outputs_section(outputs: &[Output]) -> String {
+    if outputs.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("## Predecessor outputs\n");
+    let each = (OUTPUTS_TOTAL / outputs.len()).min(OUTPUT_BYTES);
+    for o in outputs {
+        let _ = write!(
+            s,
+            "\n### {} · {} · `done` by {} · {}\n{}\n",
+            o.room_id,
+            if o.ref_.is_empty() { "-" } else { &o.ref_ },
+            o.from,
+            o.ts.date(),
+            clip(o.body.trim(), each)
+        );
+    }
+    s.push('\n');
+    s
+}
+
+/// Renders the context. `header` is the title block (already bounded by the caller);
+/// `ranked` is the sorted head of the candidates, `candidates` their total number.
+/// Duplicates are counted among `ranked`.
+pub fn render(
+    ix: &LedgerIndex,
+    header: &str,
+    outputs: &[Output],
+    ranked: &[Candidate],
+    candidates: usize,
+    max_entries: usize,
+) -> Rendered {
+    let max_entries = max_entries.min(MAX_CONTEXT_ENTRIES);
+    let outputs_md = outputs_section(outputs);
+    let mut budget =
+        MAX_CONTEXT_BYTES.saturating_sub(header.len() + outputs_md.len() + FOOTER_RESERVE);
+    // First pass: count the copies of every fact among the ranked head.
+    let mut copies: HashMap<(Kind, String), usize> = HashMap::new();
+    for c in ranked {
+        let m = ix.meta(c.pos);
+        *copies
+            .entry(dedup_key(m.kind, &ix.stored(c.pos).summary))
+            .or_default() += 1;
+    }
+    let mut seen: HashMap<(Kind, String), ()> = HashMap::new();
+    let mut groups: HashMap<Kind, Vec<String>> = HashMap::new();
+    let mut out = Rendered {
+        candidates,
+        ..Rendered::default()
+    };
+    for c in ranked {
+        if out.entry_ids.len() >= max_entries {
+            break;
+        }
+        let kind = ix.meta(c.pos).kind;
+        let key = dedup_key(kind, &ix.stored(c.pos).summary);
+        if seen.contains_key(&key) {
+            continue;
+        }
+        let n = copies[&key];
+        let head = if groups.contains_key(&kind) {
+            0
+        } else {
+            group_title(kind).len() + 3
+        };
+        let full = item(ix, c.pos, n, false);
+        let chosen = if full.len() + head <= budget {
+            Some(full)
+        } else {
+            Some(item(ix, c.pos, n, true)).filter(|s| s.len() + head <= budget)
+        };
+        let Some(text) = chosen else { continue };
+        budget -= text.len() + head;
+        groups.entry(kind).or_default().push(text);
+        out.entry_ids.push(ix.stored(c.pos).id.to_string());
+        out.duplicates += n - 1;
+        seen.insert(key, ());
+    }
+    out.left_out = out.candidates - out.entry_ids.len() - out.duplicates;
+    if out.entry_ids.is_empty() && outputs.is_empty() {
+        out.markdown = EMPTY.to_string();
+        return out;
+    }
+    let mut md = String::with_capacity(MAX_CONTEXT_BYTES);
+    md.push_str(header);
+    md.push_str(&outputs_md);
+    for kind in KIND_ORDER {
+        if let Some(items) = groups.get(&kind) {
+            let _ = write!(md, "{}\n\n", group_title(kind));
+            for i in items {
+                md.push_str(i);
+            }
+            md.push('\n');
+        }
+    }
+    let _ = writeln!(
+        md,
+        "_{} entries shown; {} more candidates left out (limits: {max_entries} entries, {MAX_CONTEXT_BYTES} bytes){}._",
+        out.entry_ids.len(),
+        out.left_out,
+        if out.duplicates > 0 {
+            format!("; {} duplicates collapsed", out.duplicates)
+        } else {
+            String::new()
+        }
+    );
+    if md.len() > MAX_CONTEXT_BYTES {
+        // Unreachable with the reserves above; kept so the limit holds whatever happens.
+        md = format!("{}\n", clip(&md, MAX_CONTEXT_BYTES - 1));
+    }
+    out.markdown = md;
+    out
+}

@@ -1,0 +1,167 @@
+//! `channel_post` / `channel_read`: a room's private conversation.
+//!
+//! Privacy rule: a server process with a room identity only touches its own room's
+//! channel. Cross-room knowledge flows through the ledger and predecessor context instead.
+
+use super::Memory;
+use super::read::page_size;
+use crate::api::channel::{ChannelPostArgs, ChannelPostOutput, ChannelReadArgs, ChannelReadOutput};
+use crate::channel::{MAX_BODY_BYTES, Message};
+use crate::clock::parse_time_arg;
+use crate::config::Identity;
+use crate::error::{Error, Result};
+use crate::schema::Schema;
+use crate::validate::{bytes_within, path_component, short_id};
+
+/// Most messages `channel_read` returns.
+pub const MAX_CHANNEL_PAGE: u32 = 200;
+
+fn room_for(requested: Option<String>, who: &Identity) -> Result<String> {
+    let room = requested.or_else(|| who.room_id.clone()).ok_or_else(|| {
+        Error::invalid(
+            "room_id",
+            "no room given and this server has no room identity",
+            "pass `room_id`, or set WARROOM_ROOM_ID in the server's environment",
+        )
+    })?;
+    path_component("room_id", &room)?;
+    if let Some(own) = &who.room_id
+        && *own != room
+    {
+        return Err(Error::Refused(format!(
+            "the channel of room `{room}` is private to that room; you are in room `{own}`. \
+             Fix: read other rooms' knowledge with memory_query, memory_search or \
+             memory_get_context"
+        )));
+    }
+    Ok(room)
+}
+
+impl Memory {
+    /// Appends one message to a room's channel.
+    pub fn channel_post(&self, args: ChannelPostArgs, who: &Identity) -> Result<ChannelPostOutput> {
+        let room = room_for(args.room_id, who)?;
+        let from = args.from.or_else(|| who.role.clone()).ok_or_else(|| {
+            Error::invalid(
+                "from",
+                "no sender given and this server has no role identity",
+                "pass `from` (e.g. \"engineer\"), or set WARROOM_ROLE",
+            )
+        })?;
+        short_id("from", &from)?;
+        let to = args.to.unwrap_or_default();
+        if !to.is_empty() {
+            short_id("to", &to)?;
+        }
+        short_id("type", &args.type_)?;
+        if args.type_.len() > 64 || args.type_.contains(char::is_whitespace) {
+            return Err(Error::invalid(
+                "type",
+                format!(
+                    "`{}` is not a short word",
+                    crate::validate::printable(&args.type_)
+                ),
+                "use task, done, review, pass, fail, fix, error, signoff or another word without spaces (≤ 64 bytes)",
+            ));
+        }
+        let ref_ = args.ref_.unwrap_or_default();
+        if !ref_.is_empty() {
+            short_id("ref", &ref_)?;
+        }
+        bytes_within(
+            "body",
+            &args.body,
+            MAX_BODY_BYTES,
+            "shorten the message; put long material in a file and publish an artifact entry",
+        )?;
+        let now = self.now();
+        let msg = Message {
+            v: 1,
+            id: format!(
+                "{from}-{}-{}",
+                args.type_,
+                ulid::Ulid::from_parts(
+                    (now.0.max(0) as u64) * 1000,
+                    ulid::Ulid::generate().random()
+                )
+            ),
+            ts: now.to_rfc3339(),
+            from,
+            to,
+            type_: args.type_,
+            ref_,
+            body: args.body,
+            redacted: Vec::new(),
+        };
+        Schema::ChannelMessage
+            .check(&serde_json::to_value(&msg).expect("messages serialize"))
+            .map_err(|e| {
+                Error::invalid("message", e.join("; "), "correct the fields named above")
+            })?;
+        let mut state = self.fresh()?;
+        let path = self.paths().channel(&room);
+        let stored = state
+            .channels
+            .append(&room, path, &msg, self.append_opts())?;
+        Ok(ChannelPostOutput {
+            room_id: room,
+            redacted: stored.msg.redacted.clone(),
+            message: stored.msg,
+        })
+    }
+
+    /// Reads a room's channel (newest `last_n` matching messages, oldest first).
+    pub fn channel_read(&self, args: ChannelReadArgs, who: &Identity) -> Result<ChannelReadOutput> {
+        let room = room_for(args.room_id, who)?;
+        let limit = page_size_channel(args.last_n)?;
+        if let Some(t) = &args.type_ {
+            short_id("type", t)?;
+        }
+        let since = args
+            .since
+            .as_deref()
+            .map(|s| parse_time_arg(s, self.now()))
+            .transpose()
+            .map_err(|e| {
+                Error::invalid(
+                    "since",
+                    e.to_string(),
+                    "use RFC 3339, a date, or an age like 24h",
+                )
+            })?;
+        let mut state = self.fresh()?;
+        let path = self.paths().channel(&room);
+        let ch = state.channels.get(&room, path)?;
+        let matching: Vec<&Message> = ch
+            .messages()
+            .iter()
+            .filter(|m| args.type_.as_ref().is_none_or(|t| m.msg.type_ == *t))
+            .filter(|m| since.is_none_or(|s| m.ts >= s))
+            .map(|m| &m.msg)
+            .collect();
+        let total = matching.len();
+        let messages: Vec<Message> = matching[total.saturating_sub(limit)..]
+            .iter()
+            .map(|m| (*m).clone())
+            .collect();
+        Ok(ChannelReadOutput {
+            room_id: room,
+            truncated: total > messages.len(),
+            messages,
+            total,
+            malformed_lines: ch.problems().len(),
+        })
+    }
+}
+
+fn page_size_channel(n: Option<u32>) -> Result<usize> {
+    match n {
+        Some(n) if n > MAX_CHANNEL_PAGE || n == 0 => Err(Error::invalid(
+            "last_n",
+            format!("{n} is outside 1..={MAX_CHANNEL_PAGE}"),
+            format!("ask for at most {MAX_CHANNEL_PAGE} messages; use `since` or `type` to narrow"),
+        )),
+        Some(n) => Ok(n as usize),
+        None => page_size("last_n", None, 50),
+    }
+}

@@ -1,0 +1,219 @@
+//! `memory_register_plan` and the plan view: the DAG kept in step with the plan files.
+//!
+//! The DAG is rebuilt whenever the fingerprint of the plan sources (registered plans, OSTwin
+//! `config.json` and `DAG.json`) changes, so a plan written by another process or by OSTwin
+//! is noticed on the next call, without a restart.
+
+use super::Memory;
+use crate::api::plan::{DagOut, EpicOut, RegisterPlanArgs, RegisterPlanOutput};
+use crate::error::{Error, Result};
+use crate::plan::dag::Dag;
+use crate::plan::sources::{self, Fingerprint};
+use crate::plan::{OSTWIN_PLAN, Plan, markdown};
+use crate::validate::path_component;
+
+/// Largest plan accepted (markdown text or JSON), in bytes.
+pub const MAX_PLAN_BYTES: usize = 256 * 1024;
+
+/// The DAG and the fingerprint of the files it was built from.
+#[derive(Debug, Default)]
+pub(crate) struct PlanState {
+    fingerprint: Option<Fingerprint>,
+    pub(crate) dag: Dag,
+}
+
+impl PlanState {
+    /// Rebuilds the DAG if any plan source changed.
+    pub(crate) fn refresh(&mut self, paths: &crate::config::Paths) {
+        let fp = sources::fingerprint(paths);
+        if self.fingerprint.as_ref() == Some(&fp) {
+            return;
+        }
+        let s = sources::load(paths);
+        self.dag = Dag::build(&s);
+        for p in &self.dag.problems {
+            tracing::warn!("plans: {p}");
+        }
+        self.fingerprint = Some(fp);
+    }
+
+    /// The plan to stamp on an entry published from `room`, if the room runs an epic of a
+    /// named plan.
+    pub(crate) fn stamp(&self, room: &str) -> Option<String> {
+        let n = self.dag.node_for_room(room, None)?;
+        let plan = &self.dag.nodes[n].plan_id;
+        (plan != OSTWIN_PLAN).then(|| plan.clone())
+    }
+}
+
+fn epic_out(dag: &Dag, n: usize) -> EpicOut {
+    let node = &dag.nodes[n];
+    EpicOut {
+        plan_id: node.plan_id.clone(),
+        ref_: node.ref_.clone(),
+        room_id: node.room_id.clone(),
+        title: node.title.clone(),
+        depends_on: dag
+            .parents(n)
+            .iter()
+            .map(|&p| dag.nodes[p].label())
+            .collect(),
+        brief_keywords: node.brief_keywords.clone(),
+    }
+}
+
+/// Parses a plan argument: a JSON object or OSTwin markdown.
+pub fn parse_plan(args: &RegisterPlanArgs) -> Result<Plan> {
+    let size = match &args.plan {
+        serde_json::Value::String(s) => s.len(),
+        v => v.to_string().len(),
+    };
+    if size > MAX_PLAN_BYTES {
+        return Err(Error::invalid(
+            "plan",
+            format!("it is {size} bytes, over the limit of {MAX_PLAN_BYTES}"),
+            "split it into several plans (a later plan may depend on an earlier one's epics)",
+        ));
+    }
+    if let Some(id) = &args.plan_id {
+        path_component("plan_id", id)?;
+    }
+    match &args.plan {
+        serde_json::Value::String(md) => markdown::parse(md, args.plan_id.as_deref()),
+        serde_json::Value::Object(_) => {
+            let mut v = args.plan.clone();
+            if let Some(id) = &args.plan_id {
+                v["plan_id"] = serde_json::Value::String(id.clone());
+            }
+            Plan::from_json(&v)
+        }
+        other => Err(Error::invalid(
+            "plan",
+            format!(
+                "got {}, expected a JSON object or a markdown string",
+                json_type(other)
+            ),
+            "pass {\"plan_id\": …, \"epics\": […]} or the plan markdown as a string",
+        )),
+    }
+}
+
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+impl Memory {
+    /// Validates a plan against every other plan (unknown refs, cycles), then stores it as
+    /// `<plans>/<plan_id>.json`. Nothing is written when a check fails.
+    pub fn register_plan(&self, args: RegisterPlanArgs) -> Result<RegisterPlanOutput> {
+        let mut plan = parse_plan(&args)?;
+        plan.registered_at = Some(self.now().to_rfc3339());
+        let mut state = self.fresh()?;
+        let mut sources = sources::load(self.paths());
+        let replaced = sources.plans.iter().any(|p| p.plan_id == plan.plan_id);
+        sources.plans.retain(|p| p.plan_id != plan.plan_id);
+        sources.plans.push(plan.clone());
+        let dag = Dag::build(&sources);
+        let mine: Vec<usize> = (0..dag.nodes.len())
+            .filter(|&n| dag.nodes[n].plan_id == plan.plan_id)
+            .collect();
+        let mut errors: Vec<String> = Vec::new();
+        for &n in &mine {
+            for d in &dag.nodes[n].depends_on {
+                if let Err(e) = dag.resolve(n, d) {
+                    errors.push(e);
+                }
+            }
+        }
+        for cycle in &dag.cycles {
+            if cycle
+                .iter()
+                .any(|l| l.starts_with(&format!("{}/", plan.plan_id)))
+            {
+                errors.push(format!(
+                    "dependency cycle through every one of: {}",
+                    cycle.join(" → ")
+                ));
+            }
+        }
+        if !errors.is_empty() {
+            return Err(Error::invalid(
+                "plan",
+                errors.join("; "),
+                "fix depends_on (use PLAN_ID/REF for another plan's epic) and register again; nothing was stored",
+            ));
+        }
+        let path = self.paths().plans.join(format!("{}.json", plan.plan_id));
+        write_atomically(
+            &path,
+            &serde_json::to_string_pretty(&plan).expect("plans serialize"),
+        )?;
+        state.plans.refresh(self.paths());
+        let label = |n: usize| dag.nodes[n].label();
+        let edges: Vec<[String; 2]> = dag
+            .edges()
+            .into_iter()
+            .filter(|(a, b)| mine.contains(a) || mine.contains(b))
+            .map(|(a, b)| [label(a), label(b)])
+            .collect();
+        Ok(RegisterPlanOutput {
+            plan_id: plan.plan_id.clone(),
+            title: plan.title.clone(),
+            epics: mine.iter().map(|&n| epic_out(&dag, n)).collect(),
+            rooms: mine.iter().map(|&n| dag.nodes[n].room_id.clone()).collect(),
+            edges,
+            topological_order: dag
+                .order
+                .iter()
+                .filter(|n| mine.contains(n))
+                .map(|&n| label(n))
+                .collect(),
+            file: path
+                .strip_prefix(&self.paths().root)
+                .unwrap_or(&path)
+                .display()
+                .to_string(),
+            replaced,
+        })
+    }
+
+    /// The whole project's epic DAG.
+    pub fn plan_view(&self) -> Result<DagOut> {
+        let state = self.fresh()?;
+        let dag = &state.plans.dag;
+        let label = |n: usize| dag.nodes[n].label();
+        Ok(DagOut {
+            epics: (0..dag.nodes.len()).map(|n| epic_out(dag, n)).collect(),
+            edges: dag
+                .edges()
+                .into_iter()
+                .map(|(a, b)| [label(a), label(b)])
+                .collect(),
+            topological_order: dag.order.iter().map(|&n| label(n)).collect(),
+            cycles: dag.cycles.clone(),
+            problems: dag.problems.clone(),
+        })
+    }
+}
+
+fn write_atomically(path: &std::path::Path, text: &str) -> Result<()> {
+    let dir = path.parent().expect("plan files live in a directory");
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("plan"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, format!("{text}\n")).map_err(|e| Error::io("writing", &tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io("renaming into place", path, e)
+    })
+}
