@@ -9,6 +9,7 @@
 //! terminal output, no wall clock. The edges — [`mcp`] and [`cli`] — translate protocols.
 
 pub mod api;
+pub mod audit;
 pub mod bench;
 pub mod channel;
 pub mod cli;
@@ -24,5 +25,6 @@ pub mod mcp;
 pub mod memory;
 pub mod plan;
 pub mod render;
+pub mod render_audit;
 pub mod schema;
 pub mod validate;

@@ -5,6 +5,7 @@
 //! flags. Result types derive `Serialize` + `JsonSchema` and are the tools'
 //! `structuredContent` and `outputSchema`, and the CLI's `--json` output.
 
+pub mod audit;
 pub mod channel;
 pub mod context;
 pub mod ledger;

@@ -3,6 +3,7 @@
 //! Edge code: parses flags (clap), opens the core with the resolved paths, settings, clock
 //! and identity, and formats results (text by default, `--json` for machines).
 
+mod audit_cmds;
 mod bench;
 mod ledger_cmds;
 pub mod out;
@@ -39,7 +40,7 @@ pub struct Cli {
 
 /// Options every command accepts.
 #[derive(Debug, Args)]
-struct Global {
+pub(crate) struct Global {
     /// Project root (the directory holding .agents/). Default: $WARROOM_ROOT, else
     /// $AGENT_OS_ROOT, else the nearest ancestor of the working directory with .agents/,
     /// else the working directory.
@@ -89,6 +90,16 @@ enum Command {
     Search(ledger_cmds::SearchCmd),
     /// Show one entry with its supersede chain.
     Get(ledger_cmds::GetCmd),
+    /// Every entry of a ref or room, superseded ones marked (oldest first).
+    History(audit_cmds::HistoryCmd),
+    /// Filtered history, newest first; --include-superseded for the full record.
+    Log(audit_cmds::LogCmd),
+    /// What changed between two ledgers, two git revisions or two times; violations of
+    /// append-only. Exit 1 if a line was changed or removed.
+    Diff(audit_cmds::DiffCmd),
+    /// Check every line of a ledger: schema, unique ids, supersedes, torn lines.
+    /// Exit 0 clean, 1 violations, 2 could not run.
+    Verify(audit_cmds::VerifyCmd),
     /// Print the predecessor context of a room (what a manager reads first).
     Context(room_cmds::ContextCmd),
     /// Register and show plans (the epic DAG).
@@ -126,7 +137,7 @@ impl Global {
     }
 
     /// Resolves paths and settings without opening anything.
-    fn layout(&self) -> anyhow::Result<(Paths, Settings, RootSource)> {
+    pub(crate) fn layout(&self) -> anyhow::Result<(Paths, Settings, RootSource)> {
         let env = |k: &str| std::env::var(k).ok();
         let cwd = std::env::current_dir().context("reading the working directory")?;
         let (root, source) = resolve_root(self.root.as_deref(), &env, &cwd);
@@ -158,7 +169,7 @@ impl Global {
         Ok((paths, settings, source))
     }
 
-    fn open(&self) -> anyhow::Result<Ctx> {
+    pub(crate) fn open(&self) -> anyhow::Result<Ctx> {
         let (paths, settings, root_source) = self.layout()?;
         let env = |k: &str| std::env::var(k).ok();
         let mut who = Identity::from_env(&env)?;
@@ -214,6 +225,10 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Query(cmd) => cmd.run(&g.open()?),
         Command::Search(cmd) => cmd.run(&g.open()?),
         Command::Get(cmd) => cmd.run(&g.open()?),
+        Command::History(cmd) => cmd.run(&g.open()?),
+        Command::Log(cmd) => cmd.run(&g.open()?),
+        Command::Diff(cmd) => cmd.run(g),
+        Command::Verify(cmd) => cmd.run(g),
         Command::Context(cmd) => cmd.run(&g.open()?),
         Command::Plan(cmd) => cmd.run(&g.open()?),
         Command::Channel(cmd) => cmd.run(&g.open()?),

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::api::audit::{DiffArgs, DiffPage, HistoryArgs, HistoryOutput};
 use crate::api::channel::{ChannelPostArgs, ChannelPostOutput, ChannelReadArgs, ChannelReadOutput};
 use crate::api::context::{ContextArgs, ContextOutput};
 use crate::api::ledger::{GetArgs, PublishArgs, QueryArgs, SearchArgs};
@@ -21,7 +22,7 @@ use crate::api::plan::{RegisterPlanArgs, RegisterPlanOutput};
 use crate::config::Identity;
 use crate::error::Error;
 use crate::memory::Memory;
-use crate::render;
+use crate::{render, render_audit};
 
 /// Calls one tool with raw JSON arguments.
 pub type Call = fn(&Memory, &Identity, JsonObject) -> CallToolResult;
@@ -238,6 +239,41 @@ pub static TOOLS: &[ToolDef] = &[
         read_only: true,
         describe: describe::<GetArgs, crate::api::ledger::GetOutput>,
         call: |m, _who, args| run("memory_get", args, |a| m.get(a), render::get),
+    },
+    ToolDef {
+        name: "memory_history",
+        title: "History of a ref or room",
+        description: "Every entry about an epic ref and/or from a room — superseded ones \
+            included and marked, with what superseded them — oldest first (the newest 50 by \
+            default, ≤ 200). For auditors reconstructing how a decision evolved.",
+        read_only: true,
+        describe: describe::<HistoryArgs, HistoryOutput>,
+        call: |m, _who, args| {
+            run(
+                "memory_history",
+                args,
+                |a| m.history(a),
+                render_audit::history,
+            )
+        },
+    },
+    ToolDef {
+        name: "memory_diff",
+        title: "What changed in the ledger",
+        description: "Diff the ledger between two times (since/until) or two git revisions \
+            (git_from/git_to): entries added, entries superseded with a unified diff of old \
+            vs new text, and violations — any earlier line changed or missing (append-only \
+            broken; git mode). Paginated: `limit` ≤ 50 changes per call, then `offset`.",
+        read_only: true,
+        describe: describe::<DiffArgs, DiffPage>,
+        call: |m, _who, args| {
+            run(
+                "memory_diff",
+                args,
+                |a| m.diff_page(a),
+                render_audit::diff_page,
+            )
+        },
     },
     ToolDef {
         name: "memory_get_context",

@@ -7,6 +7,7 @@
 //! its work and returns typed results from [`crate::api`]. Nothing here knows about MCP,
 //! JSON-RPC or terminal output.
 
+mod audit_ops;
 mod channels;
 mod context_ops;
 mod plans;

@@ -1,0 +1,242 @@
+//! `verify`: check every line of a ledger file and report each violation with its line
+//! number and byte offset. Streams the file, so it runs on ledgers of any size.
+//!
+//! Violations: invalid UTF-8, malformed JSON, lines that do not match
+//! `schemas/ledger-entry.schema.json` or cannot be read as an entry, duplicate ids,
+//! supersedes naming an unknown id, an entry superseded twice, self-supersedes, supersede
+//! cycles, and a torn last line (no terminating newline).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::entry::EntryRef;
+use crate::error::{Error, Result};
+use crate::schema::Schema;
+
+/// One problem found by `verify`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Violation {
+    /// 1-based line number.
+    pub line: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// Short machine-readable kind: invalid-utf8, malformed-json, schema, bad-entry,
+    /// duplicate-id, dangling-supersede, double-supersede, self-supersede,
+    /// supersede-cycle, torn-tail.
+    pub kind: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+/// The result of verifying one ledger file.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct VerifyReport {
+    /// The file checked.
+    pub file: String,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Physical lines.
+    pub lines: u64,
+    /// Lines that are valid entries.
+    pub entries: u64,
+    /// Entries superseded by a later one.
+    pub superseded: u64,
+    /// Blank lines (ignored).
+    pub blank: u64,
+    /// Every violation, in line order.
+    pub violations: Vec<Violation>,
+}
+
+impl VerifyReport {
+    /// True if nothing is wrong.
+    pub fn ok(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+struct Seen {
+    line: u64,
+    offset: u64,
+    supersedes: Option<String>,
+}
+
+/// Verifies the ledger at `path`. `progress(done, total)` is called about every 16 MiB.
+pub fn verify(path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<VerifyReport> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io("opening", path, e))?;
+    let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut r = VerifyReport {
+        file: path.display().to_string(),
+        ..VerifyReport::default()
+    };
+    let mut ids: HashMap<String, Seen> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut buf = Vec::new();
+    let mut offset = 0u64;
+    let mut next_progress = 16 << 20;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io("reading", path, e))?;
+        if n == 0 {
+            break;
+        }
+        r.lines += 1;
+        let terminated = buf.last() == Some(&b'\n');
+        let bytes = if terminated {
+            &buf[..buf.len() - 1]
+        } else {
+            &buf[..]
+        };
+        let mut flag = |kind: &str, message: String| {
+            r.violations.push(Violation {
+                line: r.lines,
+                offset,
+                kind: kind.into(),
+                message,
+            });
+        };
+        if !terminated {
+            flag(
+                "torn-tail",
+                format!(
+                    "the last line ({} bytes) has no terminating newline: a write was cut short",
+                    bytes.len()
+                ),
+            );
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            r.blank += u64::from(terminated);
+        } else if let Some(id) = check_line(bytes, &mut flag, &mut ids, r.lines, offset) {
+            r.entries += 1;
+            order.push(id);
+        }
+        offset += n as u64;
+        if offset >= next_progress {
+            progress(offset, total);
+            next_progress += 16 << 20;
+        }
+    }
+    r.bytes = offset;
+    check_supersedes(&ids, &order, &mut r);
+    r.violations.sort_by_key(|v| (v.line, v.kind.clone()));
+    Ok(r)
+}
+
+/// Checks one non-blank line; returns its id if it is a valid, first-seen entry.
+fn check_line(
+    bytes: &[u8],
+    flag: &mut dyn FnMut(&str, String),
+    ids: &mut HashMap<String, Seen>,
+    line: u64,
+    offset: u64,
+) -> Option<String> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        flag("invalid-utf8", "the line is not valid UTF-8".into());
+        return None;
+    };
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            flag("malformed-json", format!("not JSON: {e}"));
+            return None;
+        }
+    };
+    if let Err(errs) = Schema::LedgerEntry.check(&value) {
+        flag(
+            "schema",
+            format!("does not match the entry schema: {}", errs.join("; ")),
+        );
+        return None;
+    }
+    let (entry, _) = match EntryRef::parse(bytes) {
+        Ok(e) => e,
+        Err(e) => {
+            flag("bad-entry", e.0);
+            return None;
+        }
+    };
+    if let Some(first) = ids.get(&*entry.id) {
+        flag(
+            "duplicate-id",
+            format!(
+                "id `{}` was already used on line {} (byte {})",
+                entry.id, first.line, first.offset
+            ),
+        );
+        return None;
+    }
+    let id = entry.id.to_string();
+    ids.insert(
+        id.clone(),
+        Seen {
+            line,
+            offset,
+            supersedes: entry.supersedes.as_deref().map(str::to_string),
+        },
+    );
+    Some(id)
+}
+
+fn check_supersedes(ids: &HashMap<String, Seen>, order: &[String], r: &mut VerifyReport) {
+    let mut taken: HashMap<&str, &str> = HashMap::new();
+    for id in order {
+        let seen = &ids[id];
+        let Some(target) = seen.supersedes.as_deref() else {
+            continue;
+        };
+        let mut flag = |kind: &str, message: String| {
+            r.violations.push(Violation {
+                line: seen.line,
+                offset: seen.offset,
+                kind: kind.into(),
+                message,
+            });
+        };
+        if target == id {
+            flag("self-supersede", format!("`{id}` supersedes itself"));
+            continue;
+        }
+        if !ids.contains_key(target) {
+            flag(
+                "dangling-supersede",
+                format!("`{id}` supersedes `{target}`, which is not in the ledger"),
+            );
+            continue;
+        }
+        if let Some(first) = taken.get(target) {
+            flag(
+                "double-supersede",
+                format!(
+                    "`{target}` is superseded twice: by `{first}` (line {}) and by `{id}`",
+                    ids[*first].line
+                ),
+            );
+            continue;
+        }
+        taken.insert(target, id);
+        r.superseded += 1;
+        // Walk the chain from the target; coming back to `id` is a cycle.
+        let mut cur = ids[target].supersedes.as_deref();
+        let mut steps = 0;
+        while let Some(c) = cur {
+            if c == id {
+                flag(
+                    "supersede-cycle",
+                    format!("`{id}` and `{target}` supersede each other (a cycle)"),
+                );
+                break;
+            }
+            steps += 1;
+            if steps > order.len() {
+                break;
+            }
+            cur = ids.get(c).and_then(|s| s.supersedes.as_deref());
+        }
+    }
+}

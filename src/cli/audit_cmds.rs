@@ -1,0 +1,186 @@
+//! `history`, `log`, `diff`, `verify`: the auditor's commands.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::ledger_cmds::FilterFlags;
+use super::out::{Outcome, emit, note, stdout_is_tty};
+use super::{Ctx, Global};
+use crate::api::audit::{DiffArgs, HistoryArgs};
+use crate::audit::{diff, git, verify};
+use crate::render_audit;
+
+/// Every entry of a ref or room, superseded ones marked, oldest first.
+#[derive(Debug, Args)]
+pub struct HistoryCmd {
+    /// Epic/task ref.
+    #[arg(long = "ref", value_name = "REF")]
+    ref_: Option<String>,
+    /// Room (glob allowed).
+    #[arg(long, value_name = "ROOM")]
+    room: Option<String>,
+    /// Only the newest N (1–200, default 50).
+    #[arg(long = "last", value_name = "N")]
+    last_n: Option<u32>,
+}
+
+impl HistoryCmd {
+    pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        let out = ctx.memory.history(HistoryArgs {
+            ref_: self.ref_,
+            room_id: self.room,
+            last_n: self.last_n,
+        })?;
+        emit(ctx.json, &out, render_audit::history);
+        Ok(if out.entries.is_empty() {
+            Outcome::NothingFound
+        } else {
+            Outcome::Ok
+        })
+    }
+}
+
+/// Filtered history, newest first; `--include-superseded` for the full record.
+#[derive(Debug, Args)]
+pub struct LogCmd {
+    #[command(flatten)]
+    filter: FilterFlags,
+    /// Include superseded entries (marked).
+    #[arg(long)]
+    include_superseded: bool,
+    /// Only the newest N entries (default: all).
+    #[arg(long = "last", value_name = "N")]
+    last: Option<usize>,
+}
+
+impl LogCmd {
+    pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        // Auditors see every room: no own-room default here.
+        let mut args = self.filter.to_args();
+        if args.room_id.is_none() && args.exclude_room.is_none() {
+            args.room_id = Some("*".into());
+        }
+        let (mut filter, _) = ctx.memory.build_filter(&args, &ctx.who)?;
+        filter.include_superseded = self.include_superseded;
+        let out = ctx.memory.log(&filter, self.last.unwrap_or(usize::MAX))?;
+        emit(ctx.json, &out, render_audit::history);
+        Ok(if out.entries.is_empty() {
+            Outcome::NothingFound
+        } else {
+            Outcome::Ok
+        })
+    }
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Colour {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Compare two versions of a ledger: two files, two git revisions, or two times.
+#[derive(Debug, Args)]
+pub struct DiffCmd {
+    /// The earlier ledger file (with B).
+    #[arg(value_name = "A", requires = "b", conflicts_with_all = ["git", "since"])]
+    a: Option<PathBuf>,
+    /// The later ledger file.
+    #[arg(value_name = "B")]
+    b: Option<PathBuf>,
+    /// Two git revisions of the ledger file: REV1..REV2 (REV1.. = against the working tree).
+    #[arg(long, value_name = "REV1..REV2", conflicts_with = "since")]
+    git: Option<String>,
+    /// The ledger as of this time (RFC 3339, date, or age like 24h)…
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// …compared with the ledger as of this time (default: now).
+    #[arg(long, value_name = "TIME", requires = "since")]
+    until: Option<String>,
+    /// Colour the output.
+    #[arg(long, value_enum, default_value_t = Colour::Auto)]
+    color: Colour,
+}
+
+impl DiffCmd {
+    pub(super) fn run(self, g: &Global) -> anyhow::Result<Outcome> {
+        let report = match (&self.a, &self.b) {
+            (Some(a), Some(b)) => {
+                let read = |p: &PathBuf| {
+                    std::fs::read(p).map_err(|e| anyhow::anyhow!("reading {}: {e}", p.display()))
+                };
+                diff::diff(
+                    &a.display().to_string(),
+                    &read(a)?,
+                    &b.display().to_string(),
+                    &read(b)?,
+                )
+            }
+            _ => {
+                let ctx = g.open()?;
+                let args = match &self.git {
+                    Some(range) => {
+                        let (from, to) = git::parse_range(range)?;
+                        DiffArgs {
+                            git_from: Some(from),
+                            git_to: to,
+                            ..DiffArgs::default()
+                        }
+                    }
+                    None => DiffArgs {
+                        since: self.since.clone(),
+                        until: self.until.clone(),
+                        ..DiffArgs::default()
+                    },
+                };
+                ctx.memory.diff_report(&args)?
+            }
+        };
+        let colour = match self.color {
+            Colour::Always => true,
+            Colour::Never => false,
+            Colour::Auto => stdout_is_tty() && std::env::var_os("NO_COLOR").is_none(),
+        };
+        emit(g.json, &report, |r| render_audit::diff(r, colour));
+        Ok(if report.append_only() {
+            Outcome::Ok
+        } else {
+            Outcome::Violations
+        })
+    }
+}
+
+/// Check every line of a ledger file. Exit 0 clean, 1 violations, 2 could not run.
+#[derive(Debug, Args)]
+pub struct VerifyCmd {
+    /// The ledger file (default: the project's ledger).
+    file: Option<PathBuf>,
+}
+
+impl VerifyCmd {
+    pub(super) fn run(self, g: &Global) -> anyhow::Result<Outcome> {
+        let path = match self.file {
+            Some(p) => p,
+            None => g.layout()?.0.ledger,
+        };
+        let report = verify::verify(&path, &mut |done, total| {
+            note(&format!(
+                "verify: {} of {} MiB ({}%)",
+                done >> 20,
+                total >> 20,
+                done * 100 / total.max(1)
+            ));
+        })?;
+        emit(g.json, &report, render_audit::verify);
+        Ok(if report.ok() {
+            Outcome::Ok
+        } else {
+            Outcome::Violations
+        })
+    }
+}

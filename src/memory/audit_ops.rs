@@ -1,0 +1,179 @@
+//! Auditor reads through the index (`history`, `log`) and diffs of the live ledger between
+//! two times or two git revisions (`memory_diff`).
+
+use super::Memory;
+use crate::api::audit::{Change, DiffArgs, DiffPage, HistoryArgs, HistoryEntry, HistoryOutput};
+use crate::audit::diff::{DiffReport, as_of, diff};
+use crate::audit::git;
+use crate::clock::parse_time_arg;
+use crate::error::{Error, Result};
+use crate::index::{Filter, LedgerIndex, RoomPattern};
+use crate::validate::short_id;
+
+fn status(ix: &LedgerIndex, pos: u32) -> HistoryEntry {
+    HistoryEntry {
+        entry: ix.entry(pos),
+        live: ix.meta(pos).live,
+        superseded_by: ix
+            .stored(pos)
+            .superseded_by
+            .map(|p| ix.stored(p).id.to_string()),
+        line: ix.stored(pos).loc.line,
+    }
+}
+
+impl Memory {
+    /// Entries matching `filter` (superseded ones included when the filter says so),
+    /// newest first, at most `limit`, with their status.
+    pub fn log(&self, filter: &Filter, limit: usize) -> Result<HistoryOutput> {
+        let state = self.fresh()?;
+        let ix = state.ledger.index();
+        let r = ix.query(&filter.compile(ix), limit);
+        Ok(HistoryOutput {
+            truncated: r.total > r.positions.len(),
+            entries: r.positions.iter().map(|&p| status(ix, p)).collect(),
+            total: r.total,
+        })
+    }
+
+    /// Every entry of a ref or a room, superseded ones included and marked, oldest first.
+    pub fn history(&self, args: HistoryArgs) -> Result<HistoryOutput> {
+        if args.ref_.is_none() && args.room_id.is_none() {
+            return Err(Error::invalid(
+                "ref",
+                "neither `ref` nor `room_id` was given",
+                "pass `ref` (e.g. \"EPIC-007\"), `room_id`, or both",
+            ));
+        }
+        if let Some(r) = &args.ref_ {
+            short_id("ref", r)?;
+        }
+        let limit = match args.last_n {
+            None => 50,
+            Some(n @ 1..=200) => n as usize,
+            Some(n) => {
+                return Err(Error::invalid(
+                    "last_n",
+                    format!("{n} is outside 1..=200"),
+                    "ask for at most 200; narrow with ref or room_id",
+                ));
+            }
+        };
+        let filter = Filter {
+            ref_: args.ref_,
+            room: args
+                .room_id
+                .as_deref()
+                .map(|r| RoomPattern::parse("room_id", r))
+                .transpose()?,
+            include_superseded: true,
+            ..Filter::default()
+        };
+        let mut out = self.log(&filter, limit)?;
+        out.entries.reverse();
+        Ok(out)
+    }
+
+    /// The full diff of the ledger between two times or two git revisions.
+    pub fn diff_report(&self, args: &DiffArgs) -> Result<DiffReport> {
+        let ledger = &self.paths().ledger;
+        match (&args.since, &args.git_from) {
+            (Some(_), Some(_)) => Err(Error::invalid(
+                "since",
+                "both `since` and `git_from` were given",
+                "compare two times (since/until) or two revisions (git_from/git_to), not both",
+            )),
+            (None, None) => Err(Error::invalid(
+                "since",
+                "no starting point given",
+                "pass `since` (e.g. \"24h\" or 2026-11-20) or `git_from` (e.g. \"HEAD~1\")",
+            )),
+            (Some(since), None) => {
+                let now = self.now();
+                let bad = |f: &str, e: crate::clock::TimeError| {
+                    Error::invalid(f, e.to_string(), "use RFC 3339, a date, or an age like 24h")
+                };
+                let t1 = parse_time_arg(since, now).map_err(|e| bad("since", e))?;
+                let t2 = match &args.until {
+                    Some(u) => parse_time_arg(u, now).map_err(|e| bad("until", e))?,
+                    None => now,
+                };
+                if t1 > t2 {
+                    return Err(Error::invalid(
+                        "since",
+                        format!("{t1} is after `until` {t2}"),
+                        "swap them",
+                    ));
+                }
+                let data = std::fs::read(ledger).or_else(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        Ok(Vec::new())
+                    } else {
+                        Err(Error::io("reading", ledger, e))
+                    }
+                })?;
+                Ok(diff(
+                    &format!("ledger as of {t1}"),
+                    &as_of(&data, t1),
+                    &format!("ledger as of {t2}"),
+                    &as_of(&data, t2),
+                ))
+            }
+            (None, Some(from)) => {
+                let a = git::read_at(ledger, Some(from))?;
+                let b = git::read_at(ledger, args.git_to.as_deref())?;
+                let b_label = args.git_to.clone().unwrap_or_else(|| "working tree".into());
+                Ok(diff(&format!("git {from}"), &a, &b_label, &b))
+            }
+        }
+    }
+
+    /// One page of `memory_diff`.
+    pub fn diff_page(&self, args: DiffArgs) -> Result<DiffPage> {
+        let limit = match args.limit {
+            None => 20,
+            Some(n @ 1..=50) => n as usize,
+            Some(n) => {
+                return Err(Error::invalid(
+                    "limit",
+                    format!("{n} is outside 1..=50"),
+                    "page with `offset`",
+                ));
+            }
+        };
+        let offset = args.offset.unwrap_or(0) as usize;
+        let r = self.diff_report(&args)?;
+        let mut changes: Vec<Change> = r
+            .violations
+            .iter()
+            .cloned()
+            .map(|v| Change::Violation(Box::new(v)))
+            .collect();
+        changes.extend(
+            r.superseded
+                .iter()
+                .cloned()
+                .map(|x| Change::Superseded(Box::new(x))),
+        );
+        changes.extend(
+            r.added
+                .iter()
+                .flat_map(|g| g.entries.iter().cloned())
+                .map(|entry| Change::Added {
+                    entry: Box::new(entry),
+                }),
+        );
+        let total = changes.len();
+        let page: Vec<Change> = changes.into_iter().skip(offset).take(limit).collect();
+        Ok(DiffPage {
+            a: r.a.clone(),
+            b: r.b.clone(),
+            append_only: r.append_only(),
+            counts: r.counts.clone(),
+            next_offset: (offset + page.len() < total).then_some(offset + page.len()),
+            changes: page,
+            total_changes: total,
+            offset,
+        })
+    }
+}

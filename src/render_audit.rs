@@ -1,0 +1,231 @@
+//! Human-readable text for the auditor commands: history/log, diff (coloured on a
+//! terminal), verify. Edge code, like [`crate::render`].
+
+use std::fmt::Write;
+
+use crate::api::audit::{Change, DiffPage, HistoryOutput};
+use crate::audit::diff::DiffReport;
+use crate::audit::verify::VerifyReport;
+use crate::render::{clip, entry_block};
+
+struct Paint(bool);
+
+impl Paint {
+    fn wrap(&self, code: &str, s: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn bold(&self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+    fn red(&self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+    fn green(&self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    /// Colours a unified diff line by line.
+    fn diff(&self, d: &str) -> String {
+        d.lines()
+            .map(|l| match l.as_bytes().first() {
+                Some(b'+') if !l.starts_with("+++") => self.green(l),
+                Some(b'-') if !l.starts_with("---") => self.red(l),
+                _ => l.to_string(),
+            })
+            .map(|l| format!("    {l}\n"))
+            .collect()
+    }
+}
+
+/// History or log: entries with their status.
+pub fn history(o: &HistoryOutput) -> String {
+    if o.entries.is_empty() {
+        return "no matching entries".into();
+    }
+    let mut s = format!(
+        "{} of {} entries{}",
+        o.entries.len(),
+        o.total,
+        if o.truncated { " (truncated)" } else { "" }
+    );
+    for h in &o.entries {
+        let status = match &h.superseded_by {
+            Some(by) => format!("SUPERSEDED by {by}"),
+            None if h.live => "live".to_string(),
+            None => "superseded".to_string(),
+        };
+        let _ = write!(
+            s,
+            "\n\nline {} · {status}\n{}",
+            h.line,
+            entry_block(&h.entry, false)
+        );
+    }
+    s
+}
+
+/// A full diff report.
+pub fn diff(r: &DiffReport, colour: bool) -> String {
+    let p = Paint(colour);
+    let c = &r.counts;
+    let mut s = format!(
+        "{}\nA: {}\nB: {}\n{} added · {} superseded · {} violations · {} malformed additions\n",
+        p.bold("ledger diff"),
+        r.a,
+        r.b,
+        c.added,
+        c.superseded,
+        c.violations,
+        c.malformed_added
+    );
+    if !r.violations.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{}",
+            p.bold(&p.red("VIOLATIONS: lines of A changed or missing in B (append-only broken)"))
+        );
+        for v in &r.violations {
+            let id = v.id.as_deref().unwrap_or("?");
+            match v.after_line {
+                Some(b) => {
+                    let _ = writeln!(
+                        s,
+                        "  {} line {} (byte {}) id {id}: changed (now line {b} of B)",
+                        p.red("✗"),
+                        v.line,
+                        v.offset
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "  {} line {} (byte {}) id {id}: missing from B",
+                        p.red("✗"),
+                        v.line,
+                        v.offset
+                    );
+                }
+            }
+            match &v.diff {
+                Some(d) => s.push_str(&p.diff(d)),
+                None => {
+                    let _ = writeln!(s, "    was: {}", clip(&v.before, 300));
+                }
+            }
+        }
+    }
+    if !r.superseded.is_empty() {
+        let _ = writeln!(s, "\n{}", p.bold("Superseded"));
+        for ch in &r.superseded {
+            let old = ch.old.as_ref().map_or("(unknown entry)".to_string(), |o| {
+                format!("{} [{}] {}/{}", o.id, o.kind, o.room_id, o.author_role)
+            });
+            let _ = writeln!(
+                s,
+                "  {old}\n    → {} [{}] {}/{} at {}",
+                ch.new.id, ch.new.kind, ch.new.room_id, ch.new.author_role, ch.new.ts
+            );
+            s.push_str(&p.diff(&ch.summary_diff));
+            if !ch.detail_diff.is_empty() {
+                let _ = writeln!(s, "    detail:");
+                s.push_str(&p.diff(&ch.detail_diff));
+            }
+        }
+    }
+    if !r.added.is_empty() {
+        let _ = writeln!(s, "\n{}", p.bold("Added"));
+        for g in &r.added {
+            let _ = writeln!(s, "  {} · {} ({})", g.room_id, g.kind, g.entries.len());
+            for e in &g.entries {
+                let _ = writeln!(
+                    s,
+                    "    {} {} {}",
+                    p.green("+"),
+                    e.id,
+                    clip(&e.summary.replace('\n', " "), 160)
+                );
+            }
+        }
+    }
+    if !r.malformed_added.is_empty() {
+        let _ = writeln!(s, "\n{}", p.bold("Malformed additions"));
+        for m in &r.malformed_added {
+            let _ = writeln!(s, "  line {} (byte {}): {}", m.line, m.offset, m.message);
+        }
+    }
+    s.trim_end().to_string()
+}
+
+/// One page of `memory_diff`.
+pub fn diff_page(d: &DiffPage) -> String {
+    let c = &d.counts;
+    let mut s = format!(
+        "diff {} → {}: {} added, {} superseded, {} violations{}; changes {}–{} of {}",
+        d.a,
+        d.b,
+        c.added,
+        c.superseded,
+        c.violations,
+        if d.append_only {
+            " (append-only holds)"
+        } else {
+            " (APPEND-ONLY BROKEN)"
+        },
+        d.offset + usize::from(!d.changes.is_empty()),
+        d.offset + d.changes.len(),
+        d.total_changes
+    );
+    for ch in &d.changes {
+        match ch {
+            Change::Violation(v) => {
+                let _ = write!(
+                    s,
+                    "\n\nVIOLATION {} line {} id {}",
+                    v.kind,
+                    v.line,
+                    v.id.as_deref().unwrap_or("?")
+                );
+            }
+            Change::Superseded(x) => {
+                let _ = write!(
+                    s,
+                    "\n\nSUPERSEDED {} by {}\n{}",
+                    x.old.as_ref().map_or("?", |o| o.id.as_str()),
+                    x.new.id,
+                    x.summary_diff.trim_end()
+                );
+            }
+            Change::Added { entry } => {
+                let _ = write!(s, "\n\nADDED {}", entry_block(entry, false));
+            }
+        }
+    }
+    if let Some(n) = d.next_offset {
+        let _ = write!(s, "\n\nmore: call again with offset {n}");
+    }
+    s
+}
+
+/// A verify report.
+pub fn verify(r: &VerifyReport) -> String {
+    let mut s = format!(
+        "{}: {} lines, {} entries ({} superseded), {} blank, {} bytes",
+        r.file, r.lines, r.entries, r.superseded, r.blank, r.bytes
+    );
+    if r.ok() {
+        s.push_str("\nOK: every line is a valid entry; ids unique; supersedes consistent.");
+        return s;
+    }
+    let _ = write!(s, "\n{} violations:", r.violations.len());
+    for v in &r.violations {
+        let _ = write!(
+            s,
+            "\n  line {} (byte {}) [{}] {}",
+            v.line, v.offset, v.kind, v.message
+        );
+    }
+    s
+}
