@@ -26,5 +26,6 @@ pub mod memory;
 pub mod plan;
 pub mod render;
 pub mod render_audit;
+pub mod scenario;
 pub mod schema;
 pub mod validate;

@@ -18,6 +18,8 @@ pub enum Schema {
     ChannelMessage,
     /// `schemas/plan.schema.json`.
     Plan,
+    /// `schemas/scenario.schema.json`.
+    Scenario,
 }
 
 impl Schema {
@@ -27,12 +29,12 @@ impl Schema {
             Schema::LedgerEntry => include_str!("../schemas/ledger-entry.schema.json"),
             Schema::ChannelMessage => include_str!("../schemas/channel-message.schema.json"),
             Schema::Plan => include_str!("../schemas/plan.schema.json"),
+            Schema::Scenario => include_str!("../schemas/scenario.schema.json"),
         }
     }
 
     fn validator(self) -> &'static Validator {
-        static CELLS: [OnceLock<Validator>; 3] =
-            [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static CELLS: [OnceLock<Validator>; 4] = [const { OnceLock::new() }; 4];
         CELLS[self as usize].get_or_init(|| {
             let doc: Value = serde_json::from_str(self.source()).expect("embedded schema is JSON");
             jsonschema::validator_for(&doc).expect("embedded schema compiles")
@@ -71,7 +73,12 @@ mod tests {
 
     #[test]
     fn every_schema_compiles() {
-        for s in [Schema::LedgerEntry, Schema::ChannelMessage, Schema::Plan] {
+        for s in [
+            Schema::LedgerEntry,
+            Schema::ChannelMessage,
+            Schema::Plan,
+            Schema::Scenario,
+        ] {
             let _ = s.validator();
         }
     }

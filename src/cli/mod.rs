@@ -8,6 +8,7 @@ mod bench;
 mod ledger_cmds;
 pub mod out;
 mod room_cmds;
+mod scenario_cmd;
 mod serve;
 
 use std::path::PathBuf;
@@ -108,6 +109,9 @@ enum Command {
     /// Post to and read war-room channels.
     #[command(subcommand)]
     Channel(room_cmds::ChannelCmd),
+    /// Run scenario-driven acceptance tests (scenarios/*.scenario.yaml).
+    #[command(subcommand)]
+    Scenario(scenario_cmd::ScenarioCmd),
     /// Measure cold start, search, query, tail pick-up and publish on generated ledgers.
     Bench(bench::BenchCmd),
 }
@@ -195,7 +199,7 @@ pub fn init_logging() {
     use std::io::IsTerminal;
     let filter = std::env::var("WARROOM_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_else(|_| "info".into());
+        .unwrap_or_else(|_| "info,rmcp=warn".into());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
@@ -232,6 +236,16 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Context(cmd) => cmd.run(&g.open()?),
         Command::Plan(cmd) => cmd.run(&g.open()?),
         Command::Channel(cmd) => cmd.run(&g.open()?),
+        Command::Scenario(cmd) => cmd.run(),
         Command::Bench(cmd) => cmd.run(g.json),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

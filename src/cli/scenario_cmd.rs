@@ -1,0 +1,95 @@
+//! `scenario run`: run scenario files through real server processes and report.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::out::{Outcome, print};
+use crate::scenario::runner::{self, Outcome as ScenarioOutcome};
+
+/// Scenario-driven acceptance tests.
+#[derive(Debug, Subcommand)]
+pub enum ScenarioCmd {
+    /// Run scenario files (or directories of *.scenario.yaml); exit 1 if any fails.
+    Run(RunArgs),
+}
+
+/// Options of `scenario run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Files or directories (default: scenarios/).
+    paths: Vec<PathBuf>,
+    /// Also write a JSON report to this file.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+}
+
+fn describe(o: &ScenarioOutcome) -> String {
+    if o.passed {
+        return format!("✓ {} — {} ({} steps, {} ms)", o.id, o.title, o.steps, o.ms);
+    }
+    let mut s = format!("✗ {} — {} ({})", o.id, o.title, o.file);
+    if let Some(f) = &o.failure {
+        s.push_str(&format!(
+            "\n    at:       {}\n    expected: {}\n    actual:   {}",
+            f.step,
+            f.expectation,
+            f.actual.replace('\n', "\n              ")
+        ));
+        if let Some(d) = &f.diff {
+            s.push_str(&format!(
+                "\n    diff:\n      {}",
+                d.trim_end().replace('\n', "\n      ")
+            ));
+        }
+    }
+    s
+}
+
+impl ScenarioCmd {
+    pub(super) fn run(self) -> anyhow::Result<Outcome> {
+        let ScenarioCmd::Run(args) = self;
+        let paths = if args.paths.is_empty() {
+            vec![PathBuf::from("scenarios")]
+        } else {
+            args.paths
+        };
+        if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+            anyhow::bail!("{} does not exist", missing.display());
+        }
+        let files = runner::expand(&paths);
+        anyhow::ensure!(
+            !files.is_empty(),
+            "no *.scenario.yaml found in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let exe = std::env::current_exe()?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let mut outcomes = Vec::new();
+        for f in &files {
+            let o = rt.block_on(runner::run_file(f, &exe));
+            print(&describe(&o));
+            outcomes.push(o);
+        }
+        let failed = outcomes.iter().filter(|o| !o.passed).count();
+        print(&format!(
+            "{} passed, {failed} failed",
+            outcomes.len() - failed
+        ));
+        if let Some(path) = args.report {
+            std::fs::write(&path, serde_json::to_string_pretty(&outcomes)?)?;
+        }
+        Ok(if failed == 0 {
+            Outcome::Ok
+        } else {
+            Outcome::Violations
+        })
+    }
+}

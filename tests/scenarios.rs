@@ -1,0 +1,88 @@
+//! The scenario suite: `warroom-memory scenario run scenarios/` must pass every scenario,
+//! and a deliberately wrong expectation must fail with a readable report.
+
+mod common;
+
+use std::process::Command;
+
+use common::BIN;
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WARROOM_LOG", "warn")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn every_scenario_passes() {
+    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".scenario.yaml")
+        })
+        .count();
+    assert!(
+        files >= 13,
+        "the suite has at least the 13 scenarios of the issue"
+    );
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let (code, out) = run(&[
+        "scenario",
+        "run",
+        "scenarios",
+        "--report",
+        report.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("{files} passed, 0 failed")), "{out}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(report.path()).unwrap()).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), files);
+    assert!(json.as_array().unwrap().iter().all(|o| o["passed"] == true));
+}
+
+#[test]
+fn a_wrong_expectation_fails_with_step_expectation_actual_and_diff() {
+    let (code, out) = run(&[
+        "scenario",
+        "run",
+        "tests/fixtures/scenarios/wrong-view.scenario.yaml",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    for want in [
+        "✗ wrong-view",
+        "at:       step 2 \"wrongly expects to see its own entry\" (memory_query as me)",
+        "expected: `entries[*].id` equals [\"mem-",
+        "actual:   []",
+        "diff:",
+        "0 passed, 1 failed",
+    ] {
+        assert!(out.contains(want), "report shows `{want}`:\n{out}");
+    }
+}
+
+#[test]
+fn an_invalid_scenario_is_refused_with_a_clear_message() {
+    let (code, out) = run(&[
+        "scenario",
+        "run",
+        "tests/fixtures/scenarios/invalid.scenario.yaml",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("agent `ghost` is not declared in setup.agents"),
+        "{out}"
+    );
+    let (code, out) = run(&["scenario", "run", "no/such/dir"]);
+    assert_eq!(code, 2, "{out}");
+}
