@@ -69,6 +69,25 @@ fn a_wrong_expectation_fails_with_step_expectation_actual_and_diff() {
     ] {
         assert!(out.contains(want), "report shows `{want}`:\n{out}");
     }
+    let out = Command::new(BIN)
+        .args([
+            "--json",
+            "scenario",
+            "run",
+            "tests/fixtures/scenarios/wrong-view.scenario.yaml",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report[0]["passed"], false);
+    assert!(
+        report[0]["failure"]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("mem-")
+    );
 }
 
 #[test]

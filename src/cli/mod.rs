@@ -236,7 +236,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Context(cmd) => cmd.run(&g.open()?),
         Command::Plan(cmd) => cmd.run(&g.open()?),
         Command::Channel(cmd) => cmd.run(&g.open()?),
-        Command::Scenario(cmd) => cmd.run(),
+        Command::Scenario(cmd) => cmd.run(g.json),
         Command::Bench(cmd) => cmd.run(g.json),
     }
 }

@@ -19,7 +19,7 @@ pub enum ScenarioCmd {
 pub struct RunArgs {
     /// Files or directories (default: scenarios/).
     paths: Vec<PathBuf>,
-    /// Also write a JSON report to this file.
+    /// Also write a JSON report to this file (`--json` prints it on stdout instead of text).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
 }
@@ -47,7 +47,7 @@ fn describe(o: &ScenarioOutcome) -> String {
 }
 
 impl ScenarioCmd {
-    pub(super) fn run(self) -> anyhow::Result<Outcome> {
+    pub(super) fn run(self, json: bool) -> anyhow::Result<Outcome> {
         let ScenarioCmd::Run(args) = self;
         let paths = if args.paths.is_empty() {
             vec![PathBuf::from("scenarios")]
@@ -75,14 +75,20 @@ impl ScenarioCmd {
         let mut outcomes = Vec::new();
         for f in &files {
             let o = rt.block_on(runner::run_file(f, &exe));
-            print(&describe(&o));
+            if !json {
+                print(&describe(&o));
+            }
             outcomes.push(o);
         }
         let failed = outcomes.iter().filter(|o| !o.passed).count();
-        print(&format!(
-            "{} passed, {failed} failed",
-            outcomes.len() - failed
-        ));
+        if json {
+            print(&serde_json::to_string_pretty(&outcomes)?);
+        } else {
+            print(&format!(
+                "{} passed, {failed} failed",
+                outcomes.len() - failed
+            ));
+        }
         if let Some(path) = args.report {
             std::fs::write(&path, serde_json::to_string_pretty(&outcomes)?)?;
         }
