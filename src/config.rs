@@ -68,6 +68,9 @@ pub struct Paths {
     pub war_rooms: PathBuf,
     /// Directory of registered plans (`.agents/plan`).
     pub plans: PathBuf,
+    /// Directories outside the root that the operator configured explicitly (`--ledger`,
+    /// `--war-rooms`, the config file); everything else must resolve inside the root.
+    pub trusted: Vec<PathBuf>,
 }
 
 impl Paths {
@@ -79,7 +82,42 @@ impl Paths {
             ledger: agents.join("ledger.jsonl"),
             war_rooms: agents.join("war-rooms"),
             plans: agents.join("plan"),
+            trusted: Vec::new(),
         }
+    }
+
+    /// Marks `dir` as explicitly configured (it may lie outside the root).
+    pub fn trust(&mut self, dir: &Path) {
+        self.trusted.push(dir.to_path_buf());
+    }
+
+    /// Refuses `path` if, following symlinks, it resolves outside the project root and
+    /// outside every explicitly configured directory. A symlinked room directory or ledger
+    /// pointing elsewhere is thus refused rather than written through.
+    pub fn confine(&self, path: &Path) -> Result<()> {
+        // Resolve the nearest existing ancestor; the rest does not exist yet.
+        let mut existing = path;
+        while !existing.exists() {
+            match existing.parent() {
+                Some(p) => existing = p,
+                None => return Ok(()),
+            }
+        }
+        let resolved = existing
+            .canonicalize()
+            .map_err(|e| Error::io("resolving", existing, e))?;
+        let inside = |base: &Path| base.canonicalize().is_ok_and(|b| resolved.starts_with(b));
+        if inside(&self.root) || self.trusted.iter().any(|t| inside(t)) {
+            return Ok(());
+        }
+        Err(Error::Refused(format!(
+            "{} resolves to {}, outside the project root {}; refusing to read or write through a \
+             symlink that leaves the project. Fix: remove the link, or configure the location \
+             explicitly (--ledger / --war-rooms / .agents/warroom.yaml)",
+            path.display(),
+            resolved.display(),
+            self.root.display()
+        )))
     }
 
     fn rooted(&self, p: &Path) -> PathBuf {
@@ -118,6 +156,8 @@ pub struct Settings {
     pub secrets: SecretPolicy,
     /// Test hook: fail appends after this many bytes (`WARROOM_FAULT_APPEND_AFTER_BYTES`).
     pub fault_after_bytes: Option<u64>,
+    /// Test hook: crash mid-append after this many bytes (`WARROOM_FAULT_CRASH_AFTER_BYTES`).
+    pub crash_after_bytes: Option<u64>,
 }
 
 impl Default for Settings {
@@ -131,6 +171,7 @@ impl Default for Settings {
             fsync: true,
             secrets: SecretPolicy::Redact,
             fault_after_bytes: None,
+            crash_after_bytes: None,
         }
     }
 }
@@ -184,12 +225,17 @@ impl ConfigFile {
     pub fn apply(&self, paths: &mut Paths, settings: &mut Settings) -> Result<()> {
         if let Some(p) = &self.ledger {
             paths.ledger = paths.rooted(p);
+            if let Some(dir) = paths.ledger.parent().map(Path::to_path_buf) {
+                paths.trust(&dir);
+            }
         }
         if let Some(p) = &self.war_rooms {
             paths.war_rooms = paths.rooted(p);
+            paths.trust(&paths.war_rooms.clone());
         }
         if let Some(p) = &self.plans {
             paths.plans = paths.rooted(p);
+            paths.trust(&paths.plans.clone());
         }
         if let Some(f) = self.fsync {
             settings.fsync = f;

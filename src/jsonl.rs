@@ -36,20 +36,35 @@ const CHUNK: usize = 4 * 1024 * 1024;
 pub struct AppendOptions {
     /// `fsync` (fdatasync) after each append. On by default; `--no-fsync` turns it off.
     pub fsync: bool,
-    /// Test hook: fail appends with ENOSPC once this many bytes have been written by this
-    /// process (`WARROOM_FAULT_APPEND_AFTER_BYTES`). Lets tests prove that a failed write
-    /// leaves the file valid.
+    /// Test hook: inject a failure once this process has appended a number of bytes
+    /// (`WARROOM_FAULT_APPEND_AFTER_BYTES`, `WARROOM_FAULT_CRASH_AFTER_BYTES`). Lets tests
+    /// prove that a failed write leaves the file valid and that a crash mid-write is
+    /// survived.
     pub fault: Option<Arc<FaultBudget>>,
 }
 
-/// Bytes this process may still append before injected writes fail.
+/// Bytes this process may still append before an injected fault, and which fault.
 #[derive(Debug)]
-pub struct FaultBudget(AtomicU64);
+pub struct FaultBudget {
+    left: AtomicU64,
+    crash: bool,
+}
 
 impl FaultBudget {
-    /// A budget of `bytes`.
+    /// After `bytes`, appends fail with ENOSPC (disk full) after writing a partial line.
     pub fn new(bytes: u64) -> Self {
-        Self(AtomicU64::new(bytes))
+        Self {
+            left: AtomicU64::new(bytes),
+            crash: false,
+        }
+    }
+
+    /// After `bytes`, the process writes a partial line and aborts (a crash mid-write).
+    pub fn crash_after(bytes: u64) -> Self {
+        Self {
+            left: AtomicU64::new(bytes),
+            crash: true,
+        }
     }
 }
 
@@ -120,13 +135,17 @@ impl AppendLock {
 
     fn write_with_faults(&mut self, buf: &[u8], opts: &AppendOptions) -> io::Result<()> {
         if let Some(budget) = &opts.fault {
-            let left = budget.0.load(Ordering::SeqCst);
+            let left = budget.left.load(Ordering::SeqCst);
             if (buf.len() as u64) > left {
-                budget.0.store(0, Ordering::SeqCst);
+                budget.left.store(0, Ordering::SeqCst);
                 self.file.write_all(&buf[..left as usize])?;
+                if budget.crash {
+                    let _ = self.file.sync_data();
+                    std::process::abort();
+                }
                 return Err(io::Error::from_raw_os_error(28)); // ENOSPC
             }
-            budget.0.fetch_sub(buf.len() as u64, Ordering::SeqCst);
+            budget.left.fetch_sub(buf.len() as u64, Ordering::SeqCst);
         }
         self.file.write_all(buf)
     }

@@ -28,4 +28,5 @@ pub mod render;
 pub mod render_audit;
 pub mod scenario;
 pub mod schema;
+pub mod secrets;
 pub mod validate;

@@ -159,12 +159,29 @@ impl Global {
         };
         if let Some(l) = &self.ledger {
             paths.ledger = abs(l);
+            if let Some(dir) = paths.ledger.parent().map(|d| d.to_path_buf()) {
+                paths.trust(&dir);
+            }
         }
         if let Some(w) = &self.war_rooms {
             paths.war_rooms = abs(w);
+            paths.trust(&paths.war_rooms.clone());
         }
         if self.no_fsync {
             settings.fsync = false;
+        }
+        if let Some(p) = env("WARROOM_SECRETS") {
+            settings.secrets = match p.as_str() {
+                "redact" => crate::config::SecretPolicy::Redact,
+                "refuse" => crate::config::SecretPolicy::Refuse,
+                other => {
+                    anyhow::bail!("WARROOM_SECRETS must be `redact` or `refuse`, not `{other}`")
+                }
+            };
+        }
+        if let Some(n) = env("WARROOM_FAULT_CRASH_AFTER_BYTES") {
+            settings.crash_after_bytes =
+                Some(n.parse().context("WARROOM_FAULT_CRASH_AFTER_BYTES")?);
         }
         if let Some(n) = env("WARROOM_FAULT_APPEND_AFTER_BYTES") {
             settings.fault_after_bytes =

@@ -74,6 +74,9 @@ impl Memory {
             MAX_BODY_BYTES,
             "shorten the message; put long material in a file and publish an artifact entry",
         )?;
+        let mut redacted = Vec::new();
+        let body = self.guard_secrets("body", args.body, &mut redacted)?;
+        bytes_within("body", &body, MAX_BODY_BYTES, "shorten the message")?;
         let now = self.now();
         let msg = Message {
             v: 1,
@@ -90,8 +93,8 @@ impl Memory {
             to,
             type_: args.type_,
             ref_,
-            body: args.body,
-            redacted: Vec::new(),
+            body,
+            redacted,
         };
         Schema::ChannelMessage
             .check(&serde_json::to_value(&msg).expect("messages serialize"))
@@ -100,6 +103,7 @@ impl Memory {
             })?;
         let mut state = self.fresh()?;
         let path = self.paths().channel(&room);
+        self.paths().confine(&path)?;
         let stored = state
             .channels
             .append(&room, path, &msg, self.append_opts())?;
@@ -131,6 +135,7 @@ impl Memory {
             })?;
         let mut state = self.fresh()?;
         let path = self.paths().channel(&room);
+        self.paths().confine(&path)?;
         let ch = state.channels.get(&room, path)?;
         let matching: Vec<&Message> = ch
             .messages()

@@ -104,6 +104,14 @@ impl Memory {
                 continue;
             }
             let up = &dag.nodes[a];
+            if self
+                .paths()
+                .confine(&self.paths().channel(&up.room_id))
+                .is_err()
+            {
+                tracing::warn!(room = %up.room_id, "room directory leaves the project root; its done output is skipped");
+                continue;
+            }
             let ch = state
                 .channels
                 .get(&up.room_id, self.paths().channel(&up.room_id))?;

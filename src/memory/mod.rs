@@ -68,10 +68,13 @@ impl Memory {
     pub fn open(paths: Paths, settings: Settings, clock: Arc<dyn Clock>) -> Result<Memory> {
         let opts = AppendOptions {
             fsync: settings.fsync,
-            fault: settings
-                .fault_after_bytes
-                .map(|n| Arc::new(FaultBudget::new(n))),
+            fault: match (settings.fault_after_bytes, settings.crash_after_bytes) {
+                (_, Some(n)) => Some(Arc::new(FaultBudget::crash_after(n))),
+                (Some(n), None) => Some(Arc::new(FaultBudget::new(n))),
+                (None, None) => None,
+            },
         };
+        paths.confine(&paths.ledger)?;
         let ledger = Ledger::open(paths.ledger.clone(), opts.clone())?;
         Ok(Memory {
             paths,
@@ -109,6 +112,33 @@ impl Memory {
         state.ledger.refresh()?;
         state.plans.refresh(&self.paths);
         Ok(state)
+    }
+
+    /// Applies the secret policy to a text field: returns the text to store and the kinds of
+    /// secrets redacted, or refuses.
+    pub(crate) fn guard_secrets(
+        &self,
+        field: &str,
+        text: String,
+        found: &mut Vec<String>,
+    ) -> Result<String> {
+        let scan = crate::secrets::scan(&text);
+        if scan.kinds.is_empty() {
+            return Ok(text);
+        }
+        if self.settings.secrets == crate::config::SecretPolicy::Refuse {
+            return Err(crate::error::Error::Refused(format!(
+                "`{field}` contains what looks like a secret ({}); secrets are never stored. Fix: \
+                 remove it and say where the secret lives instead (e.g. a vault path)",
+                scan.kinds.join(", ")
+            )));
+        }
+        for k in scan.kinds {
+            if !found.contains(&k) {
+                found.push(k);
+            }
+        }
+        Ok(scan.text)
     }
 
     /// Picks up whatever other processes appended; returns the number of new lines.

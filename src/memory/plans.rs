@@ -151,6 +151,7 @@ impl Memory {
             ));
         }
         let path = self.paths().plans.join(format!("{}.json", plan.plan_id));
+        self.paths().confine(&path)?;
         write_atomically(
             &path,
             &serde_json::to_string_pretty(&plan).expect("plans serialize"),

@@ -94,6 +94,31 @@ impl Memory {
         if let Some(s) = &args.supersedes {
             short_id("supersedes", s)?;
         }
+        let mut redacted = Vec::new();
+        let summary = self.guard_secrets("summary", args.summary, &mut redacted)?;
+        let detail = self.guard_secrets("detail", detail, &mut redacted)?;
+        let tags = normalize_tags(&args.tags)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| self.guard_secrets(&format!("tags[{i}]"), t, &mut redacted))
+            .collect::<Result<Vec<_>>>()?;
+        // A redaction marker can be longer than what it replaced: check the bounds again.
+        bytes_within(
+            "summary",
+            &summary,
+            MAX_SUMMARY_BYTES,
+            "shorten the summary",
+        )?;
+        if detail.len() > MAX_DETAIL_BYTES {
+            return Err(Error::invalid(
+                "detail",
+                format!(
+                    "it is {} bytes after redaction, over the limit of {MAX_DETAIL_BYTES}",
+                    detail.len()
+                ),
+                "shorten it",
+            ));
+        }
         let now = self.now();
         let entry = Entry {
             id: new_entry_id(now),
@@ -102,12 +127,12 @@ impl Memory {
             room_id,
             author_role,
             ref_,
-            tags: normalize_tags(&args.tags)?,
-            summary: args.summary,
+            tags,
+            summary,
             detail,
             supersedes: args.supersedes,
             plan_id: None,
-            redacted: Vec::new(),
+            redacted,
         };
         Ok(entry)
     }
