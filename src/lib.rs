@@ -29,4 +29,5 @@ pub mod render_audit;
 pub mod scenario;
 pub mod schema;
 pub mod secrets;
+pub mod stress;
 pub mod validate;

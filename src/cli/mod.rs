@@ -10,6 +10,7 @@ pub mod out;
 mod room_cmds;
 mod scenario_cmd;
 mod serve;
+mod stress_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -112,6 +113,8 @@ enum Command {
     /// Run scenario-driven acceptance tests (scenarios/*.scenario.yaml).
     #[command(subcommand)]
     Scenario(scenario_cmd::ScenarioCmd),
+    /// Many processes, kill -9 and torn writes: prove nothing is lost (exit 1 if anything is).
+    Stress(stress_cmd::StressCmd),
     /// Measure cold start, search, query, tail pick-up and publish on generated ledgers.
     Bench(bench::BenchCmd),
 }
@@ -254,6 +257,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Plan(cmd) => cmd.run(&g.open()?),
         Command::Channel(cmd) => cmd.run(&g.open()?),
         Command::Scenario(cmd) => cmd.run(g.json),
+        Command::Stress(cmd) => cmd.run(g.json),
         Command::Bench(cmd) => cmd.run(g.json),
     }
 }

@@ -4,6 +4,7 @@
 //! the rules the schema cannot express, [`runner`] runs it, [`expect`] checks results.
 
 pub mod expect;
+mod files;
 pub mod runner;
 
 use std::collections::BTreeMap;

@@ -40,6 +40,7 @@ pub fn ledger_lines(root: &Path) -> Vec<String> {
 pub struct Agent {
     pub client: RunningService<RoleClient, ()>,
     pub stderr_log: PathBuf,
+    pub pid: u32,
 }
 
 /// Builder for an agent process.
@@ -95,8 +96,13 @@ impl Spawn<'_> {
             .stderr(Stdio::from(log))
             .spawn()
             .unwrap();
+        let pid = transport.id().expect("the server has a pid");
         let client = ().serve(transport).await.expect("server initializes");
-        Agent { client, stderr_log }
+        Agent {
+            client,
+            stderr_log,
+            pid,
+        }
     }
 }
 
@@ -146,6 +152,13 @@ impl Agent {
 
     pub async fn stop(self) {
         let _ = self.client.cancel().await;
+    }
+
+    /// kill -9 the server process.
+    pub fn kill9(&self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &self.pid.to_string()])
+            .status();
     }
 }
 
