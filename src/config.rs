@@ -268,6 +268,33 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// The room named by the caller, else this server's room identity; validated as a
+    /// path component. `field` is the argument's name, for the error.
+    pub fn room_or_own(&self, field: &str, given: Option<String>) -> Result<String> {
+        let room = given.or_else(|| self.room_id.clone()).ok_or_else(|| {
+            Error::invalid(
+                field,
+                "no room given and this server has no room identity",
+                format!("pass `{field}`, or set WARROOM_ROOM_ID in the server's environment"),
+            )
+        })?;
+        crate::validate::path_component(field, &room)?;
+        Ok(room)
+    }
+
+    /// The role named by the caller, else this server's role identity; validated.
+    pub fn role_or_own(&self, field: &str, given: Option<String>) -> Result<String> {
+        let role = given.or_else(|| self.role.clone()).ok_or_else(|| {
+            Error::invalid(
+                field,
+                "no role given and this server has no role identity",
+                format!("pass `{field}` (e.g. \"engineer\"), or set WARROOM_ROLE"),
+            )
+        })?;
+        crate::validate::short_id(field, &role)?;
+        Ok(role)
+    }
+
     /// Reads the identity variables through `env`. The room id is validated as a path
     /// component, so a bad value fails at startup instead of on every call.
     pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Identity> {

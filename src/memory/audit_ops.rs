@@ -2,6 +2,7 @@
 //! two times or two git revisions (`memory_diff`).
 
 use super::Memory;
+use super::read::page_size;
 use crate::api::audit::{Change, DiffArgs, DiffPage, HistoryArgs, HistoryEntry, HistoryOutput};
 use crate::audit::diff::{DiffReport, as_of, diff};
 use crate::audit::git;
@@ -48,17 +49,7 @@ impl Memory {
         if let Some(r) = &args.ref_ {
             short_id("ref", r)?;
         }
-        let limit = match args.last_n {
-            None => 50,
-            Some(n @ 1..=200) => n as usize,
-            Some(n) => {
-                return Err(Error::invalid(
-                    "last_n",
-                    format!("{n} is outside 1..=200"),
-                    "ask for at most 200; narrow with ref or room_id",
-                ));
-            }
-        };
+        let limit = page_size("last_n", args.last_n, 50, 200, "narrow with ref or room_id")?;
         let filter = Filter {
             ref_: args.ref_,
             room: args
@@ -130,17 +121,7 @@ impl Memory {
 
     /// One page of `memory_diff`.
     pub fn diff_page(&self, args: DiffArgs) -> Result<DiffPage> {
-        let limit = match args.limit {
-            None => 20,
-            Some(n @ 1..=50) => n as usize,
-            Some(n) => {
-                return Err(Error::invalid(
-                    "limit",
-                    format!("{n} is outside 1..=50"),
-                    "page with `offset`",
-                ));
-            }
-        };
+        let limit = page_size("limit", args.limit, 20, 50, "page with `offset`")?;
         let offset = args.offset.unwrap_or(0) as usize;
         let r = self.diff_report(&args)?;
         let mut changes: Vec<Change> = r

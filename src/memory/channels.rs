@@ -11,20 +11,13 @@ use crate::clock::parse_time_arg;
 use crate::config::Identity;
 use crate::error::{Error, Result};
 use crate::schema::Schema;
-use crate::validate::{bytes_within, path_component, short_id};
+use crate::validate::{bytes_within, short_id};
 
 /// Most messages `channel_read` returns.
 pub const MAX_CHANNEL_PAGE: u32 = 200;
 
 fn room_for(requested: Option<String>, who: &Identity) -> Result<String> {
-    let room = requested.or_else(|| who.room_id.clone()).ok_or_else(|| {
-        Error::invalid(
-            "room_id",
-            "no room given and this server has no room identity",
-            "pass `room_id`, or set WARROOM_ROOM_ID in the server's environment",
-        )
-    })?;
-    path_component("room_id", &room)?;
+    let room = who.room_or_own("room_id", requested)?;
     if let Some(own) = &who.room_id
         && *own != room
     {
@@ -41,14 +34,7 @@ impl Memory {
     /// Appends one message to a room's channel.
     pub fn channel_post(&self, args: ChannelPostArgs, who: &Identity) -> Result<ChannelPostOutput> {
         let room = room_for(args.room_id, who)?;
-        let from = args.from.or_else(|| who.role.clone()).ok_or_else(|| {
-            Error::invalid(
-                "from",
-                "no sender given and this server has no role identity",
-                "pass `from` (e.g. \"engineer\"), or set WARROOM_ROLE",
-            )
-        })?;
-        short_id("from", &from)?;
+        let from = who.role_or_own("from", args.from)?;
         let to = args.to.unwrap_or_default();
         if !to.is_empty() {
             short_id("to", &to)?;
@@ -117,7 +103,13 @@ impl Memory {
     /// Reads a room's channel (newest `last_n` matching messages, oldest first).
     pub fn channel_read(&self, args: ChannelReadArgs, who: &Identity) -> Result<ChannelReadOutput> {
         let room = room_for(args.room_id, who)?;
-        let limit = page_size_channel(args.last_n)?;
+        let limit = page_size(
+            "last_n",
+            args.last_n,
+            50,
+            MAX_CHANNEL_PAGE,
+            "use `since` or `type` to narrow",
+        )?;
         if let Some(t) = &args.type_ {
             short_id("type", t)?;
         }
@@ -156,17 +148,5 @@ impl Memory {
             total,
             malformed_lines: ch.problems().len(),
         })
-    }
-}
-
-fn page_size_channel(n: Option<u32>) -> Result<usize> {
-    match n {
-        Some(n) if n > MAX_CHANNEL_PAGE || n == 0 => Err(Error::invalid(
-            "last_n",
-            format!("{n} is outside 1..={MAX_CHANNEL_PAGE}"),
-            format!("ask for at most {MAX_CHANNEL_PAGE} messages; use `since` or `type` to narrow"),
-        )),
-        Some(n) => Ok(n as usize),
-        None => page_size("last_n", None, 50),
     }
 }

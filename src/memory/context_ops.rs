@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::Memory;
+use super::read::page_size;
 use crate::api::context::{ContextArgs, ContextOutput, UpstreamOut};
 use crate::config::Identity;
 use crate::context::render::{MAX_CONTEXT_ENTRIES, Output, render};
@@ -20,31 +21,17 @@ const HEADER_UPSTREAM: usize = 8;
 impl Memory {
     /// The predecessor context of a room.
     pub fn get_context(&self, args: ContextArgs, who: &Identity) -> Result<ContextOutput> {
-        let room = args
-            .room_id
-            .or_else(|| who.room_id.clone())
-            .ok_or_else(|| {
-                Error::invalid(
-                    "room_id",
-                    "no room given and this server has no room identity",
-                    "pass `room_id`, or set WARROOM_ROOM_ID",
-                )
-            })?;
-        path_component("room_id", &room)?;
+        let room = who.room_or_own("room_id", args.room_id)?;
         if let Some(p) = &args.plan_id {
             path_component("plan_id", p)?;
         }
-        let max = match args.max_entries {
-            None => MAX_CONTEXT_ENTRIES,
-            Some(n) if (1..=MAX_CONTEXT_ENTRIES as u32).contains(&n) => n as usize,
-            Some(n) => {
-                return Err(Error::invalid(
-                    "max_entries",
-                    format!("{n} is outside 1..={MAX_CONTEXT_ENTRIES}"),
-                    "ask for at most 15 entries; the brief must stay short",
-                ));
-            }
-        };
+        let max = page_size(
+            "max_entries",
+            args.max_entries,
+            MAX_CONTEXT_ENTRIES as u32,
+            MAX_CONTEXT_ENTRIES as u32,
+            "the brief must stay short",
+        )?;
         if let Some(kw) = &args.brief_keywords {
             if kw.len() > 32 {
                 return Err(Error::invalid(
@@ -73,18 +60,21 @@ impl Memory {
             .or_else(|| node.map(|n| dag.nodes[n].brief_keywords.clone()))
             .unwrap_or_default();
         let ancestors = node.map(|n| dag.ancestors(n)).unwrap_or_default();
+        let upstream: Vec<UpstreamOut> = ancestors
+            .iter()
+            .map(|&(a, d)| UpstreamOut {
+                plan_id: dag.nodes[a].plan_id.clone(),
+                ref_: dag.nodes[a].ref_.clone(),
+                room_id: dag.nodes[a].room_id.clone(),
+                distance: d,
+            })
+            .collect();
         let scope = Scope {
             room_id: room.clone(),
             plan_id: node.map(|n| dag.nodes[n].plan_id.clone()),
-            upstream: ancestors
+            upstream: upstream
                 .iter()
-                .map(|&(a, d)| {
-                    (
-                        dag.nodes[a].room_id.clone(),
-                        dag.nodes[a].plan_id.clone(),
-                        d,
-                    )
-                })
+                .map(|u| (u.room_id.clone(), u.plan_id.clone(), u.distance))
                 .collect(),
         };
         let half_lives = self.settings().half_life_hours;
@@ -202,15 +192,7 @@ impl Memory {
             plan_id: scope.plan_id.clone(),
             epic_ref: node.map(|n| dag.nodes[n].ref_.clone()),
             brief_keywords: keywords,
-            upstream: ancestors
-                .iter()
-                .map(|&(a, d)| UpstreamOut {
-                    plan_id: dag.nodes[a].plan_id.clone(),
-                    ref_: dag.nodes[a].ref_.clone(),
-                    room_id: dag.nodes[a].room_id.clone(),
-                    distance: d,
-                })
-                .collect(),
+            upstream,
             predecessor_outputs: ids,
         })
     }

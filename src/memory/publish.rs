@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::index::LedgerIndex;
 use crate::ledger::new_entry_id;
 use crate::schema::Schema;
-use crate::validate::{bytes_within, path_component, short_id};
+use crate::validate::{bytes_within, short_id};
 
 impl Memory {
     /// Publishes one entry to the ledger and returns it as stored.
@@ -65,28 +65,8 @@ impl Memory {
                 "shorten it, or publish an `artifact` entry pointing at a file in the repo",
             ));
         }
-        let room_id = args
-            .room_id
-            .or_else(|| who.room_id.clone())
-            .ok_or_else(|| {
-                Error::invalid(
-                    "room_id",
-                    "no room given and this server has no room identity",
-                    "pass `room_id`, or set WARROOM_ROOM_ID in the server's environment",
-                )
-            })?;
-        path_component("room_id", &room_id)?;
-        let author_role = args
-            .author_role
-            .or_else(|| who.role.clone())
-            .ok_or_else(|| {
-                Error::invalid(
-                    "author_role",
-                    "no role given and this server has no role identity",
-                    "pass `author_role` (e.g. \"architect\"), or set WARROOM_ROLE",
-                )
-            })?;
-        short_id("author_role", &author_role)?;
+        let room_id = who.room_or_own("room_id", args.room_id)?;
+        let author_role = who.role_or_own("author_role", args.author_role)?;
         let ref_ = args.ref_.unwrap_or_default();
         if !ref_.is_empty() {
             short_id("ref", &ref_)?;

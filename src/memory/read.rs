@@ -14,21 +14,27 @@ use crate::error::{Error, Result};
 use crate::index::{Filter, LedgerIndex, RoomPattern};
 use crate::validate::short_id;
 
-/// Checks a page size: 1..=50.
-pub(crate) fn page_size(field: &str, n: Option<u32>, default: u32) -> Result<usize> {
+/// Checks a page size `n` against `1..=max` (`default` when absent). `narrow` says how to
+/// see more than one page.
+pub(crate) fn page_size(
+    field: &str,
+    n: Option<u32>,
+    default: u32,
+    max: u32,
+    narrow: &str,
+) -> Result<usize> {
     match n {
         None => Ok(default as usize),
-        Some(n) if (1..=MAX_RESULTS).contains(&n) => Ok(n as usize),
+        Some(n) if (1..=max).contains(&n) => Ok(n as usize),
         Some(n) => Err(Error::invalid(
             field,
-            format!("{n} is outside 1..={MAX_RESULTS}"),
-            format!(
-                "ask for at most {MAX_RESULTS}; narrow the filters (since/until, tags, kind) to \
-                 page through more"
-            ),
+            format!("{n} is outside 1..={max}"),
+            format!("ask for at most {max}; {narrow}"),
         )),
     }
 }
+
+const NARROW_FILTERS: &str = "narrow the filters (since/until, tags, kind) to page through more";
 
 fn time_arg(field: &str, text: &Option<String>, now: Timestamp) -> Result<Option<Timestamp>> {
     text.as_deref()
@@ -114,7 +120,13 @@ impl Memory {
 
     /// Live entries matching the filters, newest first.
     pub fn query(&self, args: QueryArgs, who: &Identity) -> Result<QueryOutput> {
-        let limit = page_size("last_n", args.last_n, MAX_RESULTS)?;
+        let limit = page_size(
+            "last_n",
+            args.last_n,
+            MAX_RESULTS,
+            MAX_RESULTS,
+            NARROW_FILTERS,
+        )?;
         let (filter, excluded_room) = self.build_filter(&args.filter, who)?;
         self.query_filter(&filter, limit, excluded_room)
     }
@@ -153,7 +165,13 @@ impl Memory {
                 "search with a few keywords, not a document",
             ));
         }
-        let limit = page_size("max_results", args.max_results, DEFAULT_SEARCH_RESULTS)?;
+        let limit = page_size(
+            "max_results",
+            args.max_results,
+            DEFAULT_SEARCH_RESULTS,
+            MAX_RESULTS,
+            NARROW_FILTERS,
+        )?;
         let (filter, excluded_room) = self.build_filter(&args.filter, who)?;
         let now = self.now();
         let mut state = self.fresh()?;
