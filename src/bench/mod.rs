@@ -25,6 +25,9 @@ pub struct BenchOptions {
     pub queries: usize,
     /// Where generated ledgers and working copies live.
     pub dir: PathBuf,
+    /// Runs per size; each figure reported is the median over the runs (shared machines
+    /// are noisy).
+    pub repeat: usize,
 }
 
 /// The generated ledger of `n` entries in `dir`, created if missing.
@@ -56,33 +59,90 @@ pub fn run(
     let mut reports = Vec::new();
     for &n in &opts.sizes {
         let corpus = corpus_file(&opts.dir, n, progress)?;
-        let work = opts.dir.join(format!("work-{n}"));
-        let _ = std::fs::remove_dir_all(&work);
-        progress(&format!("measuring {n} entries"));
-        let out = std::process::Command::new(exe)
-            .args([
-                "bench",
-                "--child-size",
-                &n.to_string(),
-                "--queries",
-                &opts.queries.to_string(),
-            ])
-            .arg("--child-corpus")
-            .arg(&corpus)
-            .arg("--child-work")
-            .arg(&work)
-            .env("WARROOM_LOG", "warn")
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .context("running the benchmark child")?;
-        anyhow::ensure!(
-            out.status.success(),
-            "benchmark child for {n} entries failed"
-        );
-        reports.push(serde_json::from_slice(&out.stdout).context("reading the child's report")?);
-        let _ = std::fs::remove_dir_all(&work);
+        let mut runs = Vec::new();
+        for r in 0..opts.repeat.max(1) {
+            progress(&format!(
+                "measuring {n} entries (run {} of {})",
+                r + 1,
+                opts.repeat.max(1)
+            ));
+            runs.push(run_child(exe, &opts.dir, &corpus, n, opts.queries)?);
+        }
+        reports.push(median(runs));
     }
     Ok(reports)
+}
+
+fn run_child(
+    exe: &Path,
+    dir: &Path,
+    corpus: &Path,
+    n: usize,
+    queries: usize,
+) -> anyhow::Result<SizeReport> {
+    let work = dir.join(format!("work-{n}"));
+    let _ = std::fs::remove_dir_all(&work);
+    let out = std::process::Command::new(exe)
+        .args([
+            "bench",
+            "--child-size",
+            &n.to_string(),
+            "--queries",
+            &queries.to_string(),
+        ])
+        .arg("--child-corpus")
+        .arg(corpus)
+        .arg("--child-work")
+        .arg(&work)
+        .env("WARROOM_LOG", "warn")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("running the benchmark child")?;
+    let _ = std::fs::remove_dir_all(&work);
+    anyhow::ensure!(
+        out.status.success(),
+        "benchmark child for {n} entries failed"
+    );
+    serde_json::from_slice(&out.stdout).context("reading the child's report")
+}
+
+/// The run-by-run median of every figure (as JSON numbers, so no field is forgotten).
+fn median(runs: Vec<SizeReport>) -> SizeReport {
+    fn med(values: Vec<serde_json::Value>) -> serde_json::Value {
+        use serde_json::Value;
+        match values.first() {
+            Some(Value::Object(first)) => Value::Object(
+                first
+                    .keys()
+                    .map(|k| {
+                        (
+                            k.clone(),
+                            med(values.iter().map(|v| v[k].clone()).collect()),
+                        )
+                    })
+                    .collect(),
+            ),
+            Some(Value::Number(_)) => {
+                let mut nums: Vec<f64> = values.iter().filter_map(Value::as_f64).collect();
+                nums.sort_by(f64::total_cmp);
+                let m = nums[nums.len() / 2];
+                if values.iter().all(|v| v.is_u64()) {
+                    Value::from(m as u64)
+                } else {
+                    Value::from(m)
+                }
+            }
+            _ => values.into_iter().next().unwrap_or(Value::Null),
+        }
+    }
+    if runs.len() == 1 {
+        return runs.into_iter().next().expect("one run");
+    }
+    let values: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| serde_json::to_value(r).expect("reports serialize"))
+        .collect();
+    serde_json::from_value(med(values)).expect("a median report has the report's shape")
 }
 
 fn mb(bytes: u64) -> String {

@@ -16,6 +16,9 @@ pub struct BenchCmd {
     /// Timed calls per operation.
     #[arg(long, default_value_t = 300)]
     queries: usize,
+    /// Runs per size; every figure is the median over the runs.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
     /// Where generated ledgers are kept between runs.
     #[arg(long, value_name = "DIR", default_value = "target/bench-data")]
     dir: PathBuf,
@@ -39,6 +42,7 @@ impl BenchCmd {
         let opts = BenchOptions {
             sizes: self.sizes,
             queries: self.queries.max(10),
+            repeat: self.repeat,
             dir: self.dir,
         };
         let exe = std::env::current_exe()?;
