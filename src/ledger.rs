@@ -55,9 +55,14 @@ fn apply_line(index: &mut LedgerIndex, line: RawLine<'_>) {
 impl Ledger {
     /// Opens the ledger at `path` (it need not exist) and reads it whole.
     pub fn open(path: impl Into<PathBuf>, opts: AppendOptions) -> Result<Ledger> {
+        let path = path.into();
+        let mut index = LedgerIndex::default();
+        // About 500 bytes per line is typical; a good guess saves regrowing big vectors.
+        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        index.reserve((bytes / 500) as usize);
         let mut ledger = Ledger {
             tail: Tail::new(path),
-            index: LedgerIndex::default(),
+            index,
             opts,
             scratch: Scratch::default(),
         };

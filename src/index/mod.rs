@@ -222,6 +222,16 @@ impl LedgerIndex {
         &self.text
     }
 
+    /// Reserves room for about `n` more entries (cold start knows the file size), so the
+    /// big vectors and maps are not regrown and copied while a large ledger loads.
+    pub fn reserve(&mut self, n: usize) {
+        self.meta.reserve(n);
+        self.stored.reserve(n);
+        self.chrono.reserve(n);
+        self.by_id.reserve(n);
+        self.text.reserve(n);
+    }
+
     /// Records a line that could not be read as an entry.
     pub fn note_problem(&mut self, loc: Loc, message: String) {
         self.problem_count += 1;

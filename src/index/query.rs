@@ -5,6 +5,7 @@
 //! the score.
 
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 use super::text::Scratch;
 use super::{Compiled, LedgerIndex};
@@ -43,6 +44,29 @@ pub struct SearchResult {
     pub total: usize,
     /// The query's tokens as the index sees them (after stop words and stemming).
     pub terms: Vec<String>,
+}
+
+/// A search hit ordered by a comparison where "greater" means "worse", for the top-k heap.
+struct Ranked<'a> {
+    hit: SearchHit,
+    cmp: &'a dyn Fn(&SearchHit, &SearchHit) -> Ordering,
+}
+
+impl PartialEq for Ranked<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.cmp)(&self.hit, &other.hit) == Ordering::Equal
+    }
+}
+impl Eq for Ranked<'_> {}
+impl PartialOrd for Ranked<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.cmp)(&self.hit, &other.hit)
+    }
 }
 
 /// Merges ascending position lists into one descending sequence without duplicates.
@@ -148,34 +172,45 @@ impl LedgerIndex {
     ) -> SearchResult {
         let terms = self.text.query(text);
         self.text.score(&terms, scratch);
-        let mut hits: Vec<SearchHit> = scratch
-            .drain()
-            .filter(|&(pos, _)| {
-                filter.matches_meta(self.meta(pos)) && filter.matches_tags(&self.stored(pos).tags)
-            })
-            .map(|(pos, bm25)| {
-                let m = self.meta(pos);
-                let age_hours = Timestamp(m.ts).age_hours(now);
-                let decay = decay(age_hours, half_lives[m.kind.index()]);
-                SearchHit {
-                    pos,
-                    score: bm25 * decay,
-                    bm25,
-                    decay,
-                    age_hours,
-                }
-            })
-            .collect();
-        let total = hits.len();
         let cmp = |a: &SearchHit, b: &SearchHit| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| self.newer_first(a.pos, b.pos))
         };
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit, cmp);
-            hits.truncate(limit);
+        // Keep the best `limit` in a heap whose top is the worst kept hit. Decay is at most
+        // 1, so a hit whose BM25 alone is below the worst kept score cannot enter: it is
+        // counted but its decay (an `exp`) is never computed.
+        let mut heap: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(limit + 1);
+        let mut total = 0;
+        for (pos, bm25) in scratch.drain() {
+            let m = self.meta(pos);
+            if !filter.matches_meta(m)
+                || (filter.tags.is_some() && !filter.matches_tags(&self.stored(pos).tags))
+            {
+                continue;
+            }
+            total += 1;
+            if heap.len() == limit && heap.peek().is_some_and(|w| bm25 < w.hit.score) {
+                continue;
+            }
+            let age_hours = Timestamp(m.ts).age_hours(now);
+            let decay = decay(age_hours, half_lives[m.kind.index()]);
+            let hit = SearchHit {
+                pos,
+                score: bm25 * decay,
+                bm25,
+                decay,
+                age_hours,
+            };
+            if heap.len() < limit {
+                heap.push(Ranked { hit, cmp: &cmp });
+            } else if let Some(mut worst) = heap.peek_mut()
+                && cmp(&hit, &worst.hit) == Ordering::Less
+            {
+                worst.hit = hit;
+            }
         }
+        let mut hits: Vec<SearchHit> = heap.into_iter().map(|r| r.hit).collect();
         hits.sort_unstable_by(cmp);
         SearchResult {
             hits,

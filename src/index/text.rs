@@ -261,6 +261,11 @@ impl TextIndex {
         out
     }
 
+    /// Reserves room for about `n` more documents.
+    pub fn reserve(&mut self, n: usize) {
+        self.doc_len.reserve(n);
+    }
+
     /// Indexes the concatenation of `texts` as document `doc`, which must be the next
     /// document number.
     pub fn add<'t>(&mut self, doc: u32, texts: impl IntoIterator<Item = &'t str>) {
