@@ -77,17 +77,6 @@ impl Memory {
                 .map(|u| (u.room_id.clone(), u.plan_id.clone(), u.distance))
                 .collect(),
         };
-        let half_lives = self.settings().half_life_hours;
-        let (ix, scratch) = state.ledger.index_and_scratch();
-        let mut ranked = rank(
-            ix,
-            &scope,
-            &keywords,
-            now,
-            &half_lives,
-            scratch,
-            RANKED_HEAD,
-        );
         let mut outputs = Vec::new();
         for &(a, d) in &ancestors {
             if d != 1 {
@@ -162,22 +151,16 @@ impl Memory {
         header.push('\n');
         // Rank only a head of the candidates; rank them all only if the head runs out
         // (many duplicates or oversized items) before `max` entries are chosen.
+        let half_lives = self.settings().half_life_hours;
+        let mut head = RANKED_HEAD;
         let r = loop {
-            let ix = state.ledger.index();
+            let (ix, scratch) = state.ledger.index_and_scratch();
+            let ranked = rank(ix, &scope, &keywords, now, &half_lives, scratch, head);
             let r = render(ix, &header, &outputs, &ranked.head, ranked.total, max);
             if r.entry_ids.len() >= max || ranked.head.len() == ranked.total {
                 break r;
             }
-            let (ix, scratch) = state.ledger.index_and_scratch();
-            ranked = rank(
-                ix,
-                &scope,
-                &keywords,
-                now,
-                &half_lives,
-                scratch,
-                ranked.total,
-            );
+            head = ranked.total;
         };
         let ids = outputs.iter().map(|o| o.id.clone()).collect();
         Ok(ContextOutput {
