@@ -28,8 +28,10 @@ pub struct StressOptions {
     pub processes: usize,
     /// Entries (and channel posts) per process.
     pub entries: usize,
-    /// Crash rounds.
+    /// Rounds in which the publishing server is killed -9 at a random moment.
     pub kills: usize,
+    /// Rounds in which the publishing server crashes inside an append (a torn write).
+    pub tears: usize,
     /// Working directory (a fresh project is made inside).
     pub dir: PathBuf,
 }
@@ -235,9 +237,10 @@ async fn crashes(exe: &Path, root: &Path, o: &StressOptions) -> anyhow::Result<C
     let started = Instant::now();
     let mut rng = Rng::new(7);
     let (mut acked, mut kill9, mut torn) = (Vec::new(), 0, 0);
-    for round in 0..o.kills {
-        // One round in five crashes inside an append; the rest are killed -9 at random.
-        let tear = round % 5 == 4;
+    for round in 0..o.kills + o.tears {
+        // Tear rounds are spread evenly among the kill rounds.
+        let tear =
+            o.tears > 0 && round % ((o.kills + o.tears) / o.tears).max(1) == 0 && torn < o.tears;
         let env = if tear {
             vec![(
                 "WARROOM_FAULT_CRASH_AFTER_BYTES",

@@ -16,9 +16,12 @@ pub struct StressCmd {
     /// Entries and channel posts per process.
     #[arg(long, default_value_t = 1000)]
     entries: usize,
-    /// Crash rounds (kill -9 at random moments; every fifth crashes inside an append).
+    /// Rounds in which a publishing server is killed -9 at a random moment.
     #[arg(long, default_value_t = 100)]
     kills: usize,
+    /// Rounds in which a publishing server crashes inside an append (a torn write).
+    #[arg(long, default_value_t = 20)]
+    tears: usize,
     /// Where the temporary projects are made.
     #[arg(long, value_name = "DIR", default_value = "target")]
     dir: PathBuf,
@@ -60,6 +63,7 @@ impl StressCmd {
             processes: self.processes,
             entries: self.entries,
             kills: self.kills,
+            tears: self.tears,
             dir: self.dir,
         };
         std::fs::create_dir_all(&opts.dir)?;
