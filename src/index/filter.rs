@@ -138,15 +138,21 @@ impl Filter {
 }
 
 impl Compiled {
-    /// The number of live entries this filter matches, if it can be known from the
-    /// per-room/per-kind counts alone (conditions on room and kind only).
+    /// The number of live entries this filter matches, if it can be known from the live
+    /// counts alone (conditions on room, kind and at most one tag).
     pub fn count_from_totals(&self, ix: &LedgerIndex) -> Option<usize> {
-        let simple = self.tags.is_none()
-            && self.role.is_none()
+        let simple = self.role.is_none()
             && self.ref_.is_none()
             && self.since == i64::MIN
             && self.until == i64::MAX
             && !self.include_superseded;
+        // Any-of over several tags would count entries with two of them twice.
+        let tag = match &self.tags {
+            None => None,
+            Some(t) if t.is_empty() => return Some(0), // no known tag: nothing matches
+            Some(t) if t.len() == 1 => t.iter().next().copied(),
+            Some(_) => return None,
+        };
         if !simple {
             return None;
         }
@@ -159,7 +165,10 @@ impl Compiled {
             .map(|r| {
                 kinds
                     .iter()
-                    .map(|&k| ix.live_in(r, k) as usize)
+                    .map(|&k| match tag {
+                        Some(t) => ix.live_tagged_in(t, r, k) as usize,
+                        None => ix.live_in(r, k) as usize,
+                    })
                     .sum::<usize>()
             })
             .sum();

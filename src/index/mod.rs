@@ -163,6 +163,8 @@ pub struct LedgerIndex {
     /// Live entries per room symbol and kind: lets a query filtered only by room and kind
     /// count its total without scanning.
     live_by_room_kind: Vec<[u32; 6]>,
+    /// Live entries per (tag, room) and kind: the same for queries filtered by one tag.
+    live_by_tag_room: HashMap<(Sym, Sym), [u32; 6]>,
     problems: Vec<Problem>,
     problem_count: usize,
 }
@@ -288,8 +290,7 @@ impl LedgerIndex {
         });
         self.by_id.insert(id, pos);
         self.live += 1;
-        let m = self.meta[pos as usize];
-        self.count_live(m.room, m.kind, 1);
+        self.count_live(pos, 1);
         self.insert_chrono(pos);
         if let Some(target) = self.stored(pos).supersedes.clone() {
             self.link_supersede(pos, &target);
@@ -349,17 +350,30 @@ impl LedgerIndex {
         self.stored[t as usize].superseded_by = Some(pos);
         self.meta[t as usize].live = false;
         self.live -= 1;
-        let m = self.meta[t as usize];
-        self.count_live(m.room, m.kind, -1);
+        self.count_live(t, -1);
     }
 
-    fn count_live(&mut self, room: Sym, kind: Kind, delta: i32) {
-        let room = room as usize;
+    /// Counts the entry at `pos` into (or, with −1, out of) the live counts.
+    fn count_live(&mut self, pos: u32, delta: i32) {
+        let m = self.meta[pos as usize];
+        let (room, kind) = (m.room as usize, m.kind.index());
         if self.live_by_room_kind.len() <= room {
             self.live_by_room_kind.resize(room + 1, [0; 6]);
         }
-        let c = &mut self.live_by_room_kind[room][kind.index()];
+        let c = &mut self.live_by_room_kind[room][kind];
         *c = c.wrapping_add_signed(delta);
+        for i in 0..self.stored[pos as usize].tags.len() {
+            let tag = self.stored[pos as usize].tags[i];
+            let c = &mut self.live_by_tag_room.entry((tag, m.room)).or_default()[kind];
+            *c = c.wrapping_add_signed(delta);
+        }
+    }
+
+    /// Live entries tagged `tag` in room `room` of kind `kind`.
+    pub(crate) fn live_tagged_in(&self, tag: Sym, room: Sym, kind: Kind) -> u32 {
+        self.live_by_tag_room
+            .get(&(tag, room))
+            .map_or(0, |k| k[kind.index()])
     }
 
     /// Live entries in room `room` of kind `kind`.

@@ -113,14 +113,21 @@ impl LedgerIndex {
                     .collect();
                 if self.in_time_order() {
                     // Newest first is descending position: merge the postings from the end,
-                    // counting every match and keeping the first `limit`.
+                    // counting every match and keeping the first `limit` — or stopping at
+                    // the page when the total is known from the live counts.
+                    let known = filter.count_from_totals(self);
                     for p in merge_descending(&lists) {
                         if filter.matches_meta(self.meta(p)) {
                             total += 1;
                             if positions.len() < limit {
                                 positions.push(p);
+                            } else if known.is_some() {
+                                break;
                             }
                         }
+                    }
+                    if let Some(n) = known {
+                        total = n;
                     }
                 } else {
                     let mut cands: Vec<u32> = lists

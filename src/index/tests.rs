@@ -394,12 +394,17 @@ fn counted_totals_agree_with_a_full_scan() {
     let mut ix = LedgerIndex::default();
     for i in 0..40 {
         let kind = Kind::ALL[i % 6];
+        let tags: &[&str] = match i % 3 {
+            0 => &["a"],
+            1 => &["a", "b"],
+            _ => &[],
+        };
         let mut e = entry(
             &format!("e{i}"),
             "2026-11-01T00:00:00Z",
             kind,
             &format!("room-{}", i % 4),
-            &[],
+            tags,
             "x",
         );
         if i % 7 == 6 {
@@ -422,13 +427,23 @@ fn counted_totals_agree_with_a_full_scan() {
             kind: Some(Kind::Code),
             ..Filter::default()
         },
+        Filter {
+            tags: vec!["a".into()],
+            ..Filter::default()
+        },
+        Filter {
+            tags: vec!["b".into()],
+            exclude_room: Some(RoomPattern::parse("x", "room-1").unwrap()),
+            kind: Some(Kind::Decision),
+            ..Filter::default()
+        },
     ];
     for f in filters {
         let c = f.compile(&ix);
         let scanned = ix
             .chrono()
             .iter()
-            .filter(|&&p| c.matches_meta(ix.meta(p)))
+            .filter(|&&p| c.matches_meta(ix.meta(p)) && c.matches_tags(&ix.stored(p).tags))
             .count();
         assert_eq!(c.count_from_totals(&ix), Some(scanned), "{f:?}");
         assert_eq!(ix.query(&c, 3).total, scanned);
