@@ -103,8 +103,6 @@ impl LedgerIndex {
 
     /// Entries passing `filter`, newest first, at most `limit`, with the total count.
     pub fn query(&self, filter: &Compiled, limit: usize) -> QueryResult {
-        let mut positions = Vec::with_capacity(limit.min(64));
-        let mut total = 0;
         match &filter.tags {
             Some(want) => {
                 let lists: Vec<&[u32]> = want
@@ -112,58 +110,57 @@ impl LedgerIndex {
                     .filter_map(|t| self.tag_postings.get(t).map(Vec::as_slice))
                     .collect();
                 if self.in_time_order() {
-                    // Newest first is descending position: merge the postings from the end,
-                    // counting every match and keeping the first `limit` — or stopping at
-                    // the page when the total is known from the live counts.
-                    let known = filter.count_from_totals(self);
-                    for p in merge_descending(&lists) {
-                        if filter.matches_meta(self.meta(p)) {
-                            total += 1;
-                            if positions.len() < limit {
-                                positions.push(p);
-                            } else if known.is_some() {
-                                break;
-                            }
-                        }
-                    }
-                    if let Some(n) = known {
-                        total = n;
-                    }
-                } else {
-                    let mut cands: Vec<u32> = lists
-                        .iter()
-                        .flat_map(|l| l.iter().copied())
-                        .filter(|&p| filter.matches_meta(self.meta(p)))
-                        .collect();
-                    cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
-                    cands.dedup();
-                    total = cands.len();
-                    cands.truncate(limit);
-                    positions = cands;
+                    // Newest first is descending position: merge the postings from the end.
+                    return self.page(filter, merge_descending(&lists), limit);
+                }
+                let mut cands: Vec<u32> = lists
+                    .iter()
+                    .flat_map(|l| l.iter().copied())
+                    .filter(|&p| filter.matches_meta(self.meta(p)))
+                    .collect();
+                cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
+                cands.dedup();
+                let total = cands.len();
+                cands.truncate(limit);
+                QueryResult {
+                    positions: cands,
+                    total,
                 }
             }
             None => {
                 let chrono = self.chrono();
                 let lo = chrono.partition_point(|&p| self.meta(p).ts < filter.since);
                 let hi = chrono.partition_point(|&p| self.meta(p).ts <= filter.until);
-                // When the total is known from counts, stop as soon as the page is full.
-                let known = filter.count_from_totals(self);
-                for &p in chrono[lo..hi.max(lo)].iter().rev() {
-                    if filter.matches_meta(self.meta(p)) {
-                        total += 1;
-                        if positions.len() < limit {
-                            positions.push(p);
-                        } else if known.is_some() {
-                            break;
-                        }
-                    }
-                }
-                if let Some(n) = known {
-                    total = n;
+                self.page(filter, chrono[lo..hi.max(lo)].iter().rev().copied(), limit)
+            }
+        }
+    }
+
+    /// The first `limit` of `newest_first` passing `filter`, counting every match — or,
+    /// when the total is known from the live counts, stopping as soon as the page is full.
+    fn page(
+        &self,
+        filter: &Compiled,
+        newest_first: impl Iterator<Item = u32>,
+        limit: usize,
+    ) -> QueryResult {
+        let known = filter.count_from_totals(self);
+        let mut positions = Vec::with_capacity(limit.min(64));
+        let mut total = 0;
+        for p in newest_first {
+            if filter.matches_meta(self.meta(p)) {
+                total += 1;
+                if positions.len() < limit {
+                    positions.push(p);
+                } else if known.is_some() {
+                    break;
                 }
             }
         }
-        QueryResult { positions, total }
+        QueryResult {
+            positions,
+            total: known.unwrap_or(total),
+        }
     }
 
     /// Full-text search: BM25 over summary + tags, times the per-kind decay at `now`.
