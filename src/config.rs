@@ -154,6 +154,8 @@ pub struct Settings {
     pub fsync: bool,
     /// What publish and channel_post do with secrets.
     pub secrets: SecretPolicy,
+    /// How search and predecessor context combine relevance and age.
+    pub ranking: crate::index::Ranking,
     /// Test hook: fail appends after this many bytes (`WARROOM_FAULT_APPEND_AFTER_BYTES`).
     pub fault_after_bytes: Option<u64>,
     /// Test hook: crash mid-append after this many bytes (`WARROOM_FAULT_CRASH_AFTER_BYTES`).
@@ -170,6 +172,7 @@ impl Default for Settings {
             half_life_hours,
             fsync: true,
             secrets: SecretPolicy::Redact,
+            ranking: crate::index::Ranking::default(),
             fault_after_bytes: None,
             crash_after_bytes: None,
         }
@@ -199,6 +202,10 @@ pub struct ConfigFile {
     pub secrets: Option<SecretPolicy>,
     /// Per-kind half-life overrides in hours, e.g. `{decision: 500}`.
     pub half_life_hours: Option<std::collections::BTreeMap<String, f64>>,
+    /// `blend` (default), `seed` (BM25 × decay exactly) or `relevance` (no decay).
+    pub ranking: Option<String>,
+    /// Under `blend`: the share of relevance age never takes away (0..=1, default 0.75).
+    pub decay_floor: Option<f64>,
 }
 
 impl ConfigFile {
@@ -254,7 +261,39 @@ impl ConfigFile {
             }
             settings.half_life_hours[kind.index()] = *hours;
         }
+        settings.ranking = parse_ranking(self.ranking.as_deref(), self.decay_floor)?;
         Ok(())
+    }
+}
+
+/// The ranking named by the config's `ranking` and `decay_floor` keys.
+pub fn parse_ranking(name: Option<&str>, floor: Option<f64>) -> Result<crate::index::Ranking> {
+    use crate::index::{DEFAULT_DECAY_FLOOR, Ranking};
+    if let Some(f) = floor
+        && !(0.0..=1.0).contains(&f)
+    {
+        return Err(Error::invalid(
+            "decay_floor",
+            format!("{f} is outside 0..=1"),
+            "give a share such as 0.75 (0 = the seed's full decay, 1 = no decay)",
+        ));
+    }
+    match name.unwrap_or("blend") {
+        "blend" => Ok(Ranking::Blend {
+            floor: floor.unwrap_or(DEFAULT_DECAY_FLOOR),
+        }),
+        other if floor.is_some() => Err(Error::invalid(
+            "decay_floor",
+            format!("it only applies to `ranking: blend`, not `{other}`"),
+            "remove decay_floor, or set ranking: blend",
+        )),
+        "seed" => Ok(Ranking::Seed),
+        "relevance" => Ok(Ranking::Relevance),
+        other => Err(Error::invalid(
+            "ranking",
+            format!("`{}` is not a ranking", crate::validate::printable(other)),
+            "use blend (default), seed or relevance",
+        )),
     }
 }
 

@@ -129,13 +129,57 @@ pub fn search(o: &SearchOutput) -> String {
     for (i, h) in o.hits.iter().enumerate() {
         let _ = write!(
             s,
-            "\n\n{}. score {:.4} = bm25 {:.4} × decay {:.4} (age {:.1} h)\n{}",
+            "\n\n{}. score {:.4} = relevance {:.4} × {:.4} (decay {:.4}, age {:.1} h)\n{}",
             i + 1,
             h.score,
             h.bm25,
+            h.time_factor,
             h.decay,
             h.age_hours,
             entry_block(&h.entry, false)
+        );
+    }
+    s
+}
+
+/// The `--explain` block of a search: each hit's field shares and the seed's score.
+pub fn explain(
+    ranking: crate::index::Ranking,
+    o: &SearchOutput,
+    ex: &[crate::api::ledger::SearchExplanation],
+) -> String {
+    use crate::index::Ranking;
+    use crate::index::text_weights as w;
+    let formula = match ranking {
+        Ranking::Blend { floor } => {
+            format!("score = relevance × ({floor} + {} × decay)", 1.0 - floor)
+        }
+        Ranking::Seed => "score = bm25(summary + tags) × decay (seed)".into(),
+        Ranking::Relevance => "score = relevance (age ignored)".into(),
+    };
+    let mut s = format!(
+        "\n\nexplain: ranking {}: {formula}; relevance = BM25F(k1=1.2, b=0.75; weights \
+         summary+tags 1, detail {}, ref {}); decay = exp(−ln2 × age_hours / half_life)",
+        ranking.name(),
+        w::W_DETAIL,
+        w::W_REF
+    );
+    for (i, (h, e)) in o.hits.iter().zip(ex).enumerate() {
+        let _ = write!(
+            s,
+            "\n  {}. {:.6} = {:.6} × {:.6}   [summary {:.4}, tags {:.4}, detail {:.4}, ref {:.4}]   \
+             seed: {:.6} × {:.6} = {:.6}",
+            i + 1,
+            h.score,
+            h.bm25,
+            h.time_factor,
+            e.fields[0],
+            e.fields[1],
+            e.fields[2],
+            e.fields[3],
+            e.seed_bm25,
+            h.decay,
+            e.seed_score
         );
     }
     s

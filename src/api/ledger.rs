@@ -134,12 +134,14 @@ pub struct QueryOutput {
 pub struct SearchHitOut {
     /// The entry.
     pub entry: Entry,
-    /// Final score: `bm25 × decay`.
+    /// Final score: `bm25 × time_factor`.
     pub score: f64,
-    /// BM25 relevance of the query to summary + tags.
+    /// Relevance (BM25F over summary, tags, detail, ref; the seed ranking: BM25 of summary + tags).
     pub bm25: f64,
     /// Time decay: exp(−ln2 × age_hours / half_life_hours(kind)).
     pub decay: f64,
+    /// What relevance is multiplied by: floor + (1 − floor) × decay by default; the seed: decay.
+    pub time_factor: f64,
     /// Age of the entry in hours at the server's now.
     pub age_hours: f64,
 }
@@ -159,6 +161,19 @@ pub struct SearchOutput {
     pub now: String,
     /// The room left out by default (your own), if any.
     pub excluded_room: Option<String>,
+}
+
+/// How one hit's score is made (`search --explain`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SearchExplanation {
+    /// The entry id.
+    pub id: String,
+    /// BM25F share of each field: summary, tags, detail, ref (they add up to the relevance).
+    pub fields: [f64; 4],
+    /// The seed's BM25 over summary + tags.
+    pub seed_bm25: f64,
+    /// The seed's score: `seed_bm25 × decay`.
+    pub seed_score: f64,
 }
 
 /// Result of `memory_get`.

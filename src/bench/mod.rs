@@ -6,7 +6,9 @@
 //! polluted by earlier sizes. This module measures; the CLI prints.
 
 pub mod corpus;
+pub mod locomo;
 pub mod measure;
+pub mod quality;
 mod sqlite;
 
 use std::path::{Path, PathBuf};

@@ -1,15 +1,19 @@
-//! `bench`: measure the hot paths on generated ledgers and print README-ready tables.
+//! `bench`: measure the hot paths on generated ledgers, or (`bench quality`) the retrieval
+//! quality of each ranking, and print README-ready tables.
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
 use super::out::{Outcome, emit, note, print};
-use crate::bench::{self, BenchOptions};
+use crate::bench::{self, BenchOptions, locomo, quality};
 
 /// Options of `bench`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct BenchCmd {
+    #[command(subcommand)]
+    mode: Option<BenchMode>,
     /// Ledger sizes to measure, comma-separated (1000000 is supported; expect ~1 min).
     #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
     sizes: Vec<usize>,
@@ -30,8 +34,91 @@ pub struct BenchCmd {
     child_work: Option<PathBuf>,
 }
 
+/// What else `bench` measures.
+#[derive(Debug, Subcommand)]
+enum BenchMode {
+    /// Retrieval quality (R@5, R@10, MRR@10 per category) of each ranking — relevance
+    /// alone, the default blend, the seed formula, and SQLite FTS5 with `--features
+    /// sqlite-compare` — on LoCoMo and on our war-room relevance set.
+    Quality(QualityCmd),
+}
+
+/// Options of `bench quality`.
+#[derive(Debug, Args)]
+struct QualityCmd {
+    /// LoCoMo's locomo10.json (read in place, never copied). Default:
+    /// ../shared/bench-data/locomo10.json when it exists.
+    #[arg(long, value_name = "FILE")]
+    locomo: Option<PathBuf>,
+    /// Skip LoCoMo even when it is found.
+    #[arg(long)]
+    no_locomo: bool,
+    /// The war-room relevance set.
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "tests/fixtures/relevance/warroom.yaml"
+    )]
+    set: PathBuf,
+    /// Also rank with the blend at these decay floors (comma-separated, 0..=1), to compare.
+    #[arg(long, value_delimiter = ',', value_name = "F,F…")]
+    floors: Vec<f64>,
+}
+
+impl QualityCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let work = tempfile::tempdir()?;
+        let mut reports = Vec::new();
+        let group = quality::load_set(&self.set)?;
+        note(&format!(
+            "bench quality: {} cases on {} entries from {}",
+            group.cases.len(),
+            group.entries.len(),
+            self.set.display()
+        ));
+        reports.push(quality::evaluate(
+            "war-room relevance set",
+            &[group],
+            0,
+            &|_| true,
+            &self.floors,
+            work.path(),
+        )?);
+        let default_locomo = PathBuf::from("../shared/bench-data/locomo10.json");
+        let locomo_path = match (self.no_locomo, self.locomo) {
+            (true, _) => None,
+            (false, Some(p)) => Some(p),
+            (false, None) => default_locomo.exists().then_some(default_locomo),
+        };
+        match locomo_path {
+            Some(path) => {
+                note(&format!("bench quality: LoCoMo from {}", path.display()));
+                let (groups, skipped) = locomo::load(&path)?;
+                let headline = |c: &str| c != "adversarial";
+                reports.push(quality::evaluate(
+                    "LoCoMo (headline: categories 1–4)",
+                    &groups,
+                    skipped,
+                    &headline,
+                    &self.floors,
+                    work.path(),
+                )?);
+            }
+            None => note("bench quality: LoCoMo not found; pass --locomo FILE to include it"),
+        }
+        if !cfg!(feature = "sqlite-compare") {
+            note("bench quality: build with `--features sqlite-compare` to add SQLite FTS5");
+        }
+        emit(json, &reports, |r| quality::markdown(r));
+        Ok(Outcome::Ok)
+    }
+}
+
 impl BenchCmd {
     pub(super) fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        if let Some(BenchMode::Quality(q)) = self.mode {
+            return q.run(json);
+        }
         if let (Some(n), Some(corpus), Some(work)) =
             (self.child_size, &self.child_corpus, &self.child_work)
         {

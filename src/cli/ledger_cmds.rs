@@ -169,27 +169,26 @@ impl SearchCmd {
             max_results: self.max_results,
             filter: self.filter.to_args(),
         };
+        let text = args.text.clone();
         let out = ctx.memory.search(args, &ctx.who)?;
-        let settings = ctx.memory.settings().clone();
-        emit(ctx.json, &out, |o| {
-            let mut s = render::search(o);
-            if self.explain && !o.hits.is_empty() {
-                s.push_str(
-                    "\n\nexplain: score = bm25(k1=1.2, b=0.75) × exp(−ln2 × age_hours / half_life)",
-                );
-                for (i, h) in o.hits.iter().enumerate() {
-                    s.push_str(&format!(
-                        "\n  {}. {:.6} = {:.6} × exp(−0.693147 × {:.2} / {})",
-                        i + 1,
-                        h.score,
-                        h.bm25,
-                        h.age_hours,
-                        settings.half_life(h.entry.kind)
-                    ));
+        let explained = if self.explain {
+            ctx.memory.explain_search(&text, &out.hits)?
+        } else {
+            Vec::new()
+        };
+        let ranking = ctx.memory.settings().ranking;
+        if ctx.json && self.explain {
+            let both = serde_json::json!({ "search": &out, "explain": &explained });
+            emit(true, &both, |_| String::new());
+        } else {
+            emit(ctx.json, &out, |o| {
+                let mut s = render::search(o);
+                if !explained.is_empty() {
+                    s.push_str(&render::explain(ranking, o, &explained));
                 }
-            }
-            s
-        });
+                s
+            });
+        }
         Ok(if out.hits.is_empty() {
             Outcome::NothingFound
         } else {

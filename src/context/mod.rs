@@ -4,12 +4,15 @@
 //! groups, so that the DAG decides *what* is preferred and the search score decides the
 //! order within a group:
 //!
-//! 0. entries from upstream rooms that match the brief keywords — `bm25 × decay / distance`
+//! 0. entries from upstream rooms that match the brief keywords — `relevance / distance`
 //! 1. other entries from upstream rooms — `decay / distance` (recency × proximity)
-//! 2. conventions, warnings and interfaces from any other room that match — `bm25 × decay`
+//! 2. conventions, warnings and interfaces from any other room that match — `relevance`
 //! 3. other conventions, warnings and interfaces — `decay`
 //! 4. decisions, artifacts and code from unrelated rooms that match the keywords —
-//!    `bm25 × decay` (without keywords these are not eligible: unrelated and unranked)
+//!    `relevance` (without keywords these are not eligible: unrelated and unranked)
+//!
+//! `relevance` is the search score under the configured [`crate::index::Ranking`] (by default BM25F ×
+//! the bounded time factor), so context and search agree on what matches best.
 //!
 //! Ties go to the newer entry, then to the later line. [`render`] then collapses duplicate
 //! facts and lays the markdown out within the entry and byte limits.
@@ -19,9 +22,8 @@ pub mod render;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::clock::Timestamp;
 use crate::entry::Kind;
-use crate::index::{LedgerIndex, Scratch, Sym};
+use crate::index::{LedgerIndex, Scorer, Scratch, Sym};
 
 /// One ranked candidate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -99,11 +101,11 @@ pub fn rank(
     ix: &LedgerIndex,
     scope: &Scope,
     keywords: &[String],
-    now: Timestamp,
-    half_lives: &[f64; 6],
+    scorer: &Scorer,
     scratch: &mut Scratch,
     head: usize,
 ) -> Ranked {
+    let (now, half_lives, ranking) = (scorer.now, &scorer.half_lives, scorer.ranking);
     let plan_sym = |p: &str| ix.plans.get(p);
     let own_room = ix.rooms.get(&scope.room_id);
     // None: the room's plan is unknown (any entry of the room is its own);
@@ -136,7 +138,7 @@ pub fn rank(
     scratch.clear();
     if !text.trim().is_empty() {
         let terms = ix.text.query(&text);
-        ix.text.score(&terms, scratch);
+        ix.text.score(&terms, ranking.scoring(), scratch);
     }
     let mut heap: BinaryHeap<Worst> = BinaryHeap::with_capacity(head + 1);
     let mut total = 0;
@@ -157,10 +159,14 @@ pub fn rank(
         };
         total += 1;
         let age = (now.0 - m.ts).max(0) as f64;
-        let mut log_score = -rate[m.kind.index()] * age;
-        if rel > 0.0 {
-            log_score += rel.ln();
-        }
+        let log_decay = -rate[m.kind.index()] * age;
+        // Matching entries: relevance × the ranking's time factor (as in search). The
+        // others have no relevance to bury: recency alone orders them.
+        let mut log_score = if rel > 0.0 {
+            rel.ln() + ranking.log_time_factor(log_decay)
+        } else {
+            log_decay
+        };
         if let Some(d) = dist {
             log_score -= ln_distance
                 .get(d as usize)

@@ -11,13 +11,21 @@
 
 mod filter;
 mod query;
+mod rank;
 mod text;
+mod tokens;
 
 use foldhash::HashMap;
 
 pub use filter::{Compiled, Filter, RoomPattern};
 pub use query::{QueryResult, SearchHit, SearchResult, decay};
-pub use text::{Scratch, TextIndex};
+pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
+pub use text::{FIELDS, Scoring, Scratch, TextIndex};
+/// The BM25F field weights, for explanations.
+pub mod text_weights {
+    pub use super::text::{K1, W_DETAIL, W_REF};
+}
+pub use tokens::split_case;
 
 use crate::clock::Timestamp;
 use crate::entry::{Entry, EntryRef, Kind};
@@ -261,7 +269,10 @@ impl LedgerIndex {
         let pos = self.meta.len() as u32;
         self.text.add(
             pos,
-            std::iter::once(&*entry.summary).chain(entry.tags.iter().map(|t| &**t)),
+            &entry.summary,
+            entry.tags.iter().map(|t| &**t),
+            entry.detail.as_deref().unwrap_or(""),
+            &entry.ref_,
         );
         let tags: Box<[Sym]> = entry.tags.iter().map(|t| self.tags.intern(t)).collect();
         for &t in tags.iter() {

@@ -1,4 +1,5 @@
-//! Query (filtered, newest first) and search (BM25 × per-kind time decay) over the index.
+//! Query (filtered, newest first) and search (relevance × a time factor from the per-kind
+//! decay, see [`super::Ranking`]) over the index.
 //!
 //! Both are deterministic for the same ledger and the same *now*: newest first means
 //! (ts descending, then later in the file first); search ties are broken the same way after
@@ -8,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::text::Scratch;
-use super::{Compiled, LedgerIndex};
+use super::{Compiled, LedgerIndex, Scorer};
 use crate::clock::Timestamp;
 
 /// Positions of matching entries, newest first, and how many matched in all.
@@ -25,12 +26,14 @@ pub struct QueryResult {
 pub struct SearchHit {
     /// Position of the entry.
     pub pos: u32,
-    /// `bm25 × decay`.
+    /// `bm25 × time_factor`.
     pub score: f64,
-    /// BM25 of the query against summary + tags.
+    /// Relevance: BM25F over the fields, or the seed's BM25 of summary + tags.
     pub bm25: f64,
-    /// `exp(−ln 2 × age_hours / half_life(kind))`.
+    /// The seed's decay `exp(−ln 2 × age_hours / half_life(kind))`.
     pub decay: f64,
+    /// What the ranking multiplies relevance by (the decay itself under the seed).
+    pub time_factor: f64,
     /// Age of the entry at the server's *now*, in hours (never negative).
     pub age_hours: f64,
 }
@@ -163,27 +166,25 @@ impl LedgerIndex {
         }
     }
 
-    /// Full-text search: BM25 over summary + tags, times the per-kind decay at `now`.
-    /// `half_lives` is indexed by [`crate::entry::Kind::index`].
+    /// Full-text search, ranked by `scorer`.
     pub fn search(
         &self,
         text: &str,
         filter: &Compiled,
         limit: usize,
-        now: Timestamp,
-        half_lives: &[f64; 6],
+        scorer: &Scorer,
         scratch: &mut Scratch,
     ) -> SearchResult {
         let terms = self.text.query(text);
-        self.text.score(&terms, scratch);
+        self.text.score(&terms, scorer.ranking.scoring(), scratch);
         let cmp = |a: &SearchHit, b: &SearchHit| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| self.newer_first(a.pos, b.pos))
         };
-        // Keep the best `limit` in a heap whose top is the worst kept hit. Decay is at most
-        // 1, so a hit whose BM25 alone is below the worst kept score cannot enter: it is
-        // counted but its decay (an `exp`) is never computed.
+        // Keep the best `limit` in a heap whose top is the worst kept hit. The time factor is
+        // at most 1, so a hit whose BM25 alone is below the worst kept score cannot enter: it
+        // is counted but its decay (an `exp`) is never computed.
         let mut heap: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(limit + 1);
         let mut total = 0;
         for (pos, bm25) in scratch.drain() {
@@ -197,13 +198,15 @@ impl LedgerIndex {
             if heap.len() == limit && heap.peek().is_some_and(|w| bm25 < w.hit.score) {
                 continue;
             }
-            let age_hours = Timestamp(m.ts).age_hours(now);
-            let decay = decay(age_hours, half_lives[m.kind.index()]);
+            let age_hours = Timestamp(m.ts).age_hours(scorer.now);
+            let decay = decay(age_hours, scorer.half_lives[m.kind.index()]);
+            let time_factor = scorer.ranking.time_factor(decay);
             let hit = SearchHit {
                 pos,
-                score: bm25 * decay,
+                score: bm25 * time_factor,
                 bm25,
                 decay,
+                time_factor,
                 age_hours,
             };
             if heap.len() < limit {

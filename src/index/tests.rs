@@ -297,8 +297,11 @@ fn search_multiplies_bm25_by_kind_decay() {
         "retry",
         &Filter::default().compile(&ix),
         10,
-        now,
-        &half_lives(),
+        &Scorer {
+            now,
+            half_lives: half_lives(),
+            ranking: Ranking::Seed,
+        },
         &mut scratch,
     );
     assert_eq!(r.total, 3);
@@ -314,6 +317,26 @@ fn search_multiplies_bm25_by_kind_decay() {
         ids(&ix, &r.hits.iter().map(|h| h.pos).collect::<Vec<_>>()),
         vec!["new", "code", "conv"]
     );
+    // The default blend keeps that order and applies floor + (1 − floor) × decay.
+    let r = ix.search(
+        "retry",
+        &Filter::default().compile(&ix),
+        10,
+        &Scorer {
+            now,
+            half_lives: half_lives(),
+            ranking: Ranking::default(),
+        },
+        &mut scratch,
+    );
+    assert_eq!(
+        ids(&ix, &r.hits.iter().map(|h| h.pos).collect::<Vec<_>>()),
+        vec!["new", "code", "conv"]
+    );
+    let h = r.hits[1];
+    let floor = crate::index::DEFAULT_DECAY_FLOOR;
+    assert!((h.time_factor - (floor + (1.0 - floor) * 0.5)).abs() < 1e-12);
+    assert!((h.score - h.bm25 * h.time_factor).abs() < 1e-12);
 }
 
 #[test]
@@ -363,8 +386,11 @@ fn search_respects_filters_limit_and_superseded() {
         "login",
         &f.compile(&ix),
         10,
-        now,
-        &half_lives(),
+        &Scorer {
+            now,
+            half_lives: half_lives(),
+            ranking: Ranking::default(),
+        },
         &mut scratch,
     );
     assert_eq!(r.hits.len(), 10);
@@ -382,8 +408,11 @@ fn search_respects_filters_limit_and_superseded() {
         "login",
         &tagged.compile(&ix),
         50,
-        now,
-        &half_lives(),
+        &Scorer {
+            now,
+            half_lives: half_lives(),
+            ranking: Ranking::default(),
+        },
         &mut scratch,
     );
     assert_eq!(r.total, 29);

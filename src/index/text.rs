@@ -1,36 +1,69 @@
-//! Full-text index: the `bm25` crate's tokenizer, our own postings and BM25 scoring.
+//! Full-text index: identifier-aware tokens ([`super::tokens`]), our own postings, and two
+//! scorings over them — the seed's BM25 of `summary + tags`, and BM25F over four fields.
 //!
 //! Why our own index: the `bm25` crate's `SearchEngine` re-scores every document per query
 //! (~7 ms at 100k entries), while a postings list touches only documents that contain a
-//! query term (~0.1 ms). We keep the crate's tokenizer (Unicode word split, ASCII folding,
-//! English stop words and Snowball stemming) so that scores agree with what users of that
-//! crate expect.
+//! query term (~0.1 ms). We keep the crate's tokenizer for words (Unicode word split, ASCII
+//! folding, English stop words and Snowball stemming) so that scores agree with what users
+//! of that crate expect.
 //!
-//! Scoring is Okapi BM25 with k1 = 1.2, b = 0.75 and the non-negative idf
-//! `ln(1 + (N − df + 0.5) / (df + 0.5))` — the same constants SQLite FTS5 uses. `N`, `df` and
-//! the average length count every indexed entry, superseded ones included: the index is
-//! append-only like the ledger, and scores stay stable when an entry is superseded.
+//! Each posting holds the term's frequency in each field (summary, tags, detail, ref).
+//!
+//! - [`Scoring::Seed`] is Okapi BM25 over `summary + tags` exactly as the seed defines it:
+//!   k1 = 1.2, b = 0.75, the non-negative idf `ln(1 + (N − df + 0.5) / (df + 0.5))` with
+//!   `df` counting entries that have the term in summary or tags — the constants SQLite
+//!   FTS5 uses. A term only in detail or ref does not match.
+//! - [`Scoring::Fielded`] is BM25F: a pseudo term frequency
+//!   `tf~ = Σ_f w_f × tf_f / (1 − b_f + b_f × len_f / avglen_f)`, then
+//!   `idf × tf~ × (k1 + 1) / (k1 + tf~)` with `df` over every field. Summary and tags form
+//!   one length-normalised group with weight 1 (the seed's field); detail weighs
+//!   [`W_DETAIL`], ref [`W_REF`] (not length-normalised: a ref is one identifier). With
+//!   only summary and tags matching it equals the seed's BM25 up to the idf's `df`.
+//!
+//! `N`, `df` and the average lengths count every indexed entry, superseded ones included:
+//! the index is append-only like the ledger, and scores stay stable when an entry is
+//! superseded.
 
-use bm25::{DefaultTokenizer, Language, Tokenizer};
 use foldhash::HashMap;
+
+use super::tokens::Tokens;
 
 /// BM25 term-frequency saturation.
 pub const K1: f64 = 1.2;
-/// BM25 length normalisation.
+/// BM25 length normalisation (summary + tags, detail).
 pub const B: f64 = 0.75;
+/// BM25F weight of the detail field (summary + tags weigh 1).
+pub const W_DETAIL: f64 = 0.5;
+/// BM25F weight of the ref field.
+pub const W_REF: f64 = 0.7;
 
-/// One document containing a term.
+/// The fields of an entry that are indexed, in posting order.
+pub const FIELDS: [&str; 4] = ["summary", "tags", "detail", "ref"];
+
+/// How a document is scored against a query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// The seed: BM25 over summary + tags only.
+    Seed,
+    /// BM25F over summary, tags, detail and ref.
+    Fielded,
+}
+
+/// One document containing a term: its frequency per field (saturating at 255, far past
+/// where BM25's saturation makes more occurrences count).
 #[derive(Clone, Copy, Debug)]
 struct Posting {
     doc: u32,
-    tf: u32,
+    tf: [u8; 4],
 }
 
-/// A query term present in the index, with its idf.
+/// A query term present in the index, with its idf under both scorings.
 #[derive(Clone, Debug)]
 pub struct QueryTerm {
     term: u32,
-    /// Inverse document frequency of the term.
+    /// Inverse document frequency over summary + tags (the seed's).
+    pub idf_seed: f64,
+    /// Inverse document frequency over every field.
     pub idf: f64,
 }
 
@@ -68,13 +101,17 @@ impl Scratch {
 /// tokenized every time (correct, just slower).
 const CHUNK_CACHE_MAX: usize = 200_000;
 
-/// Postings index over `summary + tags` of every entry.
+/// Postings index over summary, tags, detail and ref of every entry.
+#[derive(Default)]
 pub struct TextIndex {
-    tokenizer: DefaultTokenizer,
+    tokens: Tokens,
     terms: HashMap<Box<str>, u32>,
     postings: Vec<Vec<Posting>>,
-    doc_len: Vec<u32>,
-    total_len: u64,
+    /// Per term: entries having it in summary or tags (the seed's document frequency).
+    df_seed: Vec<u32>,
+    /// Per document: tokens per field (saturating).
+    doc_len: Vec<[u16; 4]>,
+    total_len: [u64; 4],
     /// Tokenizing (Unicode split, folding, stop words, Snowball stemming) dominates
     /// indexing, and text repeats a small vocabulary, so each distinct whitespace-separated
     /// chunk is tokenized once. Exact: the tokenizer never joins text across whitespace, so
@@ -189,23 +226,11 @@ impl std::fmt::Debug for TextIndex {
     }
 }
 
-impl Default for TextIndex {
-    fn default() -> Self {
-        TextIndex {
-            tokenizer: DefaultTokenizer::new(Language::English),
-            terms: HashMap::default(),
-            postings: Vec::new(),
-            doc_len: Vec::new(),
-            total_len: 0,
-            chunks: ChunkCache::default(),
-        }
-    }
-}
-
 impl TextIndex {
-    /// Tokens of `text` as the index sees them (normalised, stop words removed, stemmed).
+    /// Tokens of `text` as the index sees them (normalised, stop words removed, stemmed,
+    /// identifiers split and kept whole).
     pub fn tokenize(&self, text: &str) -> Vec<String> {
-        self.tokenizer.tokenize(text)
+        self.tokens.tokenize(text)
     }
 
     /// Number of indexed documents.
@@ -225,18 +250,24 @@ impl TextIndex {
         let id = self.postings.len() as u32;
         self.terms.insert(term.into(), id);
         self.postings.push(Vec::new());
+        self.df_seed.push(0);
         id
     }
 
-    /// Term ids of `text`, in order, through the chunk cache.
-    fn term_ids<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) -> Vec<u32> {
-        let mut out = Vec::with_capacity(32);
-        for chunk in texts.into_iter().flat_map(str::split_whitespace) {
+    fn intern_chunk(&mut self, chunk: &str, out: &mut Vec<u32>) {
+        let mut toks = Vec::new();
+        self.tokens.chunk(chunk, &mut toks);
+        for t in toks {
+            out.push(self.intern(&t));
+        }
+    }
+
+    /// Appends the term ids of `text` to `out`, in order, through the chunk cache.
+    fn term_ids(&mut self, text: &str, out: &mut Vec<u32>) {
+        for chunk in text.split_whitespace() {
             if chunk.len() > 64 {
                 // Long chunks (URLs, hashes) rarely repeat; tokenize without caching.
-                for t in self.tokenizer.tokenize(chunk) {
-                    out.push(self.intern(&t));
-                }
+                self.intern_chunk(chunk, out);
                 continue;
             }
             let hash = self.chunks.hash(chunk);
@@ -251,14 +282,11 @@ impl TextIndex {
                 continue;
             }
             let start = out.len();
-            for t in self.tokenizer.tokenize(chunk) {
-                out.push(self.intern(&t));
-            }
+            self.intern_chunk(chunk, out);
             let ids = out[start..].to_vec();
             self.chunks.insert(hash, chunk, &ids);
             self.chunks.hot_put(hash, chunk, &ids);
         }
-        out
     }
 
     /// Reserves room for about `n` more documents.
@@ -266,65 +294,134 @@ impl TextIndex {
         self.doc_len.reserve(n);
     }
 
-    /// Indexes the concatenation of `texts` as document `doc`, which must be the next
-    /// document number.
-    pub fn add<'t>(&mut self, doc: u32, texts: impl IntoIterator<Item = &'t str>) {
+    /// Indexes one entry as document `doc`, which must be the next document number.
+    pub fn add<'t>(
+        &mut self,
+        doc: u32,
+        summary: &str,
+        tags: impl IntoIterator<Item = &'t str>,
+        detail: &str,
+        ref_: &str,
+    ) {
         assert_eq!(
             doc as usize,
             self.doc_len.len(),
             "documents are added in order"
         );
-        let mut ids = self.term_ids(texts);
-        let len = ids.len() as u32;
-        ids.sort_unstable();
-        let mut i = 0;
-        while i < ids.len() {
-            let term = ids[i];
-            let run = ids[i..].iter().take_while(|&&t| t == term).count();
-            self.postings[term as usize].push(Posting {
-                doc,
-                tf: run as u32,
-            });
-            i += run;
+        // (term, field) pairs of the whole entry.
+        let mut pairs: Vec<(u32, u8)> = Vec::with_capacity(48);
+        let mut lens = [0u16; 4];
+        let mut ids = Vec::with_capacity(32);
+        let tags: Vec<&str> = tags.into_iter().collect();
+        for (field, texts) in [
+            (0u8, vec![summary]),
+            (1, tags),
+            (2, vec![detail]),
+            (3, vec![ref_]),
+        ] {
+            ids.clear();
+            for t in texts {
+                self.term_ids(t, &mut ids);
+            }
+            lens[field as usize] = u16::try_from(ids.len()).unwrap_or(u16::MAX);
+            pairs.extend(ids.iter().map(|&t| (t, field)));
         }
-        self.doc_len.push(len);
-        self.total_len += u64::from(len);
+        pairs.sort_unstable();
+        let mut i = 0;
+        while i < pairs.len() {
+            let term = pairs[i].0;
+            let mut tf = [0u8; 4];
+            while i < pairs.len() && pairs[i].0 == term {
+                let f = pairs[i].1 as usize;
+                tf[f] = tf[f].saturating_add(1);
+                i += 1;
+            }
+            if tf[0] > 0 || tf[1] > 0 {
+                self.df_seed[term as usize] += 1;
+            }
+            self.postings[term as usize].push(Posting { doc, tf });
+        }
+        for (total, len) in self.total_len.iter_mut().zip(lens) {
+            *total += u64::from(len);
+        }
+        self.doc_len.push(lens);
     }
 
     /// The distinct indexed terms of a query, with their idf. Terms absent from the index
     /// cannot match and are dropped.
     pub fn query(&self, text: &str) -> Vec<QueryTerm> {
         let n = self.doc_len.len() as f64;
+        let idf = |df: f64| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         let mut out: Vec<QueryTerm> = Vec::new();
-        for tok in self.tokenizer.tokenize(text) {
+        for tok in self.tokens.tokenize(text) {
             let Some(&term) = self.terms.get(tok.as_str()) else {
                 continue;
             };
             if out.iter().any(|q| q.term == term) {
                 continue;
             }
-            let df = self.postings[term as usize].len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            out.push(QueryTerm { term, idf });
+            out.push(QueryTerm {
+                term,
+                idf_seed: idf(f64::from(self.df_seed[term as usize])),
+                idf: idf(self.postings[term as usize].len() as f64),
+            });
         }
         out
     }
 
-    /// Adds the BM25 score of every document matching any of `terms` into `scratch`.
-    pub fn score(&self, terms: &[QueryTerm], scratch: &mut Scratch) {
+    /// Average length of summary + tags and of detail (at least 1).
+    fn averages(&self) -> (f64, f64) {
+        let n = self.doc_len.len().max(1) as f64;
+        let st = (self.total_len[0] + self.total_len[1]) as f64 / n;
+        let d = self.total_len[2] as f64 / n;
+        (st.max(1.0), d.max(1.0))
+    }
+
+    /// The weighted, length-normalised frequency of one posting per field group
+    /// (summary, tags, detail, ref) under BM25F, and their sum `tf~`.
+    fn fielded_tf(&self, p: &Posting, avg: (f64, f64)) -> ([f64; 4], f64) {
+        let len = &self.doc_len[p.doc as usize];
+        let st_len = f64::from(len[0]) + f64::from(len[1]);
+        let norm_st = 1.0 - B + B * st_len / avg.0;
+        let norm_d = 1.0 - B + B * f64::from(len[2]) / avg.1;
+        let parts = [
+            f64::from(p.tf[0]) / norm_st,
+            f64::from(p.tf[1]) / norm_st,
+            W_DETAIL * f64::from(p.tf[2]) / norm_d,
+            W_REF * f64::from(p.tf[3]),
+        ];
+        (parts, parts.iter().sum())
+    }
+
+    /// The seed's BM25 contribution of one posting (0 if the term is not in summary+tags).
+    fn seed_term(&self, q: &QueryTerm, p: &Posting, avg_st: f64) -> f64 {
+        let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
+        if tf == 0.0 {
+            return 0.0;
+        }
+        let len = &self.doc_len[p.doc as usize];
+        let dl = f64::from(len[0]) + f64::from(len[1]);
+        q.idf_seed * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / avg_st))
+    }
+
+    /// Adds the score of every document matching any of `terms` into `scratch`.
+    pub fn score(&self, terms: &[QueryTerm], scoring: Scoring, scratch: &mut Scratch) {
         if scratch.scores.len() < self.doc_len.len() {
             scratch.scores.resize(self.doc_len.len(), 0.0);
         }
-        let avgdl = if self.doc_len.is_empty() {
-            1.0
-        } else {
-            (self.total_len as f64 / self.doc_len.len() as f64).max(1.0)
-        };
+        let avg = self.averages();
         for q in terms {
             for p in &self.postings[q.term as usize] {
-                let dl = f64::from(self.doc_len[p.doc as usize]);
-                let tf = f64::from(p.tf);
-                let s = q.idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / avgdl));
+                let s = match scoring {
+                    Scoring::Seed => self.seed_term(q, p, avg.0),
+                    Scoring::Fielded => {
+                        let (_, tf) = self.fielded_tf(p, avg);
+                        q.idf * tf * (K1 + 1.0) / (K1 + tf)
+                    }
+                };
+                if s <= 0.0 {
+                    continue;
+                }
                 let slot = &mut scratch.scores[p.doc as usize];
                 if *slot == 0.0 {
                     scratch.touched.push(p.doc);
@@ -334,15 +431,38 @@ impl TextIndex {
         }
     }
 
-    /// BM25 of one document for `terms` (used by `--explain` and by tests).
-    pub fn score_one(&self, terms: &[QueryTerm], doc: u32) -> f64 {
+    /// The score of one document for `terms` (used by tests).
+    pub fn score_one(&self, terms: &[QueryTerm], scoring: Scoring, doc: u32) -> f64 {
         let mut scratch = Scratch::default();
-        self.score(terms, &mut scratch);
+        self.score(terms, scoring, &mut scratch);
         scratch
             .drain()
             .find(|(d, _)| *d == doc)
             .map(|(_, s)| s)
             .unwrap_or(0.0)
+    }
+
+    /// How much each field (in [`FIELDS`] order) contributes to the BM25F score of `doc`:
+    /// each term's score is shared out in proportion to the fields' parts of `tf~`. The
+    /// shares add up to the document's [`Scoring::Fielded`] score.
+    pub fn field_shares(&self, terms: &[QueryTerm], doc: u32) -> [f64; 4] {
+        let avg = self.averages();
+        let mut shares = [0.0; 4];
+        for q in terms {
+            let list = &self.postings[q.term as usize];
+            let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else {
+                continue;
+            };
+            let (parts, tf) = self.fielded_tf(&list[i], avg);
+            if tf <= 0.0 {
+                continue;
+            }
+            let s = q.idf * tf * (K1 + 1.0) / (K1 + tf);
+            for (share, part) in shares.iter_mut().zip(parts) {
+                *share += s * part / tf;
+            }
+        }
+        shares
     }
 
     /// Approximate heap bytes held by the index (for the memory report).
@@ -353,7 +473,11 @@ impl TextIndex {
             .map(|p| p.capacity() * std::mem::size_of::<Posting>() + 24)
             .sum();
         let terms: usize = self.terms.keys().map(|k| k.len() + 16 + 4 + 8).sum();
-        postings + terms + self.chunks.heap_bytes() + self.doc_len.capacity() * 4
+        postings
+            + terms
+            + self.chunks.heap_bytes()
+            + self.doc_len.capacity() * 8
+            + self.df_seed.capacity() * 4
     }
 }
 
@@ -364,17 +488,21 @@ mod tests {
     fn index(docs: &[&str]) -> TextIndex {
         let mut ix = TextIndex::default();
         for (i, d) in docs.iter().enumerate() {
-            ix.add(i as u32, [*d]);
+            ix.add(i as u32, d, [], "", "");
         }
         ix
     }
 
-    fn ranked(ix: &TextIndex, q: &str) -> Vec<(u32, f64)> {
+    fn ranked_by(ix: &TextIndex, q: &str, scoring: Scoring) -> Vec<(u32, f64)> {
         let mut s = Scratch::default();
-        ix.score(&ix.query(q), &mut s);
+        ix.score(&ix.query(q), scoring, &mut s);
         let mut v: Vec<(u32, f64)> = s.drain().collect();
         v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         v
+    }
+
+    fn ranked(ix: &TextIndex, q: &str) -> Vec<(u32, f64)> {
+        ranked_by(ix, q, Scoring::Seed)
     }
 
     #[test]
@@ -401,13 +529,16 @@ mod tests {
         let dl = lens[0];
         let avgdl = lens.iter().sum::<f64>() / 3.0;
         let expect = idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * dl / avgdl));
-        let got = ranked(&ix, "bcrypt");
-        assert_eq!(got.len(), 1);
-        assert!(
-            (got[0].1 - expect).abs() < 1e-12,
-            "{} vs {expect}",
-            got[0].1
-        );
+        for scoring in [Scoring::Seed, Scoring::Fielded] {
+            // With text only in the summary, BM25F is the seed's BM25.
+            let got = ranked_by(&ix, "bcrypt", scoring);
+            assert_eq!(got.len(), 1);
+            assert!(
+                (got[0].1 - expect).abs() < 1e-12,
+                "{scoring:?}: {} vs {expect}",
+                got[0].1
+            );
+        }
     }
 
     #[test]
@@ -424,6 +555,44 @@ mod tests {
     }
 
     #[test]
+    fn detail_and_ref_match_only_when_fielded_and_weigh_less() {
+        let mut ix = TextIndex::default();
+        ix.add(0, "JWT verification", ["auth"], "", "EPIC-001");
+        ix.add(
+            1,
+            "Token checks",
+            [],
+            "Keys are vetted and signed with RS256",
+            "",
+        );
+        ix.add(2, "RS256 keys everywhere", [], "", "");
+        // The seed sees summary + tags only.
+        assert_eq!(ranked_by(&ix, "vetted", Scoring::Seed), vec![]);
+        assert_eq!(ranked_by(&ix, "vetted", Scoring::Fielded)[0].0, 1);
+        assert_eq!(ranked_by(&ix, "EPIC-001", Scoring::Fielded)[0].0, 0);
+        // The same word in the summary outranks it in the detail.
+        let r = ranked_by(&ix, "RS256", Scoring::Fielded);
+        assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2, 1]);
+        // Field shares add up to the score and name where the match is.
+        let terms = ix.query("vetted");
+        let shares = ix.field_shares(&terms, 1);
+        let total = ix.score_one(&terms, Scoring::Fielded, 1);
+        assert!((shares.iter().sum::<f64>() - total).abs() < 1e-12);
+        assert!(shares[2] > 0.0 && shares[0] == 0.0 && shares[3] == 0.0);
+    }
+
+    #[test]
+    fn exact_identifier_outranks_shared_parts() {
+        let ix = index(&[
+            "verify the token before use",
+            "call verifyToken in middleware",
+        ]);
+        let r = ranked(&ix, "verify_token");
+        assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 0]);
+        assert_eq!(ranked(&ix, "verify")[0..2].len(), 2);
+    }
+
+    #[test]
     fn chunked_tokenizing_equals_whole_text_tokenizing() {
         let texts = [
             "Chose bcrypt over argon2 for password-hashing; don't use MD5!",
@@ -436,7 +605,8 @@ mod tests {
         ];
         for t in texts {
             let mut ix = TextIndex::default();
-            let ids = ix.term_ids([t]);
+            let mut ids = Vec::new();
+            ix.term_ids(t, &mut ids);
             let names: Vec<&str> = ids
                 .iter()
                 .map(|id| {
@@ -456,9 +626,9 @@ mod tests {
     fn scratch_is_clean_between_queries() {
         let ix = index(&["alpha beta", "beta gamma"]);
         let mut s = Scratch::default();
-        ix.score(&ix.query("beta"), &mut s);
+        ix.score(&ix.query("beta"), Scoring::Fielded, &mut s);
         let first: Vec<_> = s.drain().collect();
-        ix.score(&ix.query("beta"), &mut s);
+        ix.score(&ix.query("beta"), Scoring::Fielded, &mut s);
         let second: Vec<_> = s.drain().collect();
         assert_eq!(first, second);
     }

@@ -151,11 +151,10 @@ impl Memory {
         header.push('\n');
         // Rank only a head of the candidates; rank them all only if the head runs out
         // (many duplicates or oversized items) before `max` entries are chosen.
-        let half_lives = self.settings().half_life_hours;
         let mut head = RANKED_HEAD;
         let r = loop {
             let (ix, scratch) = state.ledger.index_and_scratch();
-            let ranked = rank(ix, &scope, &keywords, now, &half_lives, scratch, head);
+            let ranked = rank(ix, &scope, &keywords, &self.scorer(now), scratch, head);
             let r = render(ix, &header, &outputs, &ranked.head, ranked.total, max);
             if r.entry_ids.len() >= max || ranked.head.len() == ranked.total {
                 break r;

@@ -104,6 +104,15 @@ impl Memory {
         self.clock.now()
     }
 
+    /// How search and context score at `now` under this project's settings.
+    pub fn scorer(&self, now: Timestamp) -> crate::index::Scorer {
+        crate::index::Scorer {
+            now,
+            half_lives: self.settings.half_life_hours,
+            ranking: self.settings.ranking,
+        }
+    }
+
     /// Locks the state and brings it up to date with the files.
     pub(crate) fn fresh(&self) -> Result<MutexGuard<'_, State>> {
         // A panic while holding the lock cannot leave the files inconsistent (every write is

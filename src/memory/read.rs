@@ -11,7 +11,7 @@ use crate::clock::{Timestamp, parse_time_arg};
 use crate::config::Identity;
 use crate::entry::normalize_tags;
 use crate::error::{Error, Result};
-use crate::index::{Filter, LedgerIndex, RoomPattern};
+use crate::index::{Filter, LedgerIndex, RoomPattern, Scoring};
 use crate::validate::short_id;
 
 /// Checks a page size `n` against `1..=max` (`default` when absent). `narrow` says how to
@@ -149,7 +149,7 @@ impl Memory {
         })
     }
 
-    /// Full-text search ranked by BM25 × per-kind time decay.
+    /// Full-text search ranked by relevance × the ranking's time factor.
     pub fn search(&self, args: SearchArgs, who: &Identity) -> Result<SearchOutput> {
         if args.text.trim().is_empty() {
             return Err(Error::invalid(
@@ -177,14 +177,7 @@ impl Memory {
         let mut state = self.fresh()?;
         let (ix, scratch) = state.ledger.index_and_scratch();
         let compiled = filter.compile(ix);
-        let r = ix.search(
-            &args.text,
-            &compiled,
-            limit,
-            now,
-            &self.settings.half_life_hours,
-            scratch,
-        );
+        let r = ix.search(&args.text, &compiled, limit, &self.scorer(now), scratch);
         Ok(SearchOutput {
             truncated: r.total > r.hits.len(),
             hits: r
@@ -195,6 +188,7 @@ impl Memory {
                     score: h.score,
                     bm25: h.bm25,
                     decay: h.decay,
+                    time_factor: h.time_factor,
                     age_hours: h.age_hours,
                 })
                 .collect(),
@@ -203,6 +197,31 @@ impl Memory {
             now: now.to_rfc3339(),
             excluded_room,
         })
+    }
+
+    /// How the scores of `hits` for `text` are made: each field's BM25F share and the
+    /// seed's score side by side (for `search --explain`).
+    pub fn explain_search(
+        &self,
+        text: &str,
+        hits: &[SearchHitOut],
+    ) -> Result<Vec<crate::api::ledger::SearchExplanation>> {
+        let state = self.fresh()?;
+        let ix = state.ledger.index();
+        let terms = ix.text().query(text);
+        Ok(hits
+            .iter()
+            .filter_map(|h| {
+                let pos = ix.position(&h.entry.id)?;
+                let seed_bm25 = ix.text().score_one(&terms, Scoring::Seed, pos);
+                Some(crate::api::ledger::SearchExplanation {
+                    id: h.entry.id.clone(),
+                    fields: ix.text().field_shares(&terms, pos),
+                    seed_bm25,
+                    seed_score: seed_bm25 * h.decay,
+                })
+            })
+            .collect())
     }
 
     /// One entry, live or superseded, with its supersede chain in both directions.
