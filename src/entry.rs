@@ -25,7 +25,7 @@ pub const MAX_TAGS: usize = 32;
 /// Longest tag, in UTF-8 bytes.
 pub const MAX_TAG_BYTES: usize = 64;
 
-/// What an entry records. Each kind has its own half-life in search (see [`crate::config`]).
+/// What an entry records. Each kind has its own half-life in search.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]

@@ -119,9 +119,9 @@ pub fn search(o: &SearchOutput) -> String {
         );
     }
     let mut s = format!(
-        "{} of {} hits for terms [{}] at {}{}",
+        "{} of {} for terms [{}] at {}{}",
         o.hits.len(),
-        o.total,
+        count(o.total, "hit", "hits"),
         o.terms.join(", "),
         o.now,
         view_note(&o.excluded_room)
@@ -185,6 +185,12 @@ pub fn explain(
     s
 }
 
+/// `n` with its noun, singular for exactly one: `count(1, "entry", "entries")` is
+/// "1 entry".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Text of a get result, with the supersede chain.
 pub fn get(o: &GetOutput) -> String {
     let mut s = format!(
@@ -217,10 +223,10 @@ pub fn context(o: &ContextOutput) -> String {
 /// Text of a plan registration.
 pub fn register_plan(o: &RegisterPlanOutput) -> String {
     let mut s = format!(
-        "{} plan {} ({} epics) stored in {}\norder: {}",
+        "{} plan {} ({}) stored in {}\norder: {}",
         if o.replaced { "replaced" } else { "registered" },
         o.plan_id,
-        o.epics.len(),
+        count(o.epics.len(), "epic", "epics"),
         o.file,
         o.topological_order.join(" → ")
     );
@@ -259,9 +265,9 @@ pub fn channel_post(o: &ChannelPostOutput) -> String {
 /// Text of a channel read.
 pub fn channel_read(o: &ChannelReadOutput) -> String {
     let mut s = format!(
-        "{} of {} messages in {}'s channel, oldest first{}",
+        "{} of {} in {}'s channel, oldest first{}",
         o.messages.len(),
-        o.total,
+        count(o.total, "message", "messages"),
         o.room_id,
         if o.malformed_lines > 0 {
             format!(" ({} malformed lines skipped)", o.malformed_lines)

@@ -46,9 +46,9 @@ pub fn history(o: &HistoryOutput) -> String {
         return "no matching entries".into();
     }
     let mut s = format!(
-        "{} of {} entries{}",
+        "{} of {}{}",
         o.entries.len(),
-        o.total,
+        crate::render::count(o.total, "entry", "entries"),
         if o.truncated { " (truncated)" } else { "" }
     );
     for h in &o.entries {
@@ -212,14 +212,23 @@ pub fn diff_page(d: &DiffPage) -> String {
 /// A verify report.
 pub fn verify(r: &VerifyReport) -> String {
     let mut s = format!(
-        "{}: {} lines, {} entries ({} superseded), {} blank, {} bytes",
-        r.file, r.lines, r.entries, r.superseded, r.blank, r.bytes
+        "{}: {}, {} ({} superseded), {} blank, {}",
+        r.file,
+        crate::render::count(r.lines as usize, "line", "lines"),
+        crate::render::count(r.entries as usize, "entry", "entries"),
+        r.superseded,
+        r.blank,
+        crate::render::count(r.bytes as usize, "byte", "bytes")
     );
     if r.ok() {
         s.push_str("\nOK: every line is a valid entry; ids unique; supersedes consistent.");
         return s;
     }
-    let _ = write!(s, "\n{} violations:", r.violations.len());
+    let _ = write!(
+        s,
+        "\n{}:",
+        crate::render::count(r.violations.len(), "violation", "violations")
+    );
     for v in &r.violations {
         let _ = write!(
             s,

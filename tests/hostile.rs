@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use warroom_memory::clock::{FixedClock, Timestamp};
 use warroom_memory::config::{Identity, Paths, Settings};
-use warroom_memory::mcp::tools::{TOOLS, find};
+use warroom_memory::mcp::tools::{TOOLS, ToolSet, find};
 use warroom_memory::memory::Memory;
 
 struct Sandbox {
@@ -61,7 +61,7 @@ impl Sandbox {
 }
 
 fn arg_names(tool: &str) -> Vec<String> {
-    let t = find(tool).unwrap();
+    let t = find(ToolSet::All, tool).unwrap();
     let described = (t.describe)(t);
     described.input_schema["properties"]
         .as_object()
@@ -165,7 +165,7 @@ proptest! {
             ("memory_publish", json!({"kind": "code", "summary": "after the fuzz", "room_id": "room-1", "author_role": "qa"})),
         ] {
             let Value::Object(a) = args else { unreachable!() };
-            let r = (find(tool).unwrap().call)(&memory, &who, a);
+            let r = (find(ToolSet::All, tool).unwrap().call)(&memory, &who, a);
             prop_assert!(r.is_error != Some(true), "{tool} failed on a fuzzed ledger");
         }
         let report = warroom_memory::audit::verify::verify(&ledger, &mut |_, _| {}).unwrap();
@@ -251,7 +251,7 @@ fn path_traversal_is_refused_in_every_path_forming_field() {
             let Value::Object(a) = args.clone() else {
                 unreachable!()
             };
-            let r = (find(tool).unwrap().call)(&sb.memory, &who, a);
+            let r = (find(ToolSet::All, tool).unwrap().call)(&sb.memory, &who, a);
             assert_eq!(r.is_error, Some(true), "{tool} accepted {v:?}: {args}");
         }
     }

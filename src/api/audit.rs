@@ -9,13 +9,13 @@ use crate::entry::Entry;
 /// Arguments of `memory_history`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct HistoryArgs {
-    /// Every entry about this epic/task ref, e.g. "EPIC-007".
+    /// Epic/task ref.
     #[serde(default, rename = "ref")]
     pub ref_: Option<String>,
-    /// Every entry of this room (glob allowed).
+    /// Room (glob ok).
     #[serde(default)]
     pub room_id: Option<String>,
-    /// Only the newest N entries (1–200, default 50), returned oldest first.
+    /// Newest N (1–200, default 50), oldest first.
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
     pub last_n: Option<u32>,
@@ -48,24 +48,22 @@ pub struct HistoryOutput {
 /// Arguments of `memory_diff`: what changed in the ledger between two points.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct DiffArgs {
-    /// Compare the ledger as it was at this time (RFC 3339, a date, or an age such as
-    /// "24h") with the ledger at `until`.
+    /// From this time (RFC 3339, date, or age like 24h).
     #[serde(default)]
     pub since: Option<String>,
-    /// The later point in time (default: now).
+    /// To this time (default: now).
     #[serde(default)]
     pub until: Option<String>,
-    /// Compare the ledger file at this git revision (e.g. "HEAD~5") with `git_to`; also
-    /// reports append-only violations (lines changed or deleted).
+    /// Or from this git revision, e.g. HEAD~5 (also finds rewritten lines).
     #[serde(default)]
     pub git_from: Option<String>,
-    /// The later revision (default: the ledger file on disk now).
+    /// To this revision (default: the file now).
     #[serde(default)]
     pub git_to: Option<String>,
-    /// Skip this many changes (pagination; default 0).
+    /// Changes to skip (paging).
     #[serde(default)]
     pub offset: Option<u32>,
-    /// At most this many changes (1–50, default 20).
+    /// 1–50, default 20.
     #[serde(default)]
     #[schemars(range(min = 1, max = 50))]
     pub limit: Option<u32>,

@@ -6,20 +6,17 @@ use serde::{Deserialize, Serialize};
 /// Arguments of `memory_get_context`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct ContextArgs {
-    /// The room to brief (its own entries never appear). Defaults to WARROOM_ROOM_ID.
+    /// Room to brief. Default: yours.
     #[serde(default)]
     pub room_id: Option<String>,
-    /// Keywords of the room's brief, e.g. ["checkout", "payments"]; they rank the entries
-    /// by BM25 × time decay. Default: the epic's brief_keywords from its plan. Pass [] to
-    /// rank by recency × DAG proximity only.
+    /// Rank by these. Default: the epic's plan keywords; [] = recency and DAG distance.
     #[serde(default)]
     pub brief_keywords: Option<Vec<String>>,
-    /// At most this many entries (1–15, default 15). The markdown never exceeds 10240 bytes.
+    /// 1–15, default 15.
     #[serde(default)]
     #[schemars(range(min = 1, max = 15))]
     pub max_entries: Option<u32>,
-    /// The plan whose room this is, when the same room id exists in several plans.
-    /// Default: the most recently registered plan that has the room.
+    /// The room's plan, if its id is in several. Default: the newest.
     #[serde(default)]
     pub plan_id: Option<String>,
 }

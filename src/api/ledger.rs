@@ -11,31 +11,28 @@ use crate::entry::{Entry, Kind};
 /// Filters shared by `memory_query` and `memory_search` (all given filters must hold).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct FilterArgs {
-    /// Match entries carrying ANY of these tags (case-insensitive), e.g. ["auth", "database"].
+    /// Entries with any of these tags.
     #[serde(default)]
     pub tags: Option<Vec<String>>,
-    /// Only entries of this kind.
+    /// Only this kind.
     #[serde(default)]
     pub kind: Option<Kind>,
-    /// Only entries from this room. A glob is allowed (`room-0*`, `room-{1,2}`); `*` means
-    /// every room including your own.
+    /// Only this room (glob ok; "*" = every room, yours included).
     #[serde(default)]
     pub room_id: Option<String>,
-    /// Leave out entries from this room (glob allowed). Defaults to your own room
-    /// (WARROOM_ROOM_ID) unless you pass `room_id` or `exclude_room` yourself.
+    /// Skip this room (glob ok). Default: your own room.
     #[serde(default)]
     pub exclude_room: Option<String>,
-    /// Only entries written by this role (architect, engineer, qa, manager, …).
+    /// Only this author role.
     #[serde(default)]
     pub author_role: Option<String>,
-    /// Only entries about this epic/task ref, e.g. "EPIC-007".
+    /// Only this epic/task ref, e.g. EPIC-007.
     #[serde(default, rename = "ref")]
     pub ref_: Option<String>,
-    /// Only entries at or after this time: RFC 3339 (2026-11-25T10:00:00Z), a date
-    /// (2026-11-25), or an age such as "24h" or "7d".
+    /// From this time: RFC 3339, a date, or an age (24h, 7d).
     #[serde(default)]
     pub since: Option<String>,
-    /// Only entries at or before this time (same formats as `since`).
+    /// Up to this time (same formats).
     #[serde(default)]
     pub until: Option<String>,
 }
@@ -43,31 +40,26 @@ pub struct FilterArgs {
 /// Arguments of `memory_publish`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct PublishArgs {
-    /// What this entry records: artifact (something built and where), decision (a choice
-    /// and why), interface (a contract others code against), convention (a team rule),
-    /// warning (a trap to avoid), code (a snippet or command to reuse).
+    /// What it records (see the tool description).
     pub kind: Kind,
-    /// The fact itself, written so an agent in another room can act on it without asking
-    /// you. At most 4096 bytes; put the long explanation in `detail`.
+    /// The fact, clear to another room without asking you. ≤ 4096 bytes.
     pub summary: String,
-    /// Topic tags others will filter on, e.g. ["auth", "database"]. Lower-cased on write.
-    /// At most 32 tags of 64 bytes.
+    /// Topic tags, e.g. ["auth"]. ≤ 32.
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Your room. Defaults to this server's WARROOM_ROOM_ID. Letters, digits, `-`, `_`, `.`.
+    /// Default: your room.
     #[serde(default)]
     pub room_id: Option<String>,
-    /// Your role (architect, engineer, qa, manager, …). Defaults to WARROOM_ROLE.
+    /// Default: your role.
     #[serde(default)]
     pub author_role: Option<String>,
-    /// The epic or task this is about, e.g. "EPIC-007".
+    /// Epic/task ref, e.g. EPIC-007.
     #[serde(default, rename = "ref")]
     pub ref_: Option<String>,
-    /// Longer explanation: alternatives weighed, numbers, links. At most 16384 bytes.
+    /// Why, alternatives, numbers, links. ≤ 16384 bytes.
     #[serde(default)]
     pub detail: Option<String>,
-    /// Id of a live entry this one replaces (e.g. a decision that changed). The old entry
-    /// disappears from every view but stays in the ledger for audit.
+    /// Id of the live entry this replaces.
     #[serde(default)]
     pub supersedes: Option<String>,
 }
@@ -78,8 +70,7 @@ pub struct QueryArgs {
     /// Filters (all optional).
     #[serde(flatten)]
     pub filter: FilterArgs,
-    /// Return only the newest N matching entries (1–50). Without it, up to 50 are returned
-    /// and `truncated` says whether there were more.
+    /// Newest N (1–50, default 50).
     #[serde(default)]
     #[schemars(range(min = 1, max = 50))]
     pub last_n: Option<u32>,
@@ -88,10 +79,9 @@ pub struct QueryArgs {
 /// Arguments of `memory_search`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words to search for in summaries and tags, e.g. "password hashing library".
-    /// Ranking: BM25 relevance × time decay by kind (conventions fade slowest, code fastest).
+    /// Words or identifiers, e.g. "password hashing" or "verifyToken".
     pub text: String,
-    /// How many hits to return (1–50, default 10).
+    /// Hits (1–50, default 10).
     #[serde(default)]
     #[schemars(range(min = 1, max = 50))]
     pub max_results: Option<u32>,
@@ -103,7 +93,7 @@ pub struct SearchArgs {
 /// Arguments of `memory_get`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct GetArgs {
-    /// The entry id, e.g. "mem-01JDZ…" (superseded entries can be fetched too).
+    /// Entry id (superseded ones too).
     pub id: String,
 }
 

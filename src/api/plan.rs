@@ -6,13 +6,15 @@ use serde::{Deserialize, Serialize};
 /// Arguments of `memory_register_plan`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct RegisterPlanArgs {
-    /// The plan: a JSON object {plan_id, title, epics: [{ref, room_id, title, depends_on,
-    /// brief_keywords, roles}]} (schemas/plan.schema.json), or OSTwin plan markdown as a
-    /// string (`## EPIC-001 — Title` headers with `depends_on: [EPIC-…]`, `Roles:`,
-    /// `Objective:` lines). Depend on another plan's epic with "PLAN_ID/REF".
-    pub plan: serde_json::Value,
-    /// Plan id for markdown plans (default: a `plan_id:` line, else a slug of the title).
-    /// Overrides the id inside a JSON plan.
+    /// {plan_id, title, epics: [{ref, room_id, title, depends_on, brief_keywords, roles}]};
+    /// depend on another plan's epic as "PLAN_ID/REF".
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    pub plan: Option<serde_json::Value>,
+    /// Or the plan as text: OSTwin markdown (## EPIC-001 — Title, depends_on: [...]) or JSON.
+    #[serde(default)]
+    pub markdown: Option<String>,
+    /// Plan id (overrides the plan's own).
     #[serde(default)]
     pub plan_id: Option<String>,
 }

@@ -259,7 +259,8 @@ fn bench_plan() -> crate::api::plan::RegisterPlanArgs {
         })
         .collect();
     crate::api::plan::RegisterPlanArgs {
-        plan: serde_json::json!({"plan_id": "bench", "epics": epics}),
+        plan: Some(serde_json::json!({"plan_id": "bench", "epics": epics})),
+        markdown: None,
         plan_id: None,
     }
 }

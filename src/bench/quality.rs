@@ -364,8 +364,10 @@ pub fn markdown(reports: &[QualityReport]) -> String {
                     r.by_category.get(*c).map(fmt).unwrap_or_default()
                 ));
             }
-            let (met, of) = r.expectations_met;
-            s.push_str(&format!(" {met} of {of} |\n"));
+            match r.expectations_met {
+                (_, 0) => s.push_str(" — |\n"),
+                (met, of) => s.push_str(&format!(" {met} of {of} |\n")),
+            }
         }
     }
     s

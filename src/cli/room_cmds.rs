@@ -97,13 +97,11 @@ impl PlanCmd {
                     std::fs::read_to_string(&file)
                         .with_context(|| format!("reading {}", file.display()))?
                 };
-                let plan = match serde_json::from_str::<serde_json::Value>(&text) {
-                    Ok(v @ serde_json::Value::Object(_)) => v,
-                    _ => serde_json::Value::String(text),
-                };
-                let out = ctx
-                    .memory
-                    .register_plan(RegisterPlanArgs { plan, plan_id })?;
+                let out = ctx.memory.register_plan(RegisterPlanArgs {
+                    plan: None,
+                    markdown: Some(text),
+                    plan_id,
+                })?;
                 emit(ctx.json, &out, render::register_plan);
                 Ok(Outcome::Ok)
             }

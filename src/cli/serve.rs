@@ -8,16 +8,22 @@ use std::time::Duration;
 
 use clap::Args;
 use rmcp::ServiceExt;
-use rmcp::transport::async_rw::AsyncRwTransport;
 
 use super::Ctx;
 use super::out::Outcome;
 use crate::config::RootSource;
+use crate::mcp::tools::ToolSet;
+use crate::mcp::wire::LineTransport;
 use crate::mcp::{MAX_MESSAGE_BYTES, Server};
 
 /// Options of `serve`.
 #[derive(Debug, Args)]
-pub struct ServeCmd {}
+pub struct ServeCmd {
+    /// Which tools to offer: `all`, or `core` (publish, query, search, get, get_context)
+    /// for agents that need only the basics — fewer tool definitions in their context.
+    #[arg(long, value_enum, default_value = "all", env = "WARROOM_TOOLS")]
+    tools: ToolSet,
+}
 
 fn banner(ctx: &Ctx) -> anyhow::Result<()> {
     let stats = ctx.memory.stats()?;
@@ -67,16 +73,16 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
 }
 
 /// Runs the server; returns when the client disconnects or a signal arrives.
-pub fn run(ctx: Ctx, _cmd: ServeCmd) -> anyhow::Result<Outcome> {
+pub fn run(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
     banner(&ctx)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let server = Server::new(ctx.memory.clone(), ctx.who.clone());
+    let server = Server::new(ctx.memory.clone(), ctx.who.clone()).with_tools(cmd.tools);
     let result = rt.block_on(async {
-        let transport = AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
-            .with_max_line_length(MAX_MESSAGE_BYTES);
+        let transport =
+            LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), MAX_MESSAGE_BYTES);
         let service = server.clone().serve(transport).await?;
         let ct = service.cancellation_token();
         tokio::spawn(async move {

@@ -7,6 +7,7 @@
 //! order; an item that does not fit is tried once in a compact form (summary clipped, no
 //! detail) and otherwise left out, and the next, smaller candidate may still fit.
 
+use crate::render::count;
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -238,11 +239,14 @@ pub fn render(
     }
     let _ = writeln!(
         md,
-        "_{} entries shown; {} more candidates left out (limits: {max_entries} entries, {MAX_CONTEXT_BYTES} bytes){}._",
-        out.entry_ids.len(),
-        out.left_out,
+        "_{} shown; {} left out (limits: {max_entries} entries, {MAX_CONTEXT_BYTES} bytes){}._",
+        count(out.entry_ids.len(), "entry", "entries"),
+        count(out.left_out, "more candidate", "more candidates"),
         if out.duplicates > 0 {
-            format!("; {} duplicates collapsed", out.duplicates)
+            format!(
+                "; {} collapsed",
+                count(out.duplicates, "duplicate", "duplicates")
+            )
         } else {
             String::new()
         }

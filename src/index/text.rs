@@ -89,6 +89,15 @@ impl Scratch {
         self.scores.get(doc as usize).copied().unwrap_or(0.0)
     }
 
+    #[inline]
+    fn add(&mut self, doc: u32, s: f64) {
+        let slot = &mut self.scores[doc as usize];
+        if *slot == 0.0 {
+            self.touched.push(doc);
+        }
+        *slot += s;
+    }
+
     /// Resets the accumulator.
     pub fn clear(&mut self) {
         for d in self.touched.drain(..) {
@@ -393,40 +402,48 @@ impl TextIndex {
         (parts, parts.iter().sum())
     }
 
-    /// The seed's BM25 contribution of one posting (0 if the term is not in summary+tags).
-    fn seed_term(&self, q: &QueryTerm, p: &Posting, avg_st: f64) -> f64 {
-        let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
-        if tf == 0.0 {
-            return 0.0;
-        }
-        let len = &self.doc_len[p.doc as usize];
-        let dl = f64::from(len[0]) + f64::from(len[1]);
-        q.idf_seed * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / avg_st))
-    }
-
     /// Adds the score of every document matching any of `terms` into `scratch`.
     pub fn score(&self, terms: &[QueryTerm], scoring: Scoring, scratch: &mut Scratch) {
         if scratch.scores.len() < self.doc_len.len() {
             scratch.scores.resize(self.doc_len.len(), 0.0);
         }
         let avg = self.averages();
+        // One loop per scoring, so the hot loop has no branch on it. Both skip the
+        // normalisation of fields a posting does not have (most have one field).
+        let (b_st, b_d) = (B / avg.0, B / avg.1);
         for q in terms {
-            for p in &self.postings[q.term as usize] {
-                let s = match scoring {
-                    Scoring::Seed => self.seed_term(q, p, avg.0),
-                    Scoring::Fielded => {
-                        let (_, tf) = self.fielded_tf(p, avg);
-                        q.idf * tf * (K1 + 1.0) / (K1 + tf)
+            let postings = &self.postings[q.term as usize];
+            match scoring {
+                Scoring::Seed => {
+                    let w = q.idf_seed * (K1 + 1.0);
+                    for p in postings {
+                        let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
+                        if tf == 0.0 {
+                            continue;
+                        }
+                        let len = &self.doc_len[p.doc as usize];
+                        let dl = f64::from(len[0]) + f64::from(len[1]);
+                        scratch.add(p.doc, w * tf / (tf + K1 * (1.0 - B + b_st * dl)));
                     }
-                };
-                if s <= 0.0 {
-                    continue;
                 }
-                let slot = &mut scratch.scores[p.doc as usize];
-                if *slot == 0.0 {
-                    scratch.touched.push(p.doc);
+                Scoring::Fielded => {
+                    let w = q.idf * (K1 + 1.0);
+                    for p in postings {
+                        let len = &self.doc_len[p.doc as usize];
+                        let st = u32::from(p.tf[0]) + u32::from(p.tf[1]);
+                        let mut tf = 0.0;
+                        if st > 0 {
+                            let dl = f64::from(len[0]) + f64::from(len[1]);
+                            tf += f64::from(st) / (1.0 - B + b_st * dl);
+                        }
+                        if p.tf[2] > 0 {
+                            tf +=
+                                W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len[2]));
+                        }
+                        tf += W_REF * f64::from(p.tf[3]);
+                        scratch.add(p.doc, w * tf / (K1 + tf));
+                    }
                 }
-                *slot += s;
             }
         }
     }

@@ -7,7 +7,9 @@
 //! and a call that has started writing finishes even if the client goes away, so a
 //! disconnect never leaves half a line behind.
 
+mod portable;
 pub mod tools;
+pub mod wire;
 
 use std::sync::Arc;
 
@@ -55,6 +57,8 @@ pub fn instructions(who: &Identity) -> String {
 pub struct Server {
     memory: Arc<Memory>,
     who: Identity,
+    /// The tools this server lists and accepts.
+    tools: tools::ToolSet,
     /// Held shared by every running tool call; [`Server::drain`] takes it exclusively to
     /// wait until in-flight calls (and their appends) have finished.
     inflight: Arc<tokio::sync::RwLock<()>>,
@@ -66,8 +70,15 @@ impl Server {
         Server {
             memory,
             who,
+            tools: tools::ToolSet::All,
             inflight: Arc::new(tokio::sync::RwLock::new(())),
         }
+    }
+
+    /// The same server listing only the tools of `set`.
+    pub fn with_tools(mut self, set: tools::ToolSet) -> Self {
+        self.tools = set;
+        self
     }
 
     /// Waits until every tool call in flight has finished; used on shutdown.
@@ -91,7 +102,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools::list()))
+        Ok(ListToolsResult::with_all_items(tools::list(self.tools)))
     }
 
     async fn call_tool(
@@ -99,8 +110,12 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let Some(tool) = tools::find(&request.name) else {
-            let names: Vec<&str> = tools::TOOLS.iter().map(|t| t.name).collect();
+        let Some(tool) = tools::find(self.tools, &request.name) else {
+            let names: Vec<&str> = tools::TOOLS
+                .iter()
+                .map(|t| t.name)
+                .filter(|n| self.tools.includes(n))
+                .collect();
             return Err(McpError::invalid_params(
                 format!(
                     "unknown tool `{}`; this server has: {}",

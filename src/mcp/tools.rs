@@ -6,7 +6,9 @@
 //! the model reading it can correct itself. Successful results carry `structuredContent`
 //! (matching the tool's `outputSchema`) plus a readable text copy.
 
-use std::sync::Arc;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
@@ -44,16 +46,34 @@ pub struct ToolDef {
 }
 
 fn describe<A: JsonSchema + 'static, O: JsonSchema + 'static>(d: &ToolDef) -> Tool {
-    let input = schema_for_input::<A>().expect("argument types are objects");
-    let annotations = ToolAnnotations::with_title(d.title)
+    let input = input_schema::<A>().0.clone();
+    let annotations = ToolAnnotations::new()
         .read_only(d.read_only)
         .destructive(false)
         .idempotent(d.read_only)
         .open_world(false);
+    let output = super::portable::output((*schema_for_output::<O>()).clone());
     Tool::new(d.name, d.description, input)
         .with_title(d.title)
-        .with_raw_output_schema(schema_for_output::<O>())
+        .with_raw_output_schema(Arc::new(output))
         .annotate(annotations)
+}
+
+/// The advertised (portable) input schema of `A` and its compiled validator, built once.
+fn input_schema<A: JsonSchema + 'static>() -> Arc<(JsonObject, jsonschema::Validator)> {
+    type Cache = Mutex<HashMap<TypeId, Arc<(JsonObject, jsonschema::Validator)>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    map.entry(TypeId::of::<A>())
+        .or_insert_with(|| {
+            let raw = schema_for_input::<A>().expect("argument types are objects");
+            let schema = super::portable::input((*raw).clone());
+            let validator = jsonschema::validator_for(&serde_json::Value::Object(schema.clone()))
+                .expect("generated schemas compile");
+            Arc::new((schema, validator))
+        })
+        .clone()
 }
 
 /// A tool error with `text` as its content.
@@ -61,13 +81,17 @@ pub fn tool_error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
 }
 
-/// Deserializes `args` into `A`: refuses unknown argument names, validates against the
-/// tool's input schema (so every error names the argument at fault), then deserializes.
+/// Deserializes `args` into `A`: an argument given as `null` counts as absent (clients
+/// send that for optional arguments), unknown argument names are refused, the rest is
+/// validated against the tool's advertised input schema (so every error names the argument
+/// at fault), then deserialized.
 pub fn parse_args<A: DeserializeOwned + JsonSchema + 'static>(
     tool: &str,
-    args: JsonObject,
+    mut args: JsonObject,
 ) -> Result<A, String> {
-    let schema = schema_for_input::<A>().expect("argument types are objects");
+    args.retain(|_, v| !v.is_null());
+    let compiled = input_schema::<A>();
+    let (schema, validator) = (&compiled.0, &compiled.1);
     let props = schema.get("properties").and_then(|p| p.as_object());
     let known: Vec<&str> = props
         .map(|p| p.keys().map(String::as_str).collect())
@@ -84,7 +108,7 @@ pub fn parse_args<A: DeserializeOwned + JsonSchema + 'static>(
         ));
     }
     let value = serde_json::Value::Object(args);
-    if let Some(msg) = schema_error(tool, &schema, &value) {
+    if let Some(msg) = schema_error(tool, schema, validator, &value) {
         return Err(msg);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
@@ -100,9 +124,12 @@ pub fn parse_args<A: DeserializeOwned + JsonSchema + 'static>(
 }
 
 /// The first violation of the input schema, phrased for the caller, if any.
-fn schema_error(tool: &str, schema: &JsonObject, value: &serde_json::Value) -> Option<String> {
-    let doc = serde_json::Value::Object(schema.clone());
-    let validator = jsonschema::validator_for(&doc).expect("generated schemas compile");
+fn schema_error(
+    tool: &str,
+    schema: &JsonObject,
+    validator: &jsonschema::Validator,
+    value: &serde_json::Value,
+) -> Option<String> {
     let err = validator.iter_errors(value).next()?;
     let pointer = err.instance_path().to_string();
     // `/tags/0` → `tags[0]`; the root → the missing property named in the message.
@@ -191,12 +218,10 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_publish",
         title: "Publish to shared memory",
-        description: "Publish one piece of knowledge other war-rooms need: a decision (and \
-            why), an interface (a contract others code against), a convention (team rule), \
-            a warning (trap to avoid), an artifact (what was built, where) or code (snippet \
-            or command to reuse). One fact per entry; summary ≤ 4096 bytes, detail ≤ 16384. \
-            To change a published fact, publish the new one with `supersedes` set to the old \
-            id. room_id/author_role default to this server's identity.",
+        description: "Share one fact other war-rooms need. kind: decision (a choice and why), interface (a \
+            contract others code against), convention (a team rule), warning (a trap), artifact \
+            (what was built, where), code (a snippet to reuse). A fact changed? Publish the new \
+            one with supersedes=<old id>.",
         read_only: false,
         describe: describe::<PublishArgs, crate::api::ledger::PublishOutput>,
         call: |m, who, args| {
@@ -211,10 +236,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_query",
         title: "Query shared memory",
-        description: "List live entries matching filters (tags any-of, kind, room_id, \
-            exclude_room, author_role, ref, since, until), newest first, at most 50 \
-            (`last_n` for fewer). Your own room is left out unless you pass room_id or \
-            exclude_room. Returns `total` and `truncated`.",
+        description: "List live entries by filters, newest first (≤ 50). Your own room is hidden unless \
+            you pass room_id or exclude_room.",
         read_only: true,
         describe: describe::<QueryArgs, crate::api::ledger::QueryOutput>,
         call: |m, who, args| run("memory_query", args, |a| m.query(a, who), render::query),
@@ -222,11 +245,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_search",
         title: "Search shared memory",
-        description: "Full-text search of live entries' summaries and tags, ranked by BM25 \
-            relevance × time decay by kind (half-lives: convention 30 d, interface 20 d, \
-            decision 14 d, artifact and warning 7 d, code 3 d). Same filters as \
-            memory_query; 10 hits by default, at most 50. Each hit reports score, bm25, \
-            decay and age_hours.",
+        description: "Find live entries by words or identifiers in summary, tags, detail and ref; the \
+            most relevant first, the fresher first among equals. Filters as in memory_query.",
         read_only: true,
         describe: describe::<SearchArgs, crate::api::ledger::SearchOutput>,
         call: |m, who, args| run("memory_search", args, |a| m.search(a, who), render::search),
@@ -234,8 +254,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_get",
         title: "Get one entry and its history",
-        description: "Fetch one entry by id — live or superseded — with its supersede chain \
-            both ways: what it replaced and what replaced it.",
+        description: "One entry by id, live or superseded, with what it replaced and what replaced it.",
         read_only: true,
         describe: describe::<GetArgs, crate::api::ledger::GetOutput>,
         call: |m, _who, args| run("memory_get", args, |a| m.get(a), render::get),
@@ -243,9 +262,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_history",
         title: "History of a ref or room",
-        description: "Every entry about an epic ref and/or from a room — superseded ones \
-            included and marked, with what superseded them — oldest first (the newest 50 by \
-            default, ≤ 200). For auditors reconstructing how a decision evolved.",
+        description: "Every entry of a ref and/or room, superseded ones marked, oldest first (for \
+            audits).",
         read_only: true,
         describe: describe::<HistoryArgs, HistoryOutput>,
         call: |m, _who, args| {
@@ -260,10 +278,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_diff",
         title: "What changed in the ledger",
-        description: "Diff the ledger between two times (since/until) or two git revisions \
-            (git_from/git_to): entries added, entries superseded with a unified diff of old \
-            vs new text, and violations — any earlier line changed or missing (append-only \
-            broken; git mode). Paginated: `limit` ≤ 50 changes per call, then `offset`.",
+        description: "What changed between two times or two git revisions: entries added, superseded \
+            (with a text diff) and append-only violations. Paged.",
         read_only: true,
         describe: describe::<DiffArgs, DiffPage>,
         call: |m, _who, args| {
@@ -278,11 +294,9 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_get_context",
         title: "Predecessor context for a war-room",
-        description: "Call before your room's first task. Returns a short markdown brief \
-            (≤ 15 entries, ≤ 10240 bytes) of what upstream rooms in the plan's DAG decided, \
-            defined and warned about, the direct predecessors' latest `done` outputs, and \
-            project-wide conventions, warnings and interfaces — ranked by the brief keywords \
-            (BM25 × decay), nearer rooms first. Your own room's entries never appear.",
+        description: "Call before your room's first task: a markdown brief (≤ 15 entries, ≤ 10 KB) of \
+            what upstream rooms decided, defined and warned about, their latest done \
+            outputs, and project-wide conventions.",
         read_only: true,
         describe: describe::<ContextArgs, ContextOutput>,
         call: |m, who, args| {
@@ -297,15 +311,19 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_register_plan",
         title: "Register a plan (epics, rooms, dependencies)",
-        description: "Register a plan so that every room gets predecessor context: a JSON \
-            object {plan_id, title, epics:[{ref, room_id, title, depends_on, brief_keywords, \
-            roles}]} or OSTwin plan markdown (`## EPIC-001 — Title`, `depends_on: [EPIC-…]`). \
-            Dependency cycles and unknown refs are refused with the epics named; nothing is \
-            stored then. Later plans may depend on earlier plans' epics (PLAN_ID/REF). \
-            Registering the same plan_id again replaces it.",
+        description: "Register a plan's epics, rooms and dependencies (a JSON object, or OSTwin \
+            markdown) so each room gets predecessor context. Cycles and unknown refs are \
+            refused.",
         read_only: false,
         describe: describe::<RegisterPlanArgs, RegisterPlanOutput>,
-        call: |m, _who, args| {
+        call: |m, _who, mut args| {
+            // Clients that send the plan as a string mean text: read it as `markdown`.
+            if let Some(serde_json::Value::String(_)) = args.get("plan")
+                && !args.contains_key("markdown")
+                && let Some(text) = args.remove("plan")
+            {
+                args.insert("markdown".into(), text);
+            }
             run(
                 "memory_register_plan",
                 args,
@@ -317,10 +335,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "channel_post",
         title: "Post to your war-room channel",
-        description: "Append a message to your room's channel (OSTwin format: from, to, \
-            type, ref, body ≤ 65536 bytes). Types: task, done, review, pass, fail, fix, \
-            error, signoff, or another word. Your room's latest `done` message is shown to \
-            downstream rooms as your output. Only your own room's channel can be written.",
+        description: "Post to your room's channel (OSTwin format). Your room's latest done message is \
+            shown to downstream rooms.",
         read_only: false,
         describe: describe::<ChannelPostArgs, ChannelPostOutput>,
         call: |m, who, args| {
@@ -335,9 +351,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "channel_read",
         title: "Read your war-room channel",
-        description: "Read your room's channel: the newest `last_n` messages (default 50, \
-            ≤ 200), oldest first, optionally only one `type` or those `since` a time. A \
-            room's conversation is private to it.",
+        description: "Read your room's channel, oldest first, optionally by type, since or last_n.",
         read_only: true,
         describe: describe::<ChannelReadArgs, ChannelReadOutput>,
         call: |m, who, args| {
@@ -351,14 +365,46 @@ pub static TOOLS: &[ToolDef] = &[
     },
 ];
 
-/// Looks a tool up by name.
-pub fn find(name: &str) -> Option<&'static ToolDef> {
-    TOOLS.iter().find(|t| t.name == name)
+/// Which tools a server lists and accepts (`serve --tools`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolSet {
+    /// Every tool.
+    #[default]
+    All,
+    /// The basics an agent needs: publish, query, search, get, get_context.
+    Core,
 }
 
-/// The `tools/list` descriptions.
-pub fn list() -> Vec<Tool> {
-    TOOLS.iter().map(|t| (t.describe)(t)).collect()
+/// The tools of [`ToolSet::Core`].
+pub const CORE_TOOLS: [&str; 5] = [
+    "memory_publish",
+    "memory_query",
+    "memory_search",
+    "memory_get",
+    "memory_get_context",
+];
+
+impl ToolSet {
+    /// True if the set has the tool `name`.
+    pub fn includes(self, name: &str) -> bool {
+        self == ToolSet::All || CORE_TOOLS.contains(&name)
+    }
+}
+
+/// Looks a tool of `set` up by name.
+pub fn find(set: ToolSet, name: &str) -> Option<&'static ToolDef> {
+    TOOLS
+        .iter()
+        .find(|t| t.name == name && set.includes(t.name))
+}
+
+/// The `tools/list` descriptions of `set`.
+pub fn list(set: ToolSet) -> Vec<Tool> {
+    TOOLS
+        .iter()
+        .filter(|t| set.includes(t.name))
+        .map(|t| (t.describe)(t))
+        .collect()
 }
 
 /// Shared handle type used by the server.

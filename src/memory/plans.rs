@@ -62,9 +62,31 @@ fn epic_out(dag: &Dag, n: usize) -> EpicOut {
     }
 }
 
-/// Parses a plan argument: a JSON object or OSTwin markdown.
+/// Parses a plan argument: a JSON object, or text that is a JSON object or OSTwin markdown.
 pub fn parse_plan(args: &RegisterPlanArgs) -> Result<Plan> {
-    let size = match &args.plan {
+    let plan = match (&args.plan, &args.markdown) {
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid(
+                "markdown",
+                "both `plan` and `markdown` were given",
+                "pass the plan once: a JSON object in `plan`, or text in `markdown`",
+            ));
+        }
+        (Some(p), None) => p.clone(),
+        (None, Some(text)) => match serde_json::from_str::<serde_json::Value>(text) {
+            // JSON sent as text is JSON, not markdown.
+            Ok(v @ serde_json::Value::Object(_)) => v,
+            _ => serde_json::Value::String(text.clone()),
+        },
+        (None, None) => {
+            return Err(Error::invalid(
+                "plan",
+                "no plan was given",
+                "pass a JSON object in `plan`, or OSTwin plan markdown in `markdown`",
+            ));
+        }
+    };
+    let size = match &plan {
         serde_json::Value::String(s) => s.len(),
         v => v.to_string().len(),
     };
@@ -78,10 +100,10 @@ pub fn parse_plan(args: &RegisterPlanArgs) -> Result<Plan> {
     if let Some(id) = &args.plan_id {
         path_component("plan_id", id)?;
     }
-    match &args.plan {
+    match &plan {
         serde_json::Value::String(md) => markdown::parse(md, args.plan_id.as_deref()),
         serde_json::Value::Object(_) => {
-            let mut v = args.plan.clone();
+            let mut v = plan.clone();
             if let Some(id) = &args.plan_id {
                 v["plan_id"] = serde_json::Value::String(id.clone());
             }

@@ -1,0 +1,242 @@
+//! The stdio wire: newline-delimited JSON-RPC, read and written by us so that every line a
+//! client sends gets an answer that says what was wrong.
+//!
+//! rmcp's own line transport drops unparseable lines silently (the client then waits for
+//! an answer that never comes) and answers a malformed message with -32600 and no `id`.
+//! This transport answers, as JSON-RPC 2.0 says:
+//! - a line that is not UTF-8 or not JSON (garbage, a lone surrogate, nesting deeper than
+//!   serde's limit of 128): `-32700 Parse error`, `"id": null`;
+//! - a line over [`super::MAX_MESSAGE_BYTES`]: dropped unread (never buffered whole), then
+//!   `-32600`, `"id": null`;
+//! - JSON that is no MCP message: `-32600` with the message's `id` when it has one;
+//! - a request before `initialize`: [`NOT_INITIALIZED`] naming the fix. Notifications sent
+//!   before `initialize` have nobody to answer and are dropped (logged).
+//!
+//! Everything else is handed to rmcp unchanged. Writes go through one mutex so the error
+//! answers written here never interleave with rmcp's responses.
+
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+/// JSON-RPC error code for "request before initialize" (the code LSP uses).
+pub const NOT_INITIALIZED: i64 = -32002;
+
+/// Newline-delimited JSON-RPC over any reader and writer (stdin/stdout for `serve`).
+pub struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    writer: Arc<Mutex<W>>,
+    max_line: usize,
+    initialized: bool,
+    /// The line read so far. It lives here, not in the reading future, because rmcp polls
+    /// `receive` inside a `select!` and drops it whenever another branch wins: state
+    /// kept in the future would lose the bytes already consumed.
+    partial: Vec<u8>,
+    /// True while the rest of an over-long line is being skipped.
+    discarding: bool,
+}
+
+enum Line {
+    Eof,
+    TooLong,
+    Bytes(Vec<u8>),
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// A transport reading messages of at most `max_line` bytes from `reader`.
+    pub fn new(reader: R, writer: W, max_line: usize) -> Self {
+        LineTransport {
+            reader: BufReader::new(reader),
+            writer: Arc::new(Mutex::new(writer)),
+            max_line,
+            initialized: false,
+            partial: Vec::new(),
+            discarding: false,
+        }
+    }
+
+    /// The next line without its newline; an over-long line is consumed, not kept.
+    /// Cancel-safe: the only await is `fill_buf`, and progress is kept in `self`.
+    async fn read_line(&mut self) -> std::io::Result<Line> {
+        loop {
+            let avail = self.reader.fill_buf().await?;
+            if avail.is_empty() {
+                let partial = std::mem::take(&mut self.partial);
+                return Ok(
+                    match (std::mem::take(&mut self.discarding), partial.is_empty()) {
+                        (true, _) => Line::TooLong,
+                        (false, true) => Line::Eof,
+                        (false, false) => Line::Bytes(partial),
+                    },
+                );
+            }
+            let (take, done) = match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => (i, true),
+                None => (avail.len(), false),
+            };
+            if !self.discarding {
+                if self.partial.len() + take > self.max_line {
+                    self.discarding = true;
+                    self.partial = Vec::new();
+                } else {
+                    self.partial.extend_from_slice(&avail[..take]);
+                }
+            }
+            self.reader.consume(take + usize::from(done));
+            if done {
+                let line = std::mem::take(&mut self.partial);
+                return Ok(if std::mem::take(&mut self.discarding) {
+                    Line::TooLong
+                } else {
+                    Line::Bytes(line)
+                });
+            }
+        }
+    }
+
+    /// Answers a message rmcp never sees. Holds only the writer (not `self`), so the
+    /// future stays `Send` whatever the reader is.
+    fn answer_error(
+        &self,
+        id: Value,
+        code: i64,
+        message: String,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            let reply =
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+            let mut line = reply.to_string().into_bytes();
+            line.push(b'\n');
+            let mut w = writer.lock().await;
+            if let Err(e) = async {
+                w.write_all(&line).await?;
+                w.flush().await
+            }
+            .await
+            {
+                tracing::warn!("could not answer a bad message: {e}");
+            }
+        }
+    }
+
+    /// Turns one line into a message for rmcp, or answers it here and returns `None`.
+    async fn classify(&mut self, bytes: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t.trim(),
+            Err(e) => {
+                let msg = format!("Parse error: the message is not UTF-8 ({e})");
+                self.answer_error(Value::Null, -32700, msg).await;
+                return None;
+            }
+        };
+        if text.is_empty() {
+            return None;
+        }
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                let msg = format!("Parse error: {e}. Send one JSON-RPC object per line");
+                self.answer_error(Value::Null, -32700, msg).await;
+                return None;
+            }
+        };
+        let id = value
+            .get("id")
+            .filter(|i| i.is_string() || i.is_number())
+            .cloned()
+            .unwrap_or(Value::Null);
+        let msg: RxJsonRpcMessage<RoleServer> = match serde_json::from_value(value) {
+            Ok(m) => m,
+            Err(e) => {
+                let msg = format!(
+                    "Invalid request: {e}. Send a JSON-RPC 2.0 request, notification or response"
+                );
+                self.answer_error(id, -32600, msg).await;
+                return None;
+            }
+        };
+        if !self.initialized {
+            match &msg {
+                JsonRpcMessage::Request(r)
+                    if matches!(r.request, ClientRequest::InitializeRequest(_)) =>
+                {
+                    self.initialized = true;
+                }
+                JsonRpcMessage::Request(r) => {
+                    let msg = format!(
+                        "not initialized: send `initialize` first (MCP lifecycle); `{}` was not run",
+                        r.request.method()
+                    );
+                    self.answer_error(id, NOT_INITIALIZED, msg).await;
+                    return None;
+                }
+                _ => {
+                    tracing::info!("dropped a message sent before `initialize`");
+                    return None;
+                }
+            }
+        }
+        Some(msg)
+    }
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            line.push(b'\n');
+            let mut w = writer.lock().await;
+            w.write_all(&line).await?;
+            w.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let bytes = match self.read_line().await {
+                Ok(Line::Bytes(b)) => b,
+                Ok(Line::TooLong) => {
+                    let msg = format!(
+                        "Invalid request: a message over {} bytes was dropped unread. Send smaller messages",
+                        self.max_line
+                    );
+                    self.answer_error(Value::Null, -32600, msg).await;
+                    continue;
+                }
+                Ok(Line::Eof) => return None,
+                Err(e) => {
+                    tracing::info!("stdin closed: {e}");
+                    return None;
+                }
+            };
+            if let Some(msg) = self.classify(&bytes).await {
+                return Some(msg);
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.writer.lock().await.flush().await
+    }
+}
