@@ -16,6 +16,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod context;
+pub mod daemon;
 pub mod entry;
 pub mod error;
 pub mod index;

@@ -6,6 +6,7 @@
 //! polluted by earlier sizes. This module measures; the CLI prints.
 
 pub mod corpus;
+pub mod daemon;
 pub mod locomo;
 pub mod measure;
 pub mod quality;

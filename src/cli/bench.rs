@@ -41,6 +41,68 @@ enum BenchMode {
     /// alone, the default blend, the seed formula, and SQLite FTS5 with `--features
     /// sqlite-compare` — on LoCoMo and on our war-room relevance set.
     Quality(QualityCmd),
+    /// Direct mode (every agent loads the ledger) against one daemon (every agent a relay):
+    /// time until every agent has answered, resident memory, search round trips.
+    Daemon(DaemonBenchCmd),
+}
+
+/// Options of `bench daemon`.
+#[derive(Debug, Args)]
+struct DaemonBenchCmd {
+    /// Ledger sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "100000")]
+    sizes: Vec<usize>,
+    /// Agent counts, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "16,64")]
+    agents: Vec<usize>,
+    /// Timed search round trips of one agent.
+    #[arg(long, default_value_t = 200)]
+    searches: usize,
+    /// Skip direct mode when its agents would need more than this many MB in all
+    /// (estimated at 2.2 × the ledger per agent).
+    #[arg(long, default_value_t = 16_000)]
+    max_direct_mb: u64,
+    /// Where generated ledgers are kept between runs.
+    #[arg(long, value_name = "DIR", default_value = "target/bench-data")]
+    dir: PathBuf,
+}
+
+impl DaemonBenchCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let exe = std::env::current_exe()?;
+        std::fs::create_dir_all(&self.dir)?;
+        let mut reports = Vec::new();
+        for &n in &self.sizes {
+            let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;
+            let root = tempfile::tempdir()?;
+            std::fs::create_dir_all(root.path().join(".agents"))?;
+            std::fs::copy(&corpus, root.path().join(".agents/ledger.jsonl"))?;
+            let ledger_mb = std::fs::metadata(&corpus)?.len() / 1_048_576;
+            for &agents in &self.agents {
+                for mode in ["direct", "daemon"] {
+                    let need = ledger_mb * 22 / 10 * agents as u64;
+                    if mode == "direct" && need > self.max_direct_mb {
+                        note(&format!(
+                            "bench: {n} entries × {agents} agents direct skipped: would need ~{need} MB (--max-direct-mb {})",
+                            self.max_direct_mb
+                        ));
+                        continue;
+                    }
+                    note(&format!("bench: {n} entries, {agents} agents, {mode}"));
+                    reports.push(bench::daemon::measure(
+                        &exe,
+                        root.path(),
+                        n,
+                        agents,
+                        mode,
+                        self.searches,
+                    )?);
+                }
+            }
+        }
+        emit(json, &reports, |r| bench::daemon::markdown(r));
+        Ok(Outcome::Ok)
+    }
 }
 
 /// Options of `bench quality`.
@@ -116,8 +178,10 @@ impl QualityCmd {
 
 impl BenchCmd {
     pub(super) fn run(self, json: bool) -> anyhow::Result<Outcome> {
-        if let Some(BenchMode::Quality(q)) = self.mode {
-            return q.run(json);
+        match self.mode {
+            Some(BenchMode::Quality(q)) => return q.run(json),
+            Some(BenchMode::Daemon(d)) => return d.run(json),
+            None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =
             (self.child_size, &self.child_corpus, &self.child_work)

@@ -5,6 +5,7 @@
 
 mod audit_cmds;
 mod bench;
+mod daemon_cmd;
 mod ledger_cmds;
 pub mod out;
 mod room_cmds;
@@ -82,8 +83,11 @@ pub(crate) struct Global {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the MCP server on stdio (what an agent's MCP client spawns).
+    /// Run the MCP server on stdio (what an agent's MCP client spawns). When a daemon
+    /// serves the project, attach to it instead of loading the ledger.
     Serve(serve::ServeCmd),
+    /// The one global memory server of a project: run it, or ask for its status or stop it.
+    Daemon(daemon_cmd::DaemonCmd),
     /// Publish one entry to the ledger.
     Publish(ledger_cmds::PublishCmd),
     /// List live entries matching filters, newest first.
@@ -193,8 +197,8 @@ impl Global {
         Ok((paths, settings, source))
     }
 
-    pub(crate) fn open(&self) -> anyhow::Result<Ctx> {
-        let (paths, settings, root_source) = self.layout()?;
+    /// The caller's identity: the environment, overridden by `--as-room`/`--as-role`.
+    pub(crate) fn identity(&self) -> anyhow::Result<Identity> {
         let env = |k: &str| std::env::var(k).ok();
         let mut who = Identity::from_env(&env)?;
         if let Some(r) = &self.as_room {
@@ -204,6 +208,18 @@ impl Global {
         if let Some(r) = &self.as_role {
             who.role = Some(r.clone());
         }
+        Ok(who)
+    }
+
+    /// Opens the memory of the resolved layout.
+    pub(crate) fn open_memory(&self) -> anyhow::Result<Arc<Memory>> {
+        let (paths, settings, _) = self.layout()?;
+        Ok(Arc::new(Memory::open(paths, settings, self.clock()?)?))
+    }
+
+    pub(crate) fn open(&self) -> anyhow::Result<Ctx> {
+        let (paths, settings, root_source) = self.layout()?;
+        let who = self.identity()?;
         let memory = Memory::open(paths, settings, self.clock()?)?;
         Ok(Ctx {
             memory: Arc::new(memory),
@@ -244,7 +260,8 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let g = &cli.global;
     match cli.command {
-        Command::Serve(cmd) => serve::run(g.open()?, cmd),
+        Command::Serve(cmd) => serve::run(g, cmd),
+        Command::Daemon(cmd) => cmd.run(g),
         Command::Publish(cmd) => cmd.run(&g.open()?),
         Command::Query(cmd) => cmd.run(&g.open()?),
         Command::Search(cmd) => cmd.run(&g.open()?),

@@ -1,4 +1,6 @@
-//! `serve`: run the MCP server on stdio until stdin closes or SIGTERM/SIGINT arrives.
+//! `serve`: run the MCP server on stdio until stdin closes or SIGTERM/SIGINT arrives —
+//! attached to the project's daemon when one serves it (a relay that loads no index), or
+//! directly.
 //!
 //! Shutdown is graceful: the service stops reading, every tool call in flight finishes
 //! (so an append in progress completes its line), then the process exits 0.
@@ -9,9 +11,10 @@ use std::time::Duration;
 use clap::Args;
 use rmcp::ServiceExt;
 
-use super::Ctx;
 use super::out::Outcome;
+use super::{Ctx, Global};
 use crate::config::RootSource;
+use crate::daemon::{self, AttachMode};
 use crate::mcp::tools::ToolSet;
 use crate::mcp::wire::LineTransport;
 use crate::mcp::{MAX_MESSAGE_BYTES, Server};
@@ -23,6 +26,10 @@ pub struct ServeCmd {
     /// for agents that need only the basics — fewer tool definitions in their context.
     #[arg(long, value_enum, default_value = "all", env = "WARROOM_TOOLS")]
     tools: ToolSet,
+    /// Use the project's daemon: `auto` attaches when one runs and serves directly
+    /// otherwise; `require` fails without one; `off` always serves directly.
+    #[arg(long, value_enum, default_value = "auto", env = "WARROOM_DAEMON")]
+    daemon: AttachMode,
 }
 
 fn banner(ctx: &Ctx) -> anyhow::Result<()> {
@@ -72,8 +79,64 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs the server; returns when the client disconnects or a signal arrives.
-pub fn run(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
+/// Serves the agent on stdio: through the daemon when one serves the root, else directly.
+pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
+    if cmd.daemon != AttachMode::Off {
+        let (paths, _, _) = g.layout()?;
+        let who = g.identity()?;
+        let env = |k: &str| std::env::var(k).ok();
+        let place = daemon::place(&paths.root, &env);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let conn = match &place {
+            Ok(p) => rt.block_on(daemon::attach(p, &who)),
+            Err(e) => {
+                tracing::warn!("no daemon place for {}: {e}", paths.root.display());
+                None
+            }
+        };
+        match (conn, place) {
+            (Some(conn), Ok(place)) => {
+                tracing::info!(
+                    root = %paths.root.display(),
+                    socket = %place.socket.display(),
+                    room = who.room_id.as_deref().unwrap_or("-"),
+                    role = who.role.as_deref().unwrap_or("-"),
+                    "warroom-memory {} attached to the project's daemon (relay on stdio)",
+                    env!("CARGO_PKG_VERSION"),
+                );
+                let reattach = {
+                    let (place, who) = (place.clone(), who.clone());
+                    move || -> daemon::relay_future::BoxFuture<_> {
+                        let (place, who) = (place.clone(), who.clone());
+                        Box::pin(async move { daemon::attach(&place, &who).await })
+                    }
+                };
+                let result = rt.block_on(daemon::relay(
+                    conn,
+                    reattach,
+                    || g.open_memory(),
+                    who,
+                    cmd.tools,
+                ));
+                rt.shutdown_timeout(Duration::from_millis(100));
+                return result.map(|()| Outcome::Ok);
+            }
+            _ if cmd.daemon == AttachMode::Require => anyhow::bail!(
+                "no daemon serves {} (serve --daemon require). Fix: start one with \
+                 `warroom-memory daemon --root {}`, or use --daemon auto",
+                paths.root.display(),
+                paths.root.display()
+            ),
+            _ => {}
+        }
+    }
+    direct(g.open()?, cmd)
+}
+
+/// Runs the server in this process; returns when the client disconnects or a signal arrives.
+fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
     banner(&ctx)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

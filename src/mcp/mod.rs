@@ -75,6 +75,17 @@ impl Server {
         }
     }
 
+    /// A server for one session of a shared daemon: the same memory, tools and in-flight
+    /// tracking (so the daemon's shutdown drains every session), its own identity.
+    pub fn for_session(&self, who: Identity) -> Server {
+        Server {
+            memory: self.memory.clone(),
+            who,
+            tools: self.tools,
+            inflight: self.inflight.clone(),
+        }
+    }
+
     /// The same server listing only the tools of `set`.
     pub fn with_tools(mut self, set: tools::ToolSet) -> Self {
         self.tools = set;

@@ -1,0 +1,255 @@
+//! `bench daemon`: N agents in direct mode (each `serve` loads the ledger) against N agents
+//! attached to one daemon (each `serve` a relay), through the real binary and stdio, on a
+//! generated ledger: time until every agent has its first answer, resident memory of all
+//! processes, and search round-trip latency seen by an agent (client side, so relay and
+//! direct are compared on the same footing).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+use super::corpus::Corpus;
+use super::measure::Micros;
+use crate::clock::Timestamp;
+
+/// One mode at one size and agent count.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DaemonReport {
+    /// Ledger entries.
+    pub entries: usize,
+    /// Agents started at once.
+    pub agents: usize,
+    /// `direct` or `daemon`.
+    pub mode: String,
+    /// Milliseconds from starting the agents until every one had its first search answer
+    /// (daemon mode: the daemon was already running, as it is when a plan starts).
+    pub all_answered_ms: f64,
+    /// Median per agent of spawn → first answer, ms.
+    pub attach_ms_p50: f64,
+    /// Resident memory of all agent processes, MB.
+    pub agents_rss_mb: f64,
+    /// Resident memory of the daemon, MB (0 in direct mode).
+    pub daemon_rss_mb: f64,
+    /// Search round trips of one agent, µs.
+    pub search: Micros,
+}
+
+struct Agent {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Agent {
+    fn call(&mut self, tool: &str, args: serde_json::Value) -> anyhow::Result<()> {
+        self.next_id += 1;
+        let req = serde_json::json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}});
+        writeln!(self.stdin, "{req}")?;
+        self.stdin.flush()?;
+        self.wait_for(self.next_id)
+    }
+
+    fn wait_for(&mut self, id: u64) -> anyhow::Result<()> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            anyhow::ensure!(
+                self.stdout.read_line(&mut line)? > 0,
+                "agent closed its stdout"
+            );
+            let v: serde_json::Value = serde_json::from_str(&line)?;
+            if v["id"] == id {
+                anyhow::ensure!(v.get("error").is_none(), "agent answered an error: {line}");
+                return Ok(());
+            }
+        }
+    }
+}
+
+fn spawn_agent(
+    exe: &Path,
+    root: &Path,
+    runtime: &Path,
+    i: usize,
+    mode: &str,
+) -> anyhow::Result<Agent> {
+    let mut child = Command::new(exe)
+        .args([
+            "serve",
+            "--daemon",
+            if mode == "daemon" { "require" } else { "off" },
+            "--root",
+        ])
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("WARROOM_ROOM_ID", format!("room-{:03}", i % 100))
+        .env("WARROOM_ROLE", "bench")
+        .env("WARROOM_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(root.join(format!("agent-{i}.log")))?)
+        .spawn()?;
+    let mut stdin = child.stdin.take().context("agent stdin")?;
+    let stdout = BufReader::new(child.stdout.take().context("agent stdout")?);
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+    writeln!(stdin, "{INITIALIZE}")?;
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )?;
+    Ok(Agent {
+        child,
+        stdin,
+        stdout,
+        next_id: 0,
+    })
+}
+
+fn rss_mb(pid: u32) -> f64 {
+    let kb: u64 = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0);
+    kb as f64 / 1024.0
+}
+
+/// Measures `agents` agents in `mode` on the ledger at `root` (already in place).
+pub fn measure(
+    exe: &Path,
+    root: &Path,
+    entries: usize,
+    agents: usize,
+    mode: &str,
+    searches: usize,
+) -> anyhow::Result<DaemonReport> {
+    let runtime = root.join("run");
+    std::fs::create_dir_all(&runtime)?;
+    let mut daemon = None;
+    if mode == "daemon" {
+        daemon = Some(
+            Command::new(exe)
+                .arg("--root")
+                .arg(root)
+                .arg("daemon")
+                .env("XDG_RUNTIME_DIR", &runtime)
+                .env("WARROOM_LOG", "warn")
+                .stderr(Stdio::null())
+                .spawn()?,
+        );
+        let deadline = Instant::now() + Duration::from_secs(600);
+        while !Command::new(exe)
+            .args(["daemon", "status", "--root"])
+            .arg(root)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()?
+            .success()
+        {
+            anyhow::ensure!(Instant::now() < deadline, "the daemon did not come up");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let mut corpus = Corpus::new(99, Timestamp(1_795_608_000));
+    let queries: Vec<String> = (0..searches.max(agents)).map(|_| corpus.query()).collect();
+    let t0 = Instant::now();
+    let threads: Vec<_> = (0..agents)
+        .map(|i| {
+            let (exe, root, runtime, q) = (
+                exe.to_path_buf(),
+                root.to_path_buf(),
+                runtime.clone(),
+                queries[i].clone(),
+            );
+            let mode = mode.to_string();
+            std::thread::spawn(move || -> anyhow::Result<(Agent, f64)> {
+                let started = Instant::now();
+                let mut a = spawn_agent(&exe, &root, &runtime, i, &mode)?;
+                let first = a
+                    .wait_for(0)
+                    .and_then(|()| a.call("memory_search", serde_json::json!({"text": q})));
+                if let Err(e) = first {
+                    let log = std::fs::read_to_string(root.join(format!("agent-{i}.log")))
+                        .unwrap_or_default();
+                    anyhow::bail!("agent {i} ({mode}): {e}; its log: {}", log.trim());
+                }
+                Ok((a, started.elapsed().as_secs_f64() * 1e3))
+            })
+        })
+        .collect();
+    let mut started = Vec::new();
+    for t in threads {
+        started.push(
+            t.join()
+                .map_err(|_| anyhow::anyhow!("agent thread panicked"))??,
+        );
+    }
+    let all_answered_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let mut attach: Vec<f64> = started.iter().map(|(_, ms)| *ms).collect();
+    attach.sort_by(f64::total_cmp);
+    let agents_rss_mb = started.iter().map(|(a, _)| rss_mb(a.child.id())).sum();
+    let daemon_rss_mb = daemon.as_ref().map_or(0.0, |d| rss_mb(d.id()));
+    let mut samples = Vec::with_capacity(searches);
+    let first = &mut started[0].0;
+    for q in queries.iter().take(searches) {
+        let t = Instant::now();
+        first.call("memory_search", serde_json::json!({"text": q}))?;
+        samples.push(t.elapsed());
+    }
+    for (mut a, _) in started {
+        drop(a.stdin);
+        let _ = a.child.wait();
+    }
+    if let Some(mut d) = daemon {
+        let _ = Command::new(exe)
+            .args(["daemon", "stop", "--root"])
+            .arg(root)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .stderr(Stdio::null())
+            .status();
+        let _ = d.wait();
+    }
+    Ok(DaemonReport {
+        entries,
+        agents,
+        mode: mode.to_string(),
+        all_answered_ms,
+        attach_ms_p50: attach[attach.len() / 2],
+        agents_rss_mb,
+        daemon_rss_mb,
+        search: Micros::of(samples),
+    })
+}
+
+/// The reports as a markdown table (for README).
+pub fn markdown(reports: &[DaemonReport]) -> String {
+    let mut s = String::from(
+        "| entries | agents | mode | all answered ms | attach p50 ms | agents RSS MB | daemon RSS MB | total MB | search p50 / p99 µs |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in reports {
+        s.push_str(&format!(
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} / {:.0} |\n",
+            r.entries,
+            r.agents,
+            r.mode,
+            r.all_answered_ms,
+            r.attach_ms_p50,
+            r.agents_rss_mb,
+            r.daemon_rss_mb,
+            r.agents_rss_mb + r.daemon_rss_mb,
+            r.search.p50,
+            r.search.p99
+        ));
+    }
+    s
+}

@@ -1,0 +1,93 @@
+//! `daemon`: run the project's one global memory server in the foreground, or ask whether
+//! one runs (`daemon status`) or stop it (`daemon stop`). Agents attach through `serve`.
+
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use super::Global;
+use super::out::{Outcome, emit, note};
+use crate::daemon::{self, DaemonOptions};
+use crate::mcp::tools::ToolSet;
+
+/// Options of `daemon`.
+#[derive(Debug, Args)]
+pub struct DaemonCmd {
+    #[command(subcommand)]
+    action: Option<DaemonAction>,
+    /// Which tools every session is offered: `all` or `core`.
+    #[arg(long, value_enum, default_value = "all", env = "WARROOM_TOOLS")]
+    tools: ToolSet,
+}
+
+#[derive(Debug, Subcommand)]
+enum DaemonAction {
+    /// Run the daemon in the foreground (the default): one index for the whole project,
+    /// served on a Unix socket that `serve` attaches to. Stops on SIGTERM/SIGINT or
+    /// `daemon stop`, after in-flight calls finish.
+    Run,
+    /// Say whether a daemon serves this root (exit 0) or not (exit 1); `--json` for details.
+    Status,
+    /// Ask the daemon of this root to stop and wait (≤ 15 s) until it has.
+    Stop,
+}
+
+impl DaemonCmd {
+    pub(super) fn run(self, g: &Global) -> anyhow::Result<Outcome> {
+        let (paths, _, _) = g.layout()?;
+        let env = |k: &str| std::env::var(k).ok();
+        let place = daemon::place(&paths.root, &env)?;
+        match self.action.unwrap_or(DaemonAction::Run) {
+            DaemonAction::Run => {
+                let opts = DaemonOptions {
+                    root: paths.root.clone(),
+                    place,
+                    ledger: paths.ledger.clone(),
+                    tools: self.tools,
+                    started: g.clock()?.now().to_rfc3339(),
+                };
+                daemon::run_daemon(opts, || g.open_memory())?;
+                Ok(Outcome::Ok)
+            }
+            DaemonAction::Status => match daemon::running(&place)? {
+                Some(info) if !info.ready => {
+                    note(&format!(
+                        "a daemon for {} is starting (PID {}): loading the ledger",
+                        paths.root.display(),
+                        info.pid
+                    ));
+                    Ok(Outcome::NothingFound)
+                }
+                Some(info) => {
+                    emit(g.json, &info, |i| {
+                        format!(
+                            "a daemon serves {}: PID {}, socket {}, ledger {}, since {}",
+                            i.root.display(),
+                            i.pid,
+                            i.socket.display(),
+                            i.ledger.display(),
+                            i.started
+                        )
+                    });
+                    Ok(Outcome::Ok)
+                }
+                None => {
+                    note(&format!(
+                        "no daemon serves {} (start one with `warroom-memory daemon`)",
+                        paths.root.display()
+                    ));
+                    Ok(Outcome::NothingFound)
+                }
+            },
+            DaemonAction::Stop => {
+                if daemon::request_stop(&place, Duration::from_secs(15))? {
+                    note(&format!("the daemon of {} stopped", paths.root.display()));
+                    Ok(Outcome::Ok)
+                } else {
+                    note(&format!("no daemon serves {}", paths.root.display()));
+                    Ok(Outcome::NothingFound)
+                }
+            }
+        }
+    }
+}
