@@ -52,6 +52,25 @@ fn every_scenario_passes() {
 }
 
 #[test]
+fn every_scenario_passes_under_a_daemon() {
+    // The same suite with a daemon serving each scenario's project and every agent's
+    // `serve` attached to it (`--daemon require`: no silent fallback to direct mode).
+    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".scenario.yaml")
+        })
+        .count();
+    let (code, out) = run(&["scenario", "run", "scenarios", "--daemon"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(&format!("{files} passed, 0 failed")), "{out}");
+}
+
+#[test]
 fn a_wrong_expectation_fails_with_step_expectation_actual_and_diff() {
     let (code, out) = run(&[
         "scenario",

@@ -22,6 +22,10 @@ pub struct RunArgs {
     /// Also write a JSON report to this file (`--json` prints it on stdout instead of text).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Run every scenario with a daemon serving its project: every agent's `serve`
+    /// attaches to it (`--daemon require`), so the suite checks the daemon's semantics.
+    #[arg(long)]
+    daemon: bool,
 }
 
 fn describe(o: &ScenarioOutcome) -> String {
@@ -74,7 +78,7 @@ impl ScenarioCmd {
             .build()?;
         let mut outcomes = Vec::new();
         for f in &files {
-            let o = rt.block_on(runner::run_file(f, &exe));
+            let o = rt.block_on(runner::run_file(f, &exe, args.daemon));
             if !json {
                 print(&describe(&o));
             }

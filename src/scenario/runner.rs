@@ -55,8 +55,19 @@ struct Agent {
     pid: Option<u32>,
 }
 
+/// The daemon a scenario runs under (`scenario run --daemon`).
+struct DaemonRun {
+    child: std::process::Child,
+    /// `XDG_RUNTIME_DIR` of the daemon and its agents (keeps the socket per scenario).
+    runtime: PathBuf,
+}
+
 pub(super) struct Run<'a> {
     pub(super) exe: &'a Path,
+    /// With `--daemon`: the daemon serving `root`; agents attach to it.
+    daemon: Option<DaemonRun>,
+    /// True if the scenario runs under a daemon.
+    under_daemon: bool,
     pub(super) root: PathBuf,
     pub(super) clock: PathBuf,
     fsync: bool,
@@ -112,6 +123,11 @@ impl Run<'_> {
         }
         cmd.env("WARROOM_NOW_FILE", &self.clock)
             .env("WARROOM_LOG", "warn");
+        if let Some(d) = &self.daemon {
+            cmd.arg("--daemon")
+                .arg("require")
+                .env("XDG_RUNTIME_DIR", &d.runtime);
+        }
         if let Some(r) = room {
             cmd.env("WARROOM_ROOM_ID", r);
         }
@@ -169,6 +185,9 @@ impl Run<'_> {
             }
             std::fs::write(&p, content).map_err(|e| e.to_string())?;
         }
+        if self.under_daemon {
+            self.daemon = Some(self.start_daemon()?);
+        }
         if !s.setup.plans.is_empty() {
             let admin = self.spawn(None, None, &BTreeMap::new()).await?;
             for plan in &s.setup.plans {
@@ -183,6 +202,63 @@ impl Run<'_> {
             let _ = admin.client.cancel().await;
         }
         Ok(())
+    }
+
+    /// Starts a daemon for the scenario's root on the scenario's clock file and waits (≤ 20 s)
+    /// until agents can attach.
+    fn start_daemon(&self) -> Result<DaemonRun, String> {
+        let runtime = self.clock.with_file_name("run");
+        std::fs::create_dir_all(&runtime).map_err(|e| e.to_string())?;
+        let log = std::fs::File::create(self.clock.with_file_name("daemon.log"))
+            .map_err(|e| e.to_string())?;
+        let mut cmd = std::process::Command::new(self.exe);
+        cmd.arg("--root").arg(&self.root);
+        if !self.fsync {
+            cmd.arg("--no-fsync");
+        }
+        let child = cmd
+            .arg("daemon")
+            .env("WARROOM_NOW_FILE", &self.clock)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("WARROOM_LOG", "warn")
+            .env_remove("WARROOM_ROOM_ID")
+            .env_remove("WARROOM_ROLE")
+            .stderr(Stdio::from(log))
+            .spawn()
+            .map_err(|e| format!("starting the daemon: {e}"))?;
+        let deadline = Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let ready = std::process::Command::new(self.exe)
+                .args(["daemon", "status", "--root"])
+                .arg(&self.root)
+                .env("XDG_RUNTIME_DIR", &runtime)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ready {
+                return Ok(DaemonRun { child, runtime });
+            }
+            if Instant::now() > deadline {
+                return Err("the scenario's daemon did not come up within 20 s".into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Stops the scenario's daemon, if any.
+    fn stop_daemon(&mut self) {
+        if let Some(mut d) = self.daemon.take() {
+            let _ = std::process::Command::new(self.exe)
+                .args(["daemon", "stop", "--root"])
+                .arg(&self.root)
+                .env("XDG_RUNTIME_DIR", &d.runtime)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            let _ = d.child.kill();
+            let _ = d.child.wait();
+        }
     }
 
     async fn step(&mut self, s: &Step, label: &str) -> Result<(), Failed> {
@@ -390,7 +466,9 @@ async fn call(peer: &Peer<RoleClient>, tool: &str, args: Value) -> Result<Value,
 }
 
 /// Runs one scenario file.
-pub async fn run_file(path: &Path, exe: &Path) -> Outcome {
+/// Runs one scenario file; with `under_daemon`, a daemon serves the scenario's project
+/// and every agent attaches to it.
+pub async fn run_file(path: &Path, exe: &Path, under_daemon: bool) -> Outcome {
     let started = Instant::now();
     let file = path.display().to_string();
     let scenario = match super::load(path) {
@@ -426,6 +504,8 @@ pub async fn run_file(path: &Path, exe: &Path) -> Outcome {
     };
     let mut run = Run {
         exe,
+        daemon: None,
+        under_daemon,
         root: tmp.path().join("project"),
         clock: tmp.path().join("clock"),
         fsync: scenario.setup.fsync,
@@ -452,6 +532,7 @@ pub async fn run_file(path: &Path, exe: &Path) -> Outcome {
     for (_, a) in run.agents.drain() {
         let _ = a.client.cancel().await;
     }
+    run.stop_daemon();
     Outcome {
         file,
         id: scenario.id,
