@@ -6,7 +6,7 @@
 //! channel is opened lazily the first time it is touched and then tailed on every call.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -171,21 +171,26 @@ impl Channels {
         Ok(ch)
     }
 
-    /// Appends `msg` to the channel of `room` at `path` and returns it as read back.
+    /// Takes the append lock of the channel file at `path` (creating the room directory),
+    /// waiting at most `opts.lock_wait`; taken before the in-process state lock.
+    pub fn lock(path: &Path, opts: &AppendOptions) -> Result<AppendLock> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io("creating room directory", dir, e))?;
+        }
+        AppendLock::acquire(path, opts.lock_wait).map_err(|e| Error::io("locking channel", path, e))
+    }
+
+    /// Appends `msg` under `lock` (from [`Channels::lock`]) and returns it as read back.
     pub fn append(
         &mut self,
+        mut lock: AppendLock,
         room: &str,
         path: PathBuf,
         msg: &Message,
         opts: &AppendOptions,
     ) -> Result<StoredMessage> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::io("creating room directory", dir, e))?;
-        }
         let line = serde_json::to_string(msg).expect("messages serialize");
-        let mut lock =
-            AppendLock::acquire(&path).map_err(|e| Error::io("locking channel", &path, e))?;
         lock.append(&line, opts).map_err(|e| Error::Io {
             context: format!(
                 "could not append to {} (nothing was written; the file is unchanged)",

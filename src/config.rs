@@ -156,6 +156,8 @@ pub struct Settings {
     pub secrets: SecretPolicy,
     /// How search and predecessor context combine relevance and age.
     pub ranking: crate::index::Ranking,
+    /// Longest wait for another process's append lock (`lock_wait_seconds`, default 10).
+    pub lock_wait: std::time::Duration,
     /// Test hook: fail appends after this many bytes (`WARROOM_FAULT_APPEND_AFTER_BYTES`).
     pub fault_after_bytes: Option<u64>,
     /// Test hook: crash mid-append after this many bytes (`WARROOM_FAULT_CRASH_AFTER_BYTES`).
@@ -173,6 +175,7 @@ impl Default for Settings {
             fsync: true,
             secrets: SecretPolicy::Redact,
             ranking: crate::index::Ranking::default(),
+            lock_wait: crate::jsonl::DEFAULT_LOCK_WAIT,
             fault_after_bytes: None,
             crash_after_bytes: None,
         }
@@ -206,6 +209,8 @@ pub struct ConfigFile {
     pub ranking: Option<String>,
     /// Under `blend`: the share of relevance age never takes away (0..=1, default 0.75).
     pub decay_floor: Option<f64>,
+    /// Longest wait for another process's append lock, in seconds (default 10).
+    pub lock_wait_seconds: Option<f64>,
 }
 
 impl ConfigFile {
@@ -262,6 +267,16 @@ impl ConfigFile {
             settings.half_life_hours[kind.index()] = *hours;
         }
         settings.ranking = parse_ranking(self.ranking.as_deref(), self.decay_floor)?;
+        if let Some(s) = self.lock_wait_seconds {
+            if !(s > 0.0 && s <= 3600.0) {
+                return Err(Error::invalid(
+                    "lock_wait_seconds",
+                    format!("{s} is outside (0, 3600]"),
+                    "give a number of seconds such as 10",
+                ));
+            }
+            settings.lock_wait = std::time::Duration::from_secs_f64(s);
+        }
         Ok(())
     }
 }

@@ -26,16 +26,39 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The PID holding a `flock` write lock on `file`, from Linux's `/proc/locks`
+/// (`1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`; waiters are marked `->`).
+fn lock_holder(file: &File) -> Option<u32> {
+    let ino = file.metadata().ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.get(1) == Some(&"->") || f.get(3) != Some(&"WRITE") {
+            return None;
+        }
+        let inode: u64 = f.get(5)?.rsplit(':').next()?.parse().ok()?;
+        (inode == ino).then(|| f.get(4)?.parse().ok()).flatten()
+    })
+}
 
 /// Longest line a reader will buffer. Longer lines are skipped and reported as malformed.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 const CHUNK: usize = 4 * 1024 * 1024;
 
-/// How appends are made durable.
+/// Default bound on waiting for another process's append lock.
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// How appends are made durable, and how long they wait for the lock.
 #[derive(Clone, Debug, Default)]
 pub struct AppendOptions {
     /// `fsync` (fdatasync) after each append. On by default; `--no-fsync` turns it off.
     pub fsync: bool,
+    /// Longest wait for the exclusive lock (`lock_wait_seconds`); zero means
+    /// [`DEFAULT_LOCK_WAIT`]. A process stopped while holding the lock (Ctrl-Z, a
+    /// debugger, `flock` by another tool) then costs a clear error, never a hang.
+    pub lock_wait: Duration,
     /// Test hook: inject a failure once this process has appended a number of bytes
     /// (`WARROOM_FAULT_APPEND_AFTER_BYTES`, `WARROOM_FAULT_CRASH_AFTER_BYTES`). Lets tests
     /// prove that a failed write leaves the file valid and that a crash mid-write is
@@ -84,16 +107,48 @@ pub struct AppendLock {
 }
 
 impl AppendLock {
-    /// Opens (creating if needed) `path` for appending and blocks until the exclusive lock
-    /// is ours. The parent directory must exist.
-    pub fn acquire(path: &Path) -> io::Result<AppendLock> {
+    /// Opens (creating if needed) `path` for appending and waits at most `wait` (zero:
+    /// [`DEFAULT_LOCK_WAIT`]) for the exclusive lock. On timeout the error (kind
+    /// `TimedOut`) names the holder's PID when `/proc/locks` shows it. The parent
+    /// directory must exist.
+    pub fn acquire(path: &Path, wait: Duration) -> io::Result<AppendLock> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .read(true)
             .open(path)?;
-        file.lock()?;
-        Ok(AppendLock { file })
+        let wait = if wait.is_zero() {
+            DEFAULT_LOCK_WAIT
+        } else {
+            wait
+        };
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(AppendLock { file }),
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
+            }
+            let waited = started.elapsed();
+            if waited >= wait {
+                let holder = lock_holder(&file)
+                    .map(|pid| format!(" by PID {pid}"))
+                    .unwrap_or_default();
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "{} is locked{holder}; gave up after {:.1} s and wrote nothing. Fix: \
+                         see what that process is doing (stopped? a debugger?), or raise \
+                         lock_wait_seconds in .agents/warroom.yaml",
+                        path.display(),
+                        waited.as_secs_f64()
+                    ),
+                ));
+            }
+            std::thread::sleep(pause.min(wait - waited));
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
     }
 
     /// Appends `line` and a `\n` in one `write_all`, after a `\n` if the file ends with a torn
@@ -390,7 +445,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("l.jsonl");
         std::fs::write(&path, "{\"ok\":1}\n{\"torn\":").unwrap();
-        let mut lock = AppendLock::acquire(&path).unwrap();
+        let mut lock = AppendLock::acquire(&path, Duration::ZERO).unwrap();
         let r = lock
             .append("{\"new\":2}", &AppendOptions::default())
             .unwrap();
@@ -402,6 +457,23 @@ mod tests {
     }
 
     #[test]
+    fn a_held_lock_is_waited_for_only_so_long_and_its_holder_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        let holder = AppendLock::acquire(&path, Duration::ZERO).unwrap();
+        let err =
+            AppendLock::acquire(&path, Duration::from_millis(100)).expect_err("the lock is held");
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&format!("by PID {}", std::process::id())),
+            "{msg}"
+        );
+        drop(holder);
+        assert!(AppendLock::acquire(&path, Duration::from_millis(100)).is_ok());
+    }
+
+    #[test]
     fn failed_write_leaves_no_partial_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("l.jsonl");
@@ -409,8 +481,9 @@ mod tests {
         let opts = AppendOptions {
             fsync: true,
             fault: Some(Arc::new(FaultBudget::new(15))),
+            lock_wait: Duration::ZERO,
         };
-        let mut lock = AppendLock::acquire(&path).unwrap();
+        let mut lock = AppendLock::acquire(&path, Duration::ZERO).unwrap();
         lock.append("{\"a\":1}", &opts).unwrap(); // 8 bytes, budget left 7
         let err = lock.append("{\"b\":22222}", &opts).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(28));

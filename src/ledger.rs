@@ -130,21 +130,27 @@ impl Ledger {
         }
     }
 
-    /// Appends `entry` under the lock. `check` runs after the tail has caught up under the
+    /// Takes the append lock of the ledger at `path` (creating its directory), waiting at
+    /// most `opts.lock_wait`. Callers take it *before* any in-process lock on the derived
+    /// state, so readers never wait behind a writer that waits for another process.
+    pub fn lock(path: &Path, opts: &AppendOptions) -> Result<AppendLock> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
+        }
+        AppendLock::acquire(path, opts.lock_wait).map_err(|e| Error::io("locking ledger", path, e))
+    }
+
+    /// Appends `entry` under `lock` (from [`Ledger::lock`]). `check` runs after the tail has caught up under the
     /// lock and may refuse the append; nothing is written then. Returns the entry's
     /// position in the index, after reading it back.
     pub fn append(
         &mut self,
+        mut lock: AppendLock,
         entry: &Entry,
         check: impl FnOnce(&LedgerIndex) -> Result<()>,
     ) -> Result<u32> {
         let line = entry.to_line();
         let path = self.tail.path().to_path_buf();
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
-        }
-        let mut lock =
-            AppendLock::acquire(&path).map_err(|e| Error::io("locking ledger", &path, e))?;
         self.refresh()?;
         check(&self.index)?;
         let receipt = lock.append(&line, &self.opts).map_err(|e| Error::Io {

@@ -87,12 +87,13 @@ impl Memory {
             .map_err(|e| {
                 Error::invalid("message", e.join("; "), "correct the fields named above")
             })?;
-        let mut state = self.fresh()?;
         let path = self.paths().channel(&room);
         self.paths().confine(&path)?;
+        let lock = crate::channel::Channels::lock(&path, self.append_opts())?;
+        let mut state = self.fresh()?;
         let stored = state
             .channels
-            .append(&room, path, &msg, self.append_opts())?;
+            .append(lock, &room, path, &msg, self.append_opts())?;
         Ok(ChannelPostOutput {
             room_id: room,
             redacted: stored.msg.redacted.clone(),

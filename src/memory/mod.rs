@@ -68,6 +68,7 @@ impl Memory {
     pub fn open(paths: Paths, settings: Settings, clock: Arc<dyn Clock>) -> Result<Memory> {
         let opts = AppendOptions {
             fsync: settings.fsync,
+            lock_wait: settings.lock_wait,
             fault: match (settings.fault_after_bytes, settings.crash_after_bytes) {
                 (_, Some(n)) => Some(Arc::new(FaultBudget::crash_after(n))),
                 (Some(n), None) => Some(Arc::new(FaultBudget::new(n))),

@@ -11,6 +11,7 @@ use crate::config::Identity;
 use crate::entry::{Entry, MAX_DETAIL_BYTES, MAX_SUMMARY_BYTES, normalize_tags};
 use crate::error::{Error, Result};
 use crate::index::LedgerIndex;
+use crate::ledger::Ledger;
 use crate::ledger::new_entry_id;
 use crate::schema::Schema;
 use crate::validate::{bytes_within, short_id};
@@ -19,6 +20,9 @@ impl Memory {
     /// Publishes one entry to the ledger and returns it as stored.
     pub fn publish(&self, args: PublishArgs, who: &Identity) -> Result<PublishOutput> {
         let mut entry = self.build_entry(args, who)?;
+        // The file lock first, the state second: a publish waiting for another process
+        // never keeps this process's readers waiting.
+        let lock = Ledger::lock(&self.paths().ledger, self.append_opts())?;
         let mut state = self.fresh()?;
         // Rooms of a registered plan stamp their entries with the plan id, so that rooms
         // with the same id in different plans stay distinguishable.
@@ -36,7 +40,7 @@ impl Memory {
         })?;
         let pos = state
             .ledger
-            .append(&entry, |ix| check_supersede(ix, &entry))?;
+            .append(lock, &entry, |ix| check_supersede(ix, &entry))?;
         let stored = state.ledger.index().entry(pos);
         Ok(PublishOutput {
             redacted: stored.redacted.clone(),
