@@ -217,7 +217,7 @@ impl ConfigFile {
     /// Reads `<root>/.agents/warroom.yaml` if it exists.
     pub fn load(root: &Path) -> Result<Option<ConfigFile>> {
         let path = root.join(".agents").join(CONFIG_FILE);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::fsx::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io("reading config", &path, e)),

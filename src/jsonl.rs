@@ -20,7 +20,7 @@
 //! Assumptions: the filesystem honours `flock`-style locks between processes on one host
 //! (true for local filesystems; not for every network filesystem) and `O_APPEND` writes.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -112,11 +112,7 @@ impl AppendLock {
     /// `TimedOut`) names the holder's PID when `/proc/locks` shows it. The parent
     /// directory must exist.
     pub fn acquire(path: &Path, wait: Duration) -> io::Result<AppendLock> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(path)?;
+        let file = crate::fsx::open_append(path)?;
         let wait = if wait.is_zero() {
             DEFAULT_LOCK_WAIT
         } else {
@@ -303,7 +299,7 @@ impl Tail {
             return Ok(self.restart(format!("file shrank from {} to {len} bytes", self.offset)));
         }
         if self.file.is_none() {
-            self.file = Some(File::open(&self.path)?);
+            self.file = Some(crate::fsx::open_read(&self.path)?);
             self.identity = Some(id);
         }
         if len == self.offset + self.pending {
@@ -389,6 +385,7 @@ fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
 
     fn lines(tail: &mut Tail) -> (Poll, Vec<(u64, u64, String)>) {
         let mut out = Vec::new();

@@ -19,6 +19,7 @@ pub mod context;
 pub mod daemon;
 pub mod entry;
 pub mod error;
+pub mod fsx;
 pub mod index;
 pub mod jsonl;
 pub mod ledger;

@@ -106,3 +106,103 @@ async fn readers_of_a_server_never_wait_behind_its_blocked_publish() {
     publish(&a, "warning", "after the lock is free", json!({})).await;
     assert_eq!(ledger_lines(p.path()).len(), 2);
 }
+
+/// Runs the binary and fails the test (instead of hanging it) if it does not finish.
+fn run_bounded(args: &[&str], root: &std::path::Path) -> (i32, String) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env_remove("WARROOM_ROOM_ID")
+        .env("WARROOM_ROLE", "qa")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+            return (status.code().unwrap_or(-1), err);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("`{}` hung on a FIFO", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn mkfifo(path: &std::path::Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn a_fifo_at_the_ledger_is_refused_never_waited_on() {
+    let p = project();
+    mkfifo(&ledger(p.path()));
+    for args in [
+        vec!["query"],
+        vec!["verify"],
+        vec![
+            "publish",
+            "--kind",
+            "code",
+            "--summary",
+            "x",
+            "--as-room",
+            "r",
+        ],
+        vec!["serve", "--daemon", "off"],
+    ] {
+        let (code, err) = run_bounded(&args, p.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("a FIFO, not a regular file"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn fifos_among_plans_configs_channels_and_settings_never_hang_a_server() {
+    let p = example_project();
+    let a = agent(p.path())
+        .room("room-003")
+        .role("manager")
+        .start()
+        .await;
+    // Planted while the server runs: a plan, a room config, the DAG, a channel.
+    mkfifo(&p.path().join(".agents/plan/evil.json"));
+    mkfifo(&p.path().join(".agents/war-rooms/room-009/config.json"));
+    mkfifo(&p.path().join(".agents/war-rooms/DAG.json"));
+    std::fs::remove_file(p.path().join(".agents/war-rooms/room-003/channel.jsonl")).unwrap();
+    mkfifo(&p.path().join(".agents/war-rooms/room-003/channel.jsonl"));
+    let ctx = a.ok("memory_get_context", json!({})).await;
+    assert!(
+        ctx["markdown"].as_str().unwrap().contains("EPIC-001"),
+        "{ctx}"
+    );
+    let e = a.err("channel_read", json!({})).await;
+    assert!(e.contains("a FIFO, not a regular file"), "{e}");
+    let e = a
+        .err("channel_post", json!({"type": "done", "body": "x"}))
+        .await;
+    assert!(e.contains("a FIFO, not a regular file"), "{e}");
+    // A FIFO as the settings file stops the next process with a clear error.
+    mkfifo(&p.path().join(".agents/warroom.yaml"));
+    let (code, err) = run_bounded(&["query"], p.path());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("warroom.yaml") && err.contains("a FIFO"),
+        "{err}"
+    );
+}

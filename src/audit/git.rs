@@ -84,7 +84,7 @@ fn locate(file: &Path) -> Result<(PathBuf, String)> {
 /// The bytes of `file` at revision `rev` (`None`: the file on disk now).
 pub fn read_at(file: &Path, rev: Option<&str>) -> Result<Vec<u8>> {
     let Some(rev) = rev else {
-        return std::fs::read(file).map_err(|e| Error::io("reading", file, e));
+        return crate::fsx::read(file).map_err(|e| Error::io("reading", file, e));
     };
     check_rev(rev)?;
     let (top, rel) = locate(file)?;

@@ -66,7 +66,7 @@ struct Seen {
 
 /// Verifies the ledger at `path`. `progress(done, total)` is called about every 16 MiB.
 pub fn verify(path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<VerifyReport> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io("opening", path, e))?;
+    let file = crate::fsx::open_read(path).map_err(|e| Error::io("opening", path, e))?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut r = VerifyReport {

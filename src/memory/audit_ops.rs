@@ -96,7 +96,7 @@ impl Memory {
                         "swap them",
                     ));
                 }
-                let data = std::fs::read(ledger).or_else(|e| {
+                let data = crate::fsx::read(ledger).or_else(|e| {
                     if e.kind() == std::io::ErrorKind::NotFound {
                         Ok(Vec::new())
                     } else {
