@@ -205,11 +205,25 @@ pub fn get(o: &GetOutput) -> String {
         for e in &o.replaced {
             let _ = write!(s, "\n  {}\n    {}", entry_header(e), clip(&e.summary, 200));
         }
+        if o.replaced_more > 0 {
+            let _ = write!(
+                s,
+                "\n  … and {} older",
+                count(o.replaced_more, "entry", "entries")
+            );
+        }
     }
     if !o.replaced_by.is_empty() {
         let _ = write!(s, "\n\nreplaced by (newer, nearest first):");
         for e in &o.replaced_by {
             let _ = write!(s, "\n  {}\n    {}", entry_header(e), clip(&e.summary, 200));
+        }
+        if o.replaced_by_more > 0 {
+            let _ = write!(
+                s,
+                "\n  … and {} newer (get the last one shown to follow the chain)",
+                count(o.replaced_by_more, "entry", "entries")
+            );
         }
     }
     s

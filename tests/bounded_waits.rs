@@ -206,3 +206,79 @@ async fn fifos_among_plans_configs_channels_and_settings_never_hang_a_server() {
         "{err}"
     );
 }
+
+/// Like `run_bounded`, returning stdout too.
+fn run_bounded_out(args: &[&str], root: &std::path::Path) -> (i32, String, String) {
+    use std::process::{Command, Stdio};
+    let child = Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .env_remove("WARROOM_ROOM_ID")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    });
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !watchdog.is_finished(),
+        "`{}` took over a minute",
+        args.join(" ")
+    );
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_forty_thousand_entry_supersede_chain_loads_verifies_and_gets_in_bounded_work() {
+    let p = project();
+    let n = 40_000;
+    let mut text = String::new();
+    for i in 0..n {
+        let sup = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"c-{}\"", i - 1)
+        };
+        text.push_str(&format!(
+            "{{\"id\":\"c-{i}\",\"ts\":\"2026-11-01T00:00:00Z\",\"kind\":\"decision\",\"room_id\":\"r\",\"author_role\":\"a\",\"ref\":\"\",\"tags\":[],\"summary\":\"version {i}\",\"detail\":\"\",\"supersedes\":{sup}}}\n"
+        ));
+    }
+    std::fs::write(ledger(p.path()), text).unwrap();
+    let (code, out, err) = run_bounded_out(&["--json", "verify"], p.path());
+    assert_eq!(code, 0, "{err}{out}");
+    let (code, out, err) = run_bounded_out(&["--json", "get", "c-0"], p.path());
+    assert_eq!(code, 0, "{err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got["replaced_by"].as_array().unwrap().len(), 20);
+    assert_eq!(got["replaced_by_more"], n - 1 - 20);
+    assert!(
+        out.len() < 64 * 1024,
+        "memory_get stays small: {} bytes",
+        out.len()
+    );
+    let (code, out, _) = run_bounded_out(&["--json", "query", "--room", "*"], p.path());
+    assert_eq!(code, 0);
+    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(q["total"], 1, "only the chain's last entry is live");
+}
+
+#[test]
+fn huge_room_patterns_are_refused_with_the_limit_named() {
+    let p = project();
+    let stars = "*".repeat(100_000);
+    let (code, _, err) = run_bounded_out(&["query", "--exclude-room", &stars], p.path());
+    assert_eq!(code, 2, "a clear error, not a panic: {err}");
+    assert!(err.contains("exclude_room") && err.contains("256"), "{err}");
+}

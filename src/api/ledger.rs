@@ -173,10 +173,14 @@ pub struct GetOutput {
     pub entry: Entry,
     /// False if a later entry superseded it.
     pub live: bool,
-    /// Older entries this one replaced, nearest first (what it superseded, and so on).
+    /// Older entries this one replaced, nearest first (what it superseded, and so on; ≤ 20).
     pub replaced: Vec<Entry>,
-    /// Newer entries that replaced it, nearest first (its superseder, and so on).
+    /// Further older entries in the chain, not shown.
+    pub replaced_more: usize,
+    /// Newer entries that replaced it, nearest first (its superseder, and so on; ≤ 20).
     pub replaced_by: Vec<Entry>,
+    /// Further newer entries in the chain, not shown (`memory_get` the last one shown).
+    pub replaced_by_more: usize,
     /// Line number of the entry in the ledger file.
     pub line: u64,
 }

@@ -6,7 +6,7 @@
 //! supersedes naming an unknown id, an entry superseded twice, self-supersedes, supersede
 //! cycles, and a torn last line (no terminating newline).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -183,7 +183,46 @@ fn check_line(
     Some(id)
 }
 
+/// The ids that lie on a cycle of `supersedes` pointers. Each entry points to at most one
+/// other, so one pass that marks every id once finds them all: linear, however long the
+/// chains are.
+fn on_cycles<'a>(ids: &'a HashMap<String, Seen>, order: &'a [String]) -> HashSet<&'a str> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        OnPath,
+        Done,
+    }
+    let mut mark: HashMap<&str, Mark> = HashMap::with_capacity(ids.len());
+    let mut cyclic = HashSet::new();
+    for start in order {
+        let mut path: Vec<&str> = Vec::new();
+        let mut cur = Some(start.as_str());
+        while let Some(c) = cur {
+            match mark.get(c) {
+                Some(Mark::OnPath) => {
+                    let from = path.iter().position(|p| *p == c).unwrap_or(0);
+                    cyclic.extend(path[from..].iter().copied());
+                    break;
+                }
+                Some(Mark::Done) => break,
+                None => {}
+            }
+            mark.insert(c, Mark::OnPath);
+            path.push(c);
+            cur = ids
+                .get_key_value(c)
+                .and_then(|(_, s)| s.supersedes.as_deref())
+                .and_then(|t| ids.get_key_value(t).map(|(k, _)| k.as_str()));
+        }
+        for p in path {
+            mark.insert(p, Mark::Done);
+        }
+    }
+    cyclic
+}
+
 fn check_supersedes(ids: &HashMap<String, Seen>, order: &[String], r: &mut VerifyReport) {
+    let cyclic = on_cycles(ids, order);
     let mut taken: HashMap<&str, &str> = HashMap::new();
     for id in order {
         let seen = &ids[id];
@@ -221,22 +260,13 @@ fn check_supersedes(ids: &HashMap<String, Seen>, order: &[String], r: &mut Verif
         }
         taken.insert(target, id);
         r.superseded += 1;
-        // Walk the chain from the target; coming back to `id` is a cycle.
-        let mut cur = ids[target].supersedes.as_deref();
-        let mut steps = 0;
-        while let Some(c) = cur {
-            if c == id {
-                flag(
-                    "supersede-cycle",
-                    format!("`{id}` and `{target}` supersede each other (a cycle)"),
-                );
-                break;
-            }
-            steps += 1;
-            if steps > order.len() {
-                break;
-            }
-            cur = ids.get(c).and_then(|s| s.supersedes.as_deref());
+        // Walking the chain from the target comes back to `id` exactly when `id` is on a
+        // cycle of the supersede pointers.
+        if cyclic.contains(id.as_str()) {
+            flag(
+                "supersede-cycle",
+                format!("`{id}` and `{target}` supersede each other (a cycle)"),
+            );
         }
     }
 }

@@ -13,6 +13,37 @@ use crate::clock::Timestamp;
 use crate::entry::Kind;
 use crate::error::{Error, Result};
 
+/// Longest room pattern accepted (bytes): room ids are at most 128 bytes.
+pub const MAX_PATTERN_BYTES: usize = 256;
+/// Most wildcards, classes and alternatives one pattern may use.
+pub const MAX_PATTERN_SPECIALS: usize = 16;
+
+/// Refuses patterns whose size or complexity could cost real work (globset panics on
+/// ~100k `*` and takes seconds on megabyte alternations); room ids are short.
+fn check_pattern_size(field: &str, text: &str) -> Result<()> {
+    if text.len() > MAX_PATTERN_BYTES {
+        return Err(Error::invalid(
+            field,
+            format!(
+                "the pattern is {} bytes, over the limit of {MAX_PATTERN_BYTES}",
+                text.len()
+            ),
+            "give a room id or a short glob such as `room-0*`",
+        ));
+    }
+    let specials = text.matches(['*', '?', '[', '{', ',']).count();
+    if specials > MAX_PATTERN_SPECIALS {
+        return Err(Error::invalid(
+            field,
+            format!(
+                "the pattern uses {specials} wildcards, classes or alternatives, over the limit of {MAX_PATTERN_SPECIALS}"
+            ),
+            "use a simpler glob such as `room-0*` or `room-{1,2}`",
+        ));
+    }
+    Ok(())
+}
+
 /// A room id or a glob over room ids (`room-0*`, `room-{1,2}`).
 #[derive(Clone, Debug)]
 pub struct RoomPattern {
@@ -30,6 +61,7 @@ impl RoomPattern {
                 "give a room id such as `room-042` or a glob such as `room-0*`, or leave it out",
             ));
         }
+        check_pattern_size(field, text)?;
         let is_glob = text.contains(['*', '?', '[', '{']);
         let matcher = if is_glob {
             Some(
@@ -212,5 +244,16 @@ mod tests {
             .to_string();
         assert!(e.contains("`exclude_room`") && e.contains("glob"), "{e}");
         assert!(RoomPattern::parse("room_id", " ").is_err());
+        // Size and complexity are capped, with the limit named.
+        let e = RoomPattern::parse("room_id", &"*".repeat(100_000))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`room_id`") && e.contains("256"), "{e}");
+        let alts = format!("{{{}}}", vec!["r"; 40].join(","));
+        let e = RoomPattern::parse("exclude_room", &alts)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("over the limit of 16"), "{e}");
+        assert!(RoomPattern::parse("room_id", "room-{1,2,3}-*").is_ok());
     }
 }

@@ -235,39 +235,51 @@ impl Memory {
                 crate::validate::printable(&args.id)
             ))
         })?;
+        // Only supersedes that took effect count (a refused one retired nothing).
+        let (replaced, replaced_more) = chain(ix, pos, |ix, p| {
+            ix.stored(p)
+                .supersedes
+                .as_deref()
+                .and_then(|s| ix.position(s))
+                .filter(|&t| ix.stored(t).superseded_by == Some(p))
+        });
+        let (replaced_by, replaced_by_more) = chain(ix, pos, |ix, p| ix.stored(p).superseded_by);
         Ok(GetOutput {
             entry: ix.entry(pos),
             live: ix.meta(pos).live,
-            // Only supersedes that took effect count (a refused one retired nothing).
-            replaced: chain(ix, pos, |ix, p| {
-                ix.stored(p)
-                    .supersedes
-                    .as_deref()
-                    .and_then(|s| ix.position(s))
-                    .filter(|&t| ix.stored(t).superseded_by == Some(p))
-            }),
-            replaced_by: chain(ix, pos, |ix, p| ix.stored(p).superseded_by),
+            replaced,
+            replaced_more,
+            replaced_by,
+            replaced_by_more,
             line: ix.stored(pos).loc.line,
         })
     }
 }
 
-/// Follows `next` from `pos` (not included), nearest first, stopping on a repeat.
+/// Entries of a supersede chain shown each way by `memory_get`; the rest are counted.
+pub const MAX_CHAIN_SHOWN: usize = 20;
+
+/// Follows `next` from `pos` (not included), nearest first, stopping on a repeat: the
+/// first [`MAX_CHAIN_SHOWN`] entries, and how many more the chain has.
 fn chain(
     ix: &LedgerIndex,
     pos: u32,
     next: impl Fn(&LedgerIndex, u32) -> Option<u32>,
-) -> Vec<crate::entry::Entry> {
+) -> (Vec<crate::entry::Entry>, usize) {
     let mut out = Vec::new();
-    let mut seen = vec![pos];
+    let mut more = 0;
+    let mut seen = std::collections::HashSet::from([pos]);
     let mut cur = next(ix, pos);
     while let Some(p) = cur {
-        if seen.contains(&p) {
+        if !seen.insert(p) {
             break;
         }
-        seen.push(p);
-        out.push(ix.entry(p));
+        if out.len() < MAX_CHAIN_SHOWN {
+            out.push(ix.entry(p));
+        } else {
+            more += 1;
+        }
         cur = next(ix, p);
     }
-    out
+    (out, more)
 }
