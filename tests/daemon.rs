@@ -37,7 +37,7 @@ fn daemon_cmd(root: &Path, runtime: &Path, args: &[&str]) -> Command {
 
 fn start_daemon(root: &Path, runtime: &Path) -> Daemon {
     let log = std::fs::File::create(root.join("daemon.log")).unwrap();
-    let child = daemon_cmd(root, runtime, &[])
+    let child = daemon_cmd(root, runtime, &["--listen", "127.0.0.1:0"])
         .stderr(Stdio::from(log))
         .spawn()
         .unwrap();
@@ -76,11 +76,58 @@ fn ids_in_ledger(root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// An HTTP MCP session acting as `room`: publishes `n` entries, returns their ids.
+fn http_agent_publishes(url: String, room: String, n: usize) -> Vec<String> {
+    let who = [
+        ("X-Warroom-Room", room.as_str()),
+        ("X-Warroom-Role", "engineer"),
+    ];
+    let (_, head, _) = http_post(&url, &who, INIT);
+    let sid = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_string)
+        })
+        .expect("a session id");
+    let mut h: Vec<(&str, &str)> = vec![
+        ("mcp-session-id", &sid),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    h.extend_from_slice(&who);
+    http_post(
+        &url,
+        &h,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    (0..n)
+        .map(|k| {
+            let call = json!({"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call", "params": {
+                "name": "memory_publish",
+                "arguments": {"kind": "decision", "summary": format!("{room} fact {k} about caching")}}});
+            let (_, _, body) = http_post(&url, &h, &call.to_string());
+            let data = body.lines().filter_map(|l| l.strip_prefix("data: ")).rfind(|d| d.starts_with('{')).unwrap();
+            let v: Value = serde_json::from_str(data).unwrap();
+            let entry = &v["result"]["structuredContent"]["entry"];
+            assert_eq!(entry["room_id"], room.as_str(), "{v}");
+            entry["id"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixteen_agents_share_one_daemon_each_with_its_own_identity() {
     let p = project();
     let rt = tempfile::tempdir().unwrap();
     let _d = start_daemon(p.path(), rt.path());
+    let url = url_of(p.path(), rt.path());
+    let http: Vec<_> = (0..4)
+        .map(|k| {
+            let url = url.clone();
+            std::thread::spawn(move || http_agent_publishes(url, format!("room-h{k}"), 5))
+        })
+        .collect();
     let mut agents = Vec::new();
     for i in 0..16 {
         agents.push(attached(p.path(), rt.path(), &format!("room-{i:02}")).await);
@@ -105,8 +152,15 @@ async fn sixteen_agents_share_one_daemon_each_with_its_own_identity() {
         ids
     }))
     .await;
-    let all: Vec<String> = published.concat();
-    assert_eq!(all.len(), 80);
+    let mut all: Vec<String> = published.concat();
+    for t in http {
+        all.extend(t.join().unwrap());
+    }
+    assert_eq!(
+        all.len(),
+        100,
+        "16 stdio agents and 4 HTTP sessions, 5 entries each"
+    );
     for (i, a) in agents.iter().enumerate() {
         // Everyone sees every entry exactly once…
         let everything = a
@@ -115,10 +169,10 @@ async fn sixteen_agents_share_one_daemon_each_with_its_own_identity() {
                 json!({"text": "caching", "room_id": "*", "max_results": 50}),
             )
             .await;
-        assert_eq!(everything["total"], 80, "agent {i}: {everything}");
+        assert_eq!(everything["total"], 100, "agent {i}: {everything}");
         // …and by default never its own room.
         let others = a.ok("memory_query", json!({})).await;
-        assert_eq!(others["total"], 75, "agent {i}");
+        assert_eq!(others["total"], 95, "agent {i}");
         let own = format!("room-{i:02}");
         assert!(
             others["entries"]
@@ -207,7 +261,9 @@ fn one_daemon_per_root_with_status_and_stop() {
         .unwrap();
     assert_eq!(no.status.code(), Some(1), "no daemon yet");
     let d = start_daemon(p.path(), rt.path());
-    let second = daemon_cmd(p.path(), rt.path(), &[]).output().unwrap();
+    let second = daemon_cmd(p.path(), rt.path(), &["--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
     assert_eq!(second.status.code(), Some(2));
     let err = String::from_utf8_lossy(&second.stderr);
     assert!(
@@ -257,4 +313,174 @@ fn serve_requires_a_daemon_only_when_asked() {
         err.contains("no daemon serves") && err.contains("warroom-memory daemon"),
         "{err}"
     );
+}
+
+/// One HTTP/1.1 exchange on loopback (`Connection: close`): status, headers, de-chunked body.
+fn http_post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_once('/').unwrap();
+    let mut s = std::net::TcpStream::connect(authority).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut req = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, mut rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut body = String::new();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        while let Some((len, after)) = rest.split_once("\r\n") {
+            let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            body.push_str(&after[..n]);
+            rest = &after[n + 2..];
+        }
+    } else {
+        body = rest.to_string();
+    }
+    (status, head.to_string(), body)
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+fn url_of(root: &Path, runtime: &Path) -> String {
+    let out = daemon_cmd(root, runtime, &["status"])
+        .arg("--json")
+        .output()
+        .unwrap();
+    let info: Value = serde_json::from_slice(&out.stdout).unwrap();
+    info["url"]
+        .as_str()
+        .expect("the daemon serves HTTP")
+        .to_string()
+}
+
+#[test]
+fn http_sessions_take_their_identity_from_headers_and_keep_it() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let _d = start_daemon(p.path(), rt.path());
+    let url = url_of(p.path(), rt.path());
+    let who = [("X-Warroom-Room", "room-h"), ("X-Warroom-Role", "qa")];
+    let (status, head, _) = http_post(&url, &who, INIT);
+    assert_eq!(status, 200, "{head}");
+    let sid = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_string)
+        })
+        .expect("a session id");
+    let session = |extra: &[(&'static str, &'static str)]| {
+        let mut h: Vec<(&str, &str)> = vec![
+            ("mcp-session-id", sid.as_str()),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ];
+        h.extend_from_slice(extra);
+        h
+    };
+    let (status, _, _) = http_post(
+        &url,
+        &session(&who),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(status, 202);
+    let publish = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_publish","arguments":{"kind":"decision","summary":"over http"}}}"#;
+    let (status, _, body) = http_post(&url, &session(&who), publish);
+    assert_eq!(status, 200);
+    assert!(
+        body.contains(r#"\"room_id\":\"room-h\""#) || body.contains(r#""room_id":"room-h""#),
+        "{body}"
+    );
+    // The same session cannot act as another room, whatever its headers say.
+    let other = [("X-Warroom-Room", "room-x"), ("X-Warroom-Role", "qa")];
+    let query = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_query","arguments":{}}}"#;
+    let (_, _, body) = http_post(&url, &session(&other), query);
+    assert!(body.contains("this session acts as room room-h"), "{body}");
+    assert_eq!(ids_in_ledger(p.path()).len(), 1);
+    let line: Value = serde_json::from_str(&ledger_lines(p.path())[0]).unwrap();
+    assert_eq!(line["room_id"], "room-h");
+    // A browser page from a foreign origin is refused (DNS-rebinding defence).
+    let (status, _, _) = http_post(&url, &[("Origin", "http://evil.example")], INIT);
+    assert_eq!(status, 403);
+}
+
+#[test]
+fn off_loopback_http_needs_a_token_and_checks_it() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let refused = daemon_cmd(p.path(), rt.path(), &["--listen", "0.0.0.0:0"])
+        .env_remove("WARROOM_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("without a bearer token") && err.contains("--token-file"),
+        "{err}"
+    );
+    let token = "0123456789abcdef0123456789abcdef";
+    let token_file = p.path().join("token");
+    std::fs::write(&token_file, format!("{token}\n")).unwrap();
+    let log = std::fs::File::create(p.path().join("daemon.log")).unwrap();
+    let mut child = daemon_cmd(
+        p.path(),
+        rt.path(),
+        &["--listen", "0.0.0.0:0", "--token-file"],
+    )
+    .arg(&token_file)
+    .stderr(Stdio::from(log))
+    .spawn()
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !daemon_cmd(p.path(), rt.path(), &["status"])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        assert!(Instant::now() < deadline, "the daemon did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Talk to it on loopback only.
+    let port = url_of(p.path(), rt.path())
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .to_string();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    assert_eq!(http_post(&url, &[], INIT).0, 401);
+    assert_eq!(
+        http_post(
+            &url,
+            &[("Authorization", "Bearer wrong-token-wrong-token")],
+            INIT
+        )
+        .0,
+        401
+    );
+    let bearer = format!("Bearer {token}");
+    assert_eq!(
+        http_post(&url, &[("Authorization", bearer.as_str())], INIT).0,
+        200
+    );
+    let _ = child.kill();
+    let _ = child.wait();
 }

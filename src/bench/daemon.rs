@@ -140,7 +140,7 @@ pub fn measure(
             Command::new(exe)
                 .arg("--root")
                 .arg(root)
-                .arg("daemon")
+                .args(["daemon", "--listen", "none"])
                 .env("XDG_RUNTIME_DIR", &runtime)
                 .env("WARROOM_LOG", "warn")
                 .stderr(Stdio::null())

@@ -18,6 +18,48 @@ pub struct DaemonCmd {
     /// Which tools every session is offered: `all` or `core`.
     #[arg(long, value_enum, default_value = "all", env = "WARROOM_TOOLS")]
     tools: ToolSet,
+    /// MCP Streamable HTTP address (`/mcp`): ADDR:PORT, port 0 for any free port (see
+    /// `daemon status`), or `none`. Off loopback a bearer token is required.
+    #[arg(long, value_name = "ADDR:PORT|none", default_value = crate::daemon::http::DEFAULT_LISTEN, env = "WARROOM_LISTEN")]
+    listen: String,
+    /// File holding the bearer token HTTP clients must send (`Authorization: Bearer …`);
+    /// or set WARROOM_TOKEN.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<std::path::PathBuf>,
+    /// A browser origin allowed to call over HTTP (repeatable); browsers are refused
+    /// otherwise (DNS-rebinding defence). Clients that send no `Origin` are not affected.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+}
+
+impl DaemonCmd {
+    fn http(&self) -> anyhow::Result<Option<crate::daemon::http::HttpOptions>> {
+        if self.listen == "none" {
+            return Ok(None);
+        }
+        let listen = self.listen.parse().map_err(|e| {
+            anyhow::anyhow!(
+                "--listen `{}`: {e}. Fix: give ADDR:PORT such as 127.0.0.1:7391, or `none`",
+                self.listen
+            )
+        })?;
+        let token = match &self.token_file {
+            Some(f) => Some(
+                std::fs::read_to_string(f)
+                    .map_err(|e| anyhow::anyhow!("--token-file {}: {e}", f.display()))?
+                    .trim()
+                    .to_string(),
+            ),
+            None => std::env::var("WARROOM_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty()),
+        };
+        Ok(Some(crate::daemon::http::HttpOptions {
+            listen,
+            token,
+            allow_origins: self.allow_origin.clone(),
+        }))
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -37,7 +79,7 @@ impl DaemonCmd {
         let (paths, _, _) = g.layout()?;
         let env = |k: &str| std::env::var(k).ok();
         let place = daemon::place(&paths.root, &env)?;
-        match self.action.unwrap_or(DaemonAction::Run) {
+        match self.action.as_ref().unwrap_or(&DaemonAction::Run) {
             DaemonAction::Run => {
                 let opts = DaemonOptions {
                     root: paths.root.clone(),
@@ -45,6 +87,7 @@ impl DaemonCmd {
                     ledger: paths.ledger.clone(),
                     tools: self.tools,
                     started: g.clock()?.now().to_rfc3339(),
+                    http: self.http()?,
                 };
                 daemon::run_daemon(opts, || g.open_memory())?;
                 Ok(Outcome::Ok)
@@ -61,10 +104,11 @@ impl DaemonCmd {
                 Some(info) => {
                     emit(g.json, &info, |i| {
                         format!(
-                            "a daemon serves {}: PID {}, socket {}, ledger {}, since {}",
+                            "a daemon serves {}: PID {}, socket {}, HTTP {}, ledger {}, since {}",
                             i.root.display(),
                             i.pid,
                             i.socket.display(),
+                            i.url.as_deref().unwrap_or("off"),
                             i.ledger.display(),
                             i.started
                         )

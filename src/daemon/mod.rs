@@ -20,6 +20,7 @@
 //! Architecture invariant: this module takes plain values (root, identity, a way to open
 //! the memory); it never sees the CLI's context type, so nothing here imports `cli`.
 
+pub mod http;
 mod relay;
 mod server;
 
@@ -79,6 +80,9 @@ pub struct DaemonInfo {
     pub started: String,
     /// False while it loads the ledger; true once agents can attach.
     pub ready: bool,
+    /// Its MCP Streamable HTTP endpoint, if it serves HTTP.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 /// The socket and lock file of the daemon for one project root.

@@ -46,6 +46,8 @@ pub struct DaemonOptions {
     pub tools: ToolSet,
     /// The start time to record (RFC 3339; time is an input).
     pub started: String,
+    /// MCP over HTTP, if wanted.
+    pub http: Option<super::http::HttpOptions>,
 }
 
 /// Runs the daemon until it is told to stop. `open` loads the memory; it is called only
@@ -70,6 +72,9 @@ pub fn run_daemon(
                 .unwrap_or_default()
         );
     }
+    if let Some(h) = &opts.http {
+        h.check()?;
+    }
     let mut info = DaemonInfo {
         pid: std::process::id(),
         root: opts.root.clone(),
@@ -77,6 +82,7 @@ pub fn run_daemon(
         ledger: opts.ledger.clone(),
         started: opts.started.clone(),
         ready: false,
+        url: None,
     };
     // Replace a dead daemon's record at once: until `ready`, nobody may think we serve.
     write_info(&mut lock, &info)?;
@@ -90,10 +96,20 @@ pub fn run_daemon(
         let _guard = rt.enter();
         bind(&opts.place)?
     };
+    let http = match &opts.http {
+        Some(h) => {
+            let tcp = rt.block_on(super::http::bind(h))?;
+            let url = format!("http://{}/mcp", tcp.local_addr()?);
+            tracing::info!(url, "serving MCP Streamable HTTP");
+            info.url = Some(url);
+            Some((tcp, h.clone()))
+        }
+        None => None,
+    };
     info.ready = true;
     write_info(&mut lock, &info)?;
     let template = Server::new(memory, Identity::default()).with_tools(opts.tools);
-    let result = rt.block_on(serve(listener, template));
+    let result = rt.block_on(serve(listener, http, template));
     let _ = std::fs::remove_file(&opts.place.socket);
     rt.shutdown_timeout(Duration::from_millis(100));
     drop(lock);
@@ -121,9 +137,22 @@ fn bind(place: &Place) -> anyhow::Result<UnixListener> {
     Ok(listener)
 }
 
-async fn serve(listener: UnixListener, template: Server) -> anyhow::Result<()> {
+async fn serve(
+    listener: UnixListener,
+    http: Option<(tokio::net::TcpListener, super::http::HttpOptions)>,
+    template: Server,
+) -> anyhow::Result<()> {
     let stop = CancellationToken::new();
     let mut sessions = tokio::task::JoinSet::new();
+    let http_task = http.map(|(tcp, opts)| {
+        let (t, s) = (template.clone(), stop.clone());
+        tokio::spawn(async move {
+            if let Err(e) = super::http::serve(tcp, opts, t, s.clone()).await {
+                tracing::error!("HTTP stopped: {e:#}");
+                s.cancel();
+            }
+        })
+    });
     let reason = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -144,6 +173,9 @@ async fn serve(listener: UnixListener, template: Server) -> anyhow::Result<()> {
     stop.cancel();
     let _ = tokio::time::timeout(SESSION_DRAIN, async {
         while sessions.join_next().await.is_some() {}
+        if let Some(t) = http_task {
+            let _ = t.await;
+        }
     })
     .await;
     template.drain().await;

@@ -59,6 +59,9 @@ pub struct Server {
     who: Identity,
     /// The tools this server lists and accepts.
     tools: tools::ToolSet,
+    /// HTTP sessions: the identity taken from the first request's `X-Warroom-Room` /
+    /// `X-Warroom-Role` headers, to which every later request of the session must agree.
+    http_identity: Option<Arc<std::sync::OnceLock<Identity>>>,
     /// Held shared by every running tool call; [`Server::drain`] takes it exclusively to
     /// wait until in-flight calls (and their appends) have finished.
     inflight: Arc<tokio::sync::RwLock<()>>,
@@ -71,6 +74,7 @@ impl Server {
             memory,
             who,
             tools: tools::ToolSet::All,
+            http_identity: None,
             inflight: Arc::new(tokio::sync::RwLock::new(())),
         }
     }
@@ -83,7 +87,58 @@ impl Server {
             who,
             tools: self.tools,
             inflight: self.inflight.clone(),
+            http_identity: None,
         }
+    }
+
+    /// A server for one HTTP session of a shared daemon: its identity comes from the
+    /// session's headers, fixed by its first tool call.
+    pub fn for_http(&self) -> Server {
+        Server {
+            http_identity: Some(Arc::new(std::sync::OnceLock::new())),
+            ..self.for_session(Identity::default())
+        }
+    }
+
+    /// The caller of one request: the fixed identity, or for HTTP the headers' — which
+    /// must name the same identity on every request of a session.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Result<Identity, String> {
+        let (Some(bound), Some(parts)) = (
+            &self.http_identity,
+            context.extensions.get::<http::request::Parts>(),
+        ) else {
+            return Ok(self.who.clone());
+        };
+        let header = |name: &str| -> Result<Option<String>, String> {
+            parts
+                .headers
+                .get(name)
+                .map(|v| {
+                    v.to_str()
+                        .map(str::to_string)
+                        .map_err(|_| format!("the `{name}` header is not plain text"))
+                })
+                .transpose()
+        };
+        let (room, role) = (header("x-warroom-room")?, header("x-warroom-role")?);
+        let env = |k: &str| match k {
+            "WARROOM_ROOM_ID" => room.clone(),
+            "WARROOM_ROLE" => role.clone(),
+            _ => None,
+        };
+        let asked = Identity::from_env(&env).map_err(|e| format!("{e}"))?;
+        let fixed = bound.get_or_init(|| asked.clone());
+        if *fixed != asked {
+            return Err(format!(
+                "this session acts as room {} / role {}; a request said room {} / role {}. Fix: \
+                 open a new session for another identity",
+                fixed.room_id.as_deref().unwrap_or("-"),
+                fixed.role.as_deref().unwrap_or("-"),
+                asked.room_id.as_deref().unwrap_or("-"),
+                asked.role.as_deref().unwrap_or("-"),
+            ));
+        }
+        Ok(asked)
     }
 
     /// The same server listing only the tools of `set`.
@@ -119,8 +174,12 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let who = match self.caller(&context) {
+            Ok(who) => who,
+            Err(msg) => return Ok(tools::tool_error(msg).into()),
+        };
         let Some(tool) = tools::find(self.tools, &request.name) else {
             let names: Vec<&str> = tools::TOOLS
                 .iter()
@@ -138,7 +197,6 @@ impl ServerHandler for Server {
         };
         let args = request.arguments.unwrap_or_default();
         let memory = self.memory.clone();
-        let who = self.who.clone();
         let started = std::time::Instant::now();
         let guard = self.inflight.clone().read_owned().await;
         let result = tokio::task::spawn_blocking(move || {

@@ -217,7 +217,7 @@ impl Run<'_> {
             cmd.arg("--no-fsync");
         }
         let child = cmd
-            .arg("daemon")
+            .args(["daemon", "--listen", "none"])
             .env("WARROOM_NOW_FILE", &self.clock)
             .env("XDG_RUNTIME_DIR", &runtime)
             .env("WARROOM_LOG", "warn")
