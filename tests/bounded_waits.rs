@@ -107,35 +107,6 @@ async fn readers_of_a_server_never_wait_behind_its_blocked_publish() {
     assert_eq!(ledger_lines(p.path()).len(), 2);
 }
 
-/// Runs the binary and fails the test (instead of hanging it) if it does not finish.
-fn run_bounded(args: &[&str], root: &std::path::Path) -> (i32, String) {
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(BIN)
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .env_remove("WARROOM_ROOM_ID")
-        .env("WARROOM_ROLE", "qa")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            let mut err = String::new();
-            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-            return (status.code().unwrap_or(-1), err);
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("`{}` hung on a FIFO", args.join(" "));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 fn mkfifo(path: &std::path::Path) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let ok = std::process::Command::new("mkfifo")
@@ -163,7 +134,7 @@ fn a_fifo_at_the_ledger_is_refused_never_waited_on() {
         ],
         vec!["serve", "--daemon", "off"],
     ] {
-        let (code, err) = run_bounded(&args, p.path());
+        let (code, _, err) = run_bounded(&args, p.path());
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(
             err.contains("a FIFO, not a regular file"),
@@ -199,7 +170,7 @@ async fn fifos_among_plans_configs_channels_and_settings_never_hang_a_server() {
     assert!(e.contains("a FIFO, not a regular file"), "{e}");
     // A FIFO as the settings file stops the next process with a clear error.
     mkfifo(&p.path().join(".agents/warroom.yaml"));
-    let (code, err) = run_bounded(&["query"], p.path());
+    let (code, _, err) = run_bounded(&["query"], p.path());
     assert_eq!(code, 2);
     assert!(
         err.contains("warroom.yaml") && err.contains("a FIFO"),
@@ -207,14 +178,16 @@ async fn fifos_among_plans_configs_channels_and_settings_never_hang_a_server() {
     );
 }
 
-/// Like `run_bounded`, returning stdout too.
-fn run_bounded_out(args: &[&str], root: &std::path::Path) -> (i32, String, String) {
+/// Runs the binary (as role qa) and fails the test, instead of hanging the suite, if it
+/// does not finish within a minute. Returns (exit code, stdout, stderr).
+fn run_bounded(args: &[&str], root: &std::path::Path) -> (i32, String, String) {
     use std::process::{Command, Stdio};
     let child = Command::new(BIN)
         .arg("--root")
         .arg(root)
         .args(args)
         .env_remove("WARROOM_ROOM_ID")
+        .env("WARROOM_ROLE", "qa")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -256,9 +229,9 @@ fn a_forty_thousand_entry_supersede_chain_loads_verifies_and_gets_in_bounded_wor
         ));
     }
     std::fs::write(ledger(p.path()), text).unwrap();
-    let (code, out, err) = run_bounded_out(&["--json", "verify"], p.path());
+    let (code, out, err) = run_bounded(&["--json", "verify"], p.path());
     assert_eq!(code, 0, "{err}{out}");
-    let (code, out, err) = run_bounded_out(&["--json", "get", "c-0"], p.path());
+    let (code, out, err) = run_bounded(&["--json", "get", "c-0"], p.path());
     assert_eq!(code, 0, "{err}");
     let got: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(got["replaced_by"].as_array().unwrap().len(), 20);
@@ -268,7 +241,7 @@ fn a_forty_thousand_entry_supersede_chain_loads_verifies_and_gets_in_bounded_wor
         "memory_get stays small: {} bytes",
         out.len()
     );
-    let (code, out, _) = run_bounded_out(&["--json", "query", "--room", "*"], p.path());
+    let (code, out, _) = run_bounded(&["--json", "query", "--room", "*"], p.path());
     assert_eq!(code, 0);
     let q: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(q["total"], 1, "only the chain's last entry is live");
@@ -278,7 +251,7 @@ fn a_forty_thousand_entry_supersede_chain_loads_verifies_and_gets_in_bounded_wor
 fn huge_room_patterns_are_refused_with_the_limit_named() {
     let p = project();
     let stars = "*".repeat(100_000);
-    let (code, _, err) = run_bounded_out(&["query", "--exclude-room", &stars], p.path());
+    let (code, _, err) = run_bounded(&["query", "--exclude-room", &stars], p.path());
     assert_eq!(code, 2, "a clear error, not a panic: {err}");
     assert!(err.contains("exclude_room") && err.contains("256"), "{err}");
 }

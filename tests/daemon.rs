@@ -36,8 +36,13 @@ fn daemon_cmd(root: &Path, runtime: &Path, args: &[&str]) -> Command {
 }
 
 fn start_daemon(root: &Path, runtime: &Path) -> Daemon {
+    start_daemon_with(root, runtime, &["--listen", "127.0.0.1:0"])
+}
+
+/// Starts `daemon ARGS…` and waits until `daemon status` says it is ready.
+fn start_daemon_with(root: &Path, runtime: &Path, args: &[&str]) -> Daemon {
     let log = std::fs::File::create(root.join("daemon.log")).unwrap();
-    let child = daemon_cmd(root, runtime, &["--listen", "127.0.0.1:0"])
+    let child = daemon_cmd(root, runtime, args)
         .stderr(Stdio::from(log))
         .spawn()
         .unwrap();
@@ -438,26 +443,16 @@ fn off_loopback_http_needs_a_token_and_checks_it() {
     let token = "0123456789abcdef0123456789abcdef";
     let token_file = p.path().join("token");
     std::fs::write(&token_file, format!("{token}\n")).unwrap();
-    let log = std::fs::File::create(p.path().join("daemon.log")).unwrap();
-    let mut child = daemon_cmd(
+    let _d = start_daemon_with(
         p.path(),
         rt.path(),
-        &["--listen", "0.0.0.0:0", "--token-file"],
-    )
-    .arg(&token_file)
-    .stderr(Stdio::from(log))
-    .spawn()
-    .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !daemon_cmd(p.path(), rt.path(), &["status"])
-        .output()
-        .unwrap()
-        .status
-        .success()
-    {
-        assert!(Instant::now() < deadline, "the daemon did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        &[
+            "--listen",
+            "0.0.0.0:0",
+            "--token-file",
+            token_file.to_str().unwrap(),
+        ],
+    );
     // Talk to it on loopback only.
     let port = url_of(p.path(), rt.path())
         .rsplit(':')
@@ -481,6 +476,4 @@ fn off_loopback_http_needs_a_token_and_checks_it() {
         http_post(&url, &[("Authorization", bearer.as_str())], INIT).0,
         200
     );
-    let _ = child.kill();
-    let _ = child.wait();
 }

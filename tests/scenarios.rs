@@ -19,9 +19,9 @@ fn run(args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), text)
 }
 
-#[test]
-fn every_scenario_passes() {
-    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
+/// How many scenario files the suite has.
+fn scenario_count() -> usize {
+    std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
         .unwrap()
         .filter(|e| {
             e.as_ref()
@@ -30,7 +30,12 @@ fn every_scenario_passes() {
                 .to_string_lossy()
                 .ends_with(".scenario.yaml")
         })
-        .count();
+        .count()
+}
+
+#[test]
+fn every_scenario_passes() {
+    let files = scenario_count();
     assert!(
         files >= 13,
         "the suite has at least the 13 scenarios of the issue"
@@ -55,16 +60,7 @@ fn every_scenario_passes() {
 fn every_scenario_passes_under_a_daemon() {
     // The same suite with a daemon serving each scenario's project and every agent's
     // `serve` attached to it (`--daemon require`: no silent fallback to direct mode).
-    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .file_name()
-                .to_string_lossy()
-                .ends_with(".scenario.yaml")
-        })
-        .count();
+    let files = scenario_count();
     let (code, out) = run(&["scenario", "run", "scenarios", "--daemon"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains(&format!("{files} passed, 0 failed")), "{out}");

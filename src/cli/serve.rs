@@ -149,7 +149,7 @@ fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
         let service = server.clone().serve(transport).await?;
         let ct = service.cancellation_token();
         tokio::spawn(async move {
-            let reason = shutdown_signal().await;
+            let reason = daemon::shutdown_signal().await;
             tracing::info!("{reason}: shutting down after in-flight calls");
             ct.cancel();
         });
@@ -169,15 +169,5 @@ fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
             Ok(Outcome::Ok)
         }
         Err(e) => Err(e),
-    }
-}
-
-async fn shutdown_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
-    tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
     }
 }

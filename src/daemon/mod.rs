@@ -34,6 +34,17 @@ pub use server::{DaemonOptions, request_stop, run_daemon};
 
 use crate::config::Identity;
 
+/// Resolves on SIGTERM or SIGINT, naming which: how `serve` and the daemon learn to stop.
+pub async fn shutdown_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+    tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    }
+}
+
 /// What the daemon answers to a good hello.
 pub const HELLO_OK: &str = "{\"warroom\":\"attached\"}";
 

@@ -162,7 +162,7 @@ async fn serve(
                 }
                 Err(e) => tracing::warn!("accept failed: {e}"),
             },
-            r = shutdown_signal() => break r,
+            r = super::shutdown_signal() => break r,
             () = stop.cancelled() => break "a stop request",
         }
         // Reap finished sessions so the set does not grow with every connection.
@@ -249,16 +249,6 @@ fn parse_hello(line: &str) -> Result<Option<Identity>, String> {
                 .map_err(|e| e.to_string())
         }
         other => Err(format!("unknown action `{other}`; use attach or stop")),
-    }
-}
-
-async fn shutdown_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
-    tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
     }
 }
 
