@@ -9,6 +9,7 @@
 //! one compact vector so filters scan ~32 bytes per entry; text and cold fields live in
 //! [`Stored`]. Names are interned per field, so filters compare integers.
 
+mod chunks;
 mod filter;
 mod query;
 mod rank;
