@@ -203,7 +203,21 @@ pub async fn relay(
     );
     let mut session = Session::default();
     let mut direct_memory: Option<Arc<Memory>> = None;
-    while let Some(event) = rx.recv().await {
+    // The in-process server after a failover, drained before exit like direct mode.
+    let mut direct_server: Option<Server> = None;
+    let signal = super::shutdown_signal();
+    tokio::pin!(signal);
+    loop {
+        let event = tokio::select! {
+            e = rx.recv() => match e {
+                Some(e) => e,
+                None => break,
+            },
+            reason = &mut signal => {
+                tracing::info!("{reason}: the relay stops after in-flight calls");
+                break;
+            }
+        };
         match event {
             Event::Client(line) => {
                 session.note_client(&line);
@@ -234,7 +248,9 @@ pub async fn relay(
                             None => open_direct()?,
                         };
                         direct_memory = Some(memory.clone());
-                        direct(Server::new(memory, who.clone()).with_tools(tools))
+                        let server = Server::new(memory, who.clone()).with_tools(tools);
+                        direct_server = Some(server.clone());
+                        direct(server)
                     }
                 };
                 up = write;
@@ -249,6 +265,9 @@ pub async fn relay(
             }
             Event::Upstream(..) | Event::UpstreamClosed(_) => {} // a replaced upstream
         }
+    }
+    if let Some(server) = direct_server {
+        server.drain().await;
     }
     Ok(())
 }
