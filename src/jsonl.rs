@@ -278,6 +278,19 @@ impl Tail {
         Poll::Reset(why)
     }
 
+    /// True if a [`Tail::poll`] could find anything: the file grew, shrank, appeared,
+    /// disappeared or was replaced. Only a `stat`, so readers can check it under a shared
+    /// lock and take the exclusive one only when there is something to read.
+    pub fn may_have_news(&self) -> io::Result<bool> {
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(self.identity.is_some()),
+            Err(e) => return Err(e),
+        };
+        Ok(self.identity != Some((meta.dev(), meta.ino()))
+            || meta.len() != self.offset + self.pending)
+    }
+
     /// Reads the complete lines appended since the last poll, calling `on_line` for each.
     pub fn poll(&mut self, mut on_line: impl FnMut(RawLine<'_>)) -> io::Result<Poll> {
         let meta = match std::fs::metadata(&self.path) {

@@ -91,6 +91,14 @@ impl Ledger {
     }
 
     /// Reads whatever was appended since the last call and applies it to the index.
+    /// True if [`Ledger::refresh`] could pick anything up (a `stat` of the file).
+    pub fn may_have_news(&self) -> Result<bool> {
+        self.tail
+            .may_have_news()
+            .map_err(|e| Error::io("checking ledger", self.tail.path(), e))
+    }
+
+    /// Picks up what other processes appended (or rebuilds if the file was replaced).
     pub fn refresh(&mut self) -> Result<Refresh> {
         let before = self.index.problems().1;
         let mut out = Refresh::default();

@@ -36,6 +36,8 @@ pub struct DaemonReport {
     pub daemon_rss_mb: f64,
     /// Search round trips of one agent, µs.
     pub search: Micros,
+    /// Searches per second with every agent searching at once (20 each).
+    pub parallel_searches_per_s: f64,
 }
 
 struct Agent {
@@ -206,7 +208,33 @@ pub fn measure(
         first.call("memory_search", serde_json::json!({"text": q}))?;
         samples.push(t.elapsed());
     }
-    for (mut a, _) in started {
+    // Every agent searches at once: the daemon serves reads side by side.
+    const EACH: usize = 20;
+    let t = Instant::now();
+    let workers: Vec<_> = started
+        .into_iter()
+        .enumerate()
+        .map(|(i, (mut a, _))| {
+            let qs: Vec<String> = (0..EACH)
+                .map(|k| queries[(i * EACH + k) % queries.len()].clone())
+                .collect();
+            std::thread::spawn(move || -> anyhow::Result<Agent> {
+                for q in qs {
+                    a.call("memory_search", serde_json::json!({"text": q}))?;
+                }
+                Ok(a)
+            })
+        })
+        .collect();
+    let mut done = Vec::new();
+    for w in workers {
+        done.push(
+            w.join()
+                .map_err(|_| anyhow::anyhow!("agent thread panicked"))??,
+        );
+    }
+    let parallel_searches_per_s = (agents * EACH) as f64 / t.elapsed().as_secs_f64();
+    for mut a in done {
         drop(a.stdin);
         let _ = a.child.wait();
     }
@@ -228,17 +256,18 @@ pub fn measure(
         agents_rss_mb,
         daemon_rss_mb,
         search: Micros::of(samples),
+        parallel_searches_per_s,
     })
 }
 
 /// The reports as a markdown table (for README).
 pub fn markdown(reports: &[DaemonReport]) -> String {
     let mut s = String::from(
-        "| entries | agents | mode | all answered ms | attach p50 ms | agents RSS MB | daemon RSS MB | total MB | search p50 / p99 µs |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|\n",
+        "| entries | agents | mode | all answered ms | attach p50 ms | agents RSS MB | daemon RSS MB | total MB | search p50 / p99 µs | searches/s, all at once |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} / {:.0} |\n",
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} / {:.0} | {:.0} |\n",
             r.entries,
             r.agents,
             r.mode,
@@ -248,7 +277,8 @@ pub fn markdown(reports: &[DaemonReport]) -> String {
             r.daemon_rss_mb,
             r.agents_rss_mb + r.daemon_rss_mb,
             r.search.p50,
-            r.search.p99
+            r.search.p99,
+            r.parallel_searches_per_s
         ));
     }
     s

@@ -27,7 +27,7 @@ impl Memory {
     /// Entries matching `filter` (superseded ones included when the filter says so),
     /// newest first, at most `limit`, with their status.
     pub fn log(&self, filter: &Filter, limit: usize) -> Result<HistoryOutput> {
-        let state = self.fresh()?;
+        let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let r = ix.query(&filter.compile(ix), limit);
         Ok(HistoryOutput {

@@ -14,7 +14,7 @@ mod plans;
 mod publish;
 mod read;
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::clock::{Clock, Timestamp};
 use crate::config::{Paths, Settings};
@@ -52,7 +52,9 @@ pub struct Memory {
     settings: Settings,
     clock: Arc<dyn Clock>,
     append_opts: AppendOptions,
-    state: Mutex<State>,
+    /// Derived state. Reads share it (many sessions of a daemon side by side); catching up
+    /// with the files and writing take it alone, and only when there is something to do.
+    state: RwLock<State>,
 }
 
 impl std::fmt::Debug for Memory {
@@ -82,7 +84,7 @@ impl Memory {
             settings,
             clock,
             append_opts: opts,
-            state: Mutex::new(State {
+            state: RwLock::new(State {
                 ledger,
                 channels: Default::default(),
                 plans: Default::default(),
@@ -114,14 +116,29 @@ impl Memory {
         }
     }
 
-    /// Locks the state and brings it up to date with the files.
-    pub(crate) fn fresh(&self) -> Result<MutexGuard<'_, State>> {
+    /// Locks the state exclusively and brings it up to date with the files.
+    pub(crate) fn fresh(&self) -> Result<RwLockWriteGuard<'_, State>> {
         // A panic while holding the lock cannot leave the files inconsistent (every write is
         // one line under the OS lock), and derived state is rebuilt from the files anyway.
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         state.ledger.refresh()?;
         state.plans.refresh(&self.paths);
         Ok(state)
+    }
+
+    /// The state, up to date with the files, shared with other readers. The check for
+    /// news is a few `stat`s under the shared lock; only when a file changed is the
+    /// exclusive lock taken to catch up.
+    pub(crate) fn fresh_read(&self) -> Result<RwLockReadGuard<'_, State>> {
+        let plans = plans::PlanState::fingerprint(&self.paths);
+        {
+            let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+            if !state.ledger.may_have_news()? && state.plans.is_current(&plans) {
+                return Ok(state);
+            }
+        }
+        drop(self.fresh()?);
+        Ok(self.state.read().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Applies the secret policy to a text field: returns the text to store and the kinds of
@@ -154,13 +171,13 @@ impl Memory {
     /// Picks up whatever other processes appended; returns the number of new lines.
     /// (Every operation does this first; benchmarks time it alone.)
     pub fn refresh(&self) -> Result<usize> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         Ok(state.ledger.refresh()?.lines)
     }
 
     /// Turns `fsync` after each append on or off (the benchmark compares both).
     pub fn set_fsync(&self, on: bool) {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         state.ledger.set_fsync(on);
     }
 
@@ -171,13 +188,13 @@ impl Memory {
 
     /// Approximate heap bytes held by the index.
     pub fn index_heap_bytes(&self) -> usize {
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
         state.ledger.index().heap_bytes()
     }
 
     /// Entry counts, after picking up anything new.
     pub fn stats(&self) -> Result<Stats> {
-        let state = self.fresh()?;
+        let state = self.fresh_read()?;
         let ix = state.ledger.index();
         Ok(Stats {
             entries: ix.len(),
@@ -189,7 +206,7 @@ impl Memory {
 
     /// Problems found in the ledger so far (line, message), at most `limit`.
     pub fn problems(&self, limit: usize) -> Result<Vec<(u64, String)>> {
-        let state = self.fresh()?;
+        let state = self.fresh_read()?;
         Ok(state
             .ledger
             .index()

@@ -23,10 +23,20 @@ pub(crate) struct PlanState {
 }
 
 impl PlanState {
+    /// The current fingerprint of the plan sources (file stats; no lock needed).
+    pub(crate) fn fingerprint(paths: &crate::config::Paths) -> sources::Fingerprint {
+        sources::fingerprint(paths)
+    }
+
+    /// True if the DAG was built from sources with fingerprint `fp`.
+    pub(crate) fn is_current(&self, fp: &sources::Fingerprint) -> bool {
+        self.fingerprint.as_ref() == Some(fp)
+    }
+
     /// Rebuilds the DAG if any plan source changed.
     pub(crate) fn refresh(&mut self, paths: &crate::config::Paths) {
         let fp = sources::fingerprint(paths);
-        if self.fingerprint.as_ref() == Some(&fp) {
+        if self.is_current(&fp) {
             return;
         }
         let s = sources::load(paths);
@@ -209,7 +219,7 @@ impl Memory {
 
     /// The whole project's epic DAG.
     pub fn plan_view(&self) -> Result<DagOut> {
-        let state = self.fresh()?;
+        let state = self.fresh_read()?;
         let dag = &state.plans.dag;
         let label = |n: usize| dag.nodes[n].label();
         Ok(DagOut {

@@ -34,6 +34,11 @@ pub(crate) fn page_size(
     }
 }
 
+thread_local! {
+    /// Per-thread score accumulator for search (sized to the index on first use).
+    static SCRATCH: std::cell::RefCell<crate::index::Scratch> = Default::default();
+}
+
 const NARROW_FILTERS: &str = "narrow the filters (since/until, tags, kind) to page through more";
 
 fn time_arg(field: &str, text: &Option<String>, now: Timestamp) -> Result<Option<Timestamp>> {
@@ -138,7 +143,7 @@ impl Memory {
         limit: usize,
         excluded_room: Option<String>,
     ) -> Result<QueryOutput> {
-        let state = self.fresh()?;
+        let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let r = ix.query(&filter.compile(ix), limit);
         Ok(QueryOutput {
@@ -174,10 +179,13 @@ impl Memory {
         )?;
         let (filter, excluded_room) = self.build_filter(&args.filter, who)?;
         let now = self.now();
-        let mut state = self.fresh()?;
-        let (ix, scratch) = state.ledger.index_and_scratch();
+        let state = self.fresh_read()?;
+        let ix = state.ledger.index();
         let compiled = filter.compile(ix);
-        let r = ix.search(&args.text, &compiled, limit, &self.scorer(now), scratch);
+        // Each thread scores into its own buffer, so searches run side by side.
+        let r = SCRATCH.with_borrow_mut(|scratch| {
+            ix.search(&args.text, &compiled, limit, &self.scorer(now), scratch)
+        });
         Ok(SearchOutput {
             truncated: r.total > r.hits.len(),
             hits: r
@@ -206,7 +214,7 @@ impl Memory {
         text: &str,
         hits: &[SearchHitOut],
     ) -> Result<Vec<crate::api::ledger::SearchExplanation>> {
-        let state = self.fresh()?;
+        let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let terms = ix.text().query(text);
         Ok(hits
@@ -227,7 +235,7 @@ impl Memory {
     /// One entry, live or superseded, with its supersede chain in both directions.
     pub fn get(&self, args: GetArgs) -> Result<GetOutput> {
         short_id("id", &args.id)?;
-        let state = self.fresh()?;
+        let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let pos = ix.position(&args.id).ok_or_else(|| {
             Error::NotFound(format!(
