@@ -320,48 +320,13 @@ fn serve_requires_a_daemon_only_when_asked() {
     );
 }
 
-/// One HTTP/1.1 exchange on loopback (`Connection: close`): status, headers, de-chunked body.
+/// One HTTP/1.1 exchange on loopback: status, headers, de-chunked body.
 fn http_post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
-    use std::io::{Read, Write};
-    let rest = url.strip_prefix("http://").unwrap();
-    let (authority, path) = rest.split_once('/').unwrap();
-    let mut s = std::net::TcpStream::connect(authority).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let mut req = format!(
-        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, mut rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let mut body = String::new();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        while let Some((len, after)) = rest.split_once("\r\n") {
-            let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            body.push_str(&after[..n]);
-            rest = &after[n + 2..];
-        }
-    } else {
-        body = rest.to_string();
-    }
-    (status, head.to_string(), body)
+    let r = warroom_memory::bench::http_client::post(url, headers, body).unwrap();
+    (r.status, r.head, r.body)
 }
 
-const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INIT: &str = warroom_memory::bench::http_client::INITIALIZE;
 
 fn url_of(root: &Path, runtime: &Path) -> String {
     let out = daemon_cmd(root, runtime, &["status"])

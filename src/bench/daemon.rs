@@ -49,15 +49,28 @@ struct Agent {
 
 impl Agent {
     fn call(&mut self, tool: &str, args: serde_json::Value) -> anyhow::Result<()> {
+        self.call_value(tool, args).map(drop)
+    }
+
+    /// Calls a tool and returns the JSON-RPC answer.
+    fn call_value(
+        &mut self,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> anyhow::Result<serde_json::Value> {
         self.next_id += 1;
         let req = serde_json::json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
             "params": {"name": tool, "arguments": args}});
         writeln!(self.stdin, "{req}")?;
         self.stdin.flush()?;
-        self.wait_for(self.next_id)
+        self.answer(self.next_id)
     }
 
     fn wait_for(&mut self, id: u64) -> anyhow::Result<()> {
+        self.answer(id).map(drop)
+    }
+
+    fn answer(&mut self, id: u64) -> anyhow::Result<serde_json::Value> {
         let mut line = String::new();
         loop {
             line.clear();
@@ -68,7 +81,7 @@ impl Agent {
             let v: serde_json::Value = serde_json::from_str(&line)?;
             if v["id"] == id {
                 anyhow::ensure!(v.get("error").is_none(), "agent answered an error: {line}");
-                return Ok(());
+                return Ok(v);
             }
         }
     }
@@ -282,4 +295,237 @@ pub fn markdown(reports: &[DaemonReport]) -> String {
         ));
     }
     s
+}
+
+/// `bench daemon --load`: many agents on one daemon, half stdio relays and half HTTP
+/// sessions, each calling once a second (search, query, publish in turn).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LoadReport {
+    /// Ledger entries at the start.
+    pub entries: usize,
+    /// Agents attached through `serve` relays.
+    pub stdio_agents: usize,
+    /// Agents speaking Streamable HTTP.
+    pub http_agents: usize,
+    /// Seconds of load.
+    pub seconds: u64,
+    /// Calls made.
+    pub calls: usize,
+    /// Calls that failed.
+    pub errors: usize,
+    /// Call latency seen by the agents, µs.
+    pub latency: Micros,
+    /// Publishes acknowledged.
+    pub published: usize,
+    /// Acknowledged publishes missing from, or duplicated in, the ledger.
+    pub lost_or_duplicated: usize,
+    /// Resident memory of all relays, MB.
+    pub relays_rss_mb: f64,
+    /// Resident memory of the daemon, MB.
+    pub daemon_rss_mb: f64,
+}
+
+/// One agent of the load: how it calls.
+enum LoadAgent {
+    Stdio(Agent),
+    Http(String, Vec<(String, String)>),
+}
+
+impl LoadAgent {
+    fn call(&mut self, tool: &str, args: serde_json::Value) -> anyhow::Result<serde_json::Value> {
+        match self {
+            LoadAgent::Stdio(a) => a.call_value(tool, args),
+            LoadAgent::Http(url, headers) => {
+                let req = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": tool, "arguments": args}});
+                let h: Vec<(&str, &str)> = headers
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                let reply = super::http_client::post(url, &h, &req.to_string())?;
+                reply
+                    .message()
+                    .ok_or_else(|| anyhow::anyhow!("HTTP {}: no answer", reply.status))
+            }
+        }
+    }
+}
+
+/// Starts a daemon for `root` serving HTTP on a free loopback port; returns it and its URL.
+fn start_http_daemon(exe: &Path, root: &Path, runtime: &Path) -> anyhow::Result<(Child, String)> {
+    let daemon = Command::new(exe)
+        .arg("--root")
+        .arg(root)
+        .args(["daemon", "--listen", "127.0.0.1:0"])
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("WARROOM_LOG", "warn")
+        .stderr(Stdio::null())
+        .spawn()?;
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let out = Command::new(exe)
+            .args(["--json", "daemon", "status", "--root"])
+            .arg(root)
+            .env("XDG_RUNTIME_DIR", runtime)
+            .stderr(Stdio::null())
+            .output()?;
+        if out.status.success() {
+            let info: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+            let url = info["url"]
+                .as_str()
+                .context("the daemon serves HTTP")?
+                .to_string();
+            return Ok((daemon, url));
+        }
+        anyhow::ensure!(Instant::now() < deadline, "the daemon did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Runs the load on the ledger at `root`.
+pub fn load(
+    exe: &Path,
+    root: &Path,
+    entries: usize,
+    agents: usize,
+    seconds: u64,
+) -> anyhow::Result<LoadReport> {
+    let runtime = root.join("run");
+    std::fs::create_dir_all(&runtime)?;
+    let (mut daemon, url) = start_http_daemon(exe, root, &runtime)?;
+    let stdio_agents = agents / 2;
+    let mut pool = Vec::with_capacity(agents);
+    for i in 0..agents {
+        if i < stdio_agents {
+            let mut a = spawn_agent(exe, root, &runtime, i, "daemon")?;
+            a.wait_for(0)?;
+            pool.push(LoadAgent::Stdio(a));
+        } else {
+            let room = format!("room-{:03}", i % 100);
+            let who = [
+                ("X-Warroom-Room", room.as_str()),
+                ("X-Warroom-Role", "bench"),
+            ];
+            pool.push(LoadAgent::Http(
+                url.clone(),
+                super::http_client::open_session(&url, &who)?,
+            ));
+        }
+    }
+    let mut corpus = Corpus::new(7, Timestamp(1_795_608_000));
+    let queries: Vec<String> = (0..agents).map(|_| corpus.query()).collect();
+    let start = Instant::now() + Duration::from_millis(500);
+    let workers: Vec<_> = pool
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut a)| {
+            let q = queries[i].clone();
+            let offset = Duration::from_millis((i as u64 * 1000) / agents.max(1) as u64);
+            std::thread::spawn(move || {
+                let mut samples = Vec::new();
+                let (mut errors, mut ids) = (0usize, Vec::new());
+                for k in 0..seconds {
+                    let at = start + offset + Duration::from_secs(k);
+                    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                    let t = Instant::now();
+                    let r = match k % 3 {
+                        0 => a.call("memory_search", serde_json::json!({"text": q})),
+                        1 => a.call("memory_query", serde_json::json!({"last_n": 10})),
+                        _ => a.call(
+                            "memory_publish",
+                            serde_json::json!({"kind": "warning",
+                            "summary": format!("load agent {i} call {k}")}),
+                        ),
+                    };
+                    samples.push(t.elapsed());
+                    match r {
+                        Ok(v) if v["result"]["isError"] != true => {
+                            if let Some(id) =
+                                v["result"]["structuredContent"]["entry"]["id"].as_str()
+                            {
+                                ids.push(id.to_string());
+                            }
+                        }
+                        _ => errors += 1,
+                    }
+                }
+                (a, samples, errors, ids)
+            })
+        })
+        .collect();
+    let (mut samples, mut errors, mut acked, mut relays_rss_mb) = (Vec::new(), 0, Vec::new(), 0.0);
+    let mut finished = Vec::new();
+    for w in workers {
+        let (a, s, e, ids) = w
+            .join()
+            .map_err(|_| anyhow::anyhow!("load thread panicked"))?;
+        samples.extend(s);
+        errors += e;
+        acked.extend(ids);
+        finished.push(a);
+    }
+    for a in &finished {
+        if let LoadAgent::Stdio(a) = a {
+            relays_rss_mb += rss_mb(a.child.id());
+        }
+    }
+    let daemon_rss_mb = rss_mb(daemon.id());
+    for a in finished {
+        if let LoadAgent::Stdio(mut a) = a {
+            drop(a.stdin);
+            let _ = a.child.wait();
+        }
+    }
+    let _ = Command::new(exe)
+        .args(["daemon", "stop", "--root"])
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stderr(Stdio::null())
+        .status();
+    let _ = daemon.wait();
+    let mut in_ledger: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for line in std::fs::read_to_string(root.join(".agents/ledger.jsonl"))?.lines() {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
+            && let Some(id) = v["id"].as_str()
+        {
+            *in_ledger.entry(id.to_string()).or_default() += 1;
+        }
+    }
+    let lost_or_duplicated = acked
+        .iter()
+        .filter(|id| in_ledger.get(*id) != Some(&1))
+        .count();
+    Ok(LoadReport {
+        entries,
+        stdio_agents,
+        http_agents: agents - stdio_agents,
+        seconds,
+        calls: samples.len(),
+        errors,
+        latency: Micros::of(samples),
+        published: acked.len(),
+        lost_or_duplicated,
+        relays_rss_mb,
+        daemon_rss_mb,
+    })
+}
+
+/// The load report as a markdown table.
+pub fn load_markdown(r: &LoadReport) -> String {
+    format!(
+        "| entries | stdio relays + HTTP sessions | seconds | calls | errors | latency p50 / p99 µs | publishes acknowledged | lost or duplicated | relays RSS MB | daemon RSS MB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n| {} | {} + {} | {} | {} | {} | {:.0} / {:.0} | {} | {} | {:.0} ({:.1} each) | {:.0} |\n",
+        r.entries,
+        r.stdio_agents,
+        r.http_agents,
+        r.seconds,
+        r.calls,
+        r.errors,
+        r.latency.p50,
+        r.latency.p99,
+        r.published,
+        r.lost_or_duplicated,
+        r.relays_rss_mb,
+        r.relays_rss_mb / r.stdio_agents.max(1) as f64,
+        r.daemon_rss_mb
+    )
 }

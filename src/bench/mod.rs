@@ -7,6 +7,7 @@
 
 pub mod corpus;
 pub mod daemon;
+pub mod http_client;
 pub mod locomo;
 pub mod measure;
 pub mod quality;

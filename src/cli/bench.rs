@@ -65,12 +65,37 @@ struct DaemonBenchCmd {
     /// Where generated ledgers are kept between runs.
     #[arg(long, value_name = "DIR", default_value = "target/bench-data")]
     dir: PathBuf,
+    /// Instead: N agents on one daemon (half stdio relays, half HTTP sessions), each
+    /// calling once a second for `--seconds`, on the first size.
+    #[arg(long, value_name = "N")]
+    load: Option<usize>,
+    /// Length of the `--load` run.
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
 }
 
 impl DaemonBenchCmd {
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
         let exe = std::env::current_exe()?;
         std::fs::create_dir_all(&self.dir)?;
+        if let Some(agents) = self.load {
+            let n = self.sizes.first().copied().unwrap_or(100_000);
+            let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;
+            let root = tempfile::tempdir()?;
+            std::fs::create_dir_all(root.path().join(".agents"))?;
+            std::fs::copy(&corpus, root.path().join(".agents/ledger.jsonl"))?;
+            note(&format!(
+                "bench: {agents} agents on one daemon for {} s",
+                self.seconds
+            ));
+            let r = bench::daemon::load(&exe, root.path(), n, agents, self.seconds)?;
+            emit(json, &r, bench::daemon::load_markdown);
+            return Ok(if r.lost_or_duplicated == 0 && r.errors == 0 {
+                Outcome::Ok
+            } else {
+                Outcome::Violations
+            });
+        }
         let mut reports = Vec::new();
         for &n in &self.sizes {
             let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;

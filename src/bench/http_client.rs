@@ -1,0 +1,119 @@
+//! A minimal HTTP/1.1 client for loopback MCP over Streamable HTTP, used by `bench daemon
+//! --load` and the daemon tests: one request per connection (`Connection: close`), the
+//! status, the headers and the de-chunked body. Not a general client: it exists so that
+//! measuring and testing the daemon's HTTP edge needs no HTTP stack of its own.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+/// A response: status code, header block, body (chunked encoding undone).
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// HTTP status code.
+    pub status: u16,
+    /// The status line and headers as received.
+    pub head: String,
+    /// The body.
+    pub body: String,
+}
+
+impl Reply {
+    /// A header's value (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<String> {
+        let want = format!("{}:", name.to_ascii_lowercase());
+        self.head.lines().find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with(&want)
+                .then(|| l[want.len()..].trim().to_string())
+        })
+    }
+
+    /// The last JSON-RPC message of the body (an SSE `data:` line or a JSON body).
+    pub fn message(&self) -> Option<serde_json::Value> {
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .rfind(|d| d.starts_with('{'))
+            .or_else(|| Some(self.body.trim()).filter(|b| b.starts_with('{')))
+            .and_then(|d| serde_json::from_str(d).ok())
+    }
+}
+
+/// POSTs `body` to `url` (`http://HOST:PORT/PATH`) with MCP's content negotiation headers.
+pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> std::io::Result<Reply> {
+    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| bad("not an http:// url"))?;
+    let (authority, path) = rest.split_once('/').ok_or_else(|| bad("no path in url"))?;
+    let mut s = std::net::TcpStream::connect(authority)?;
+    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut req = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes())?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, mut rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| bad("no status line"))?;
+    let mut out = String::new();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        while let Some((len, after)) = rest.split_once("\r\n") {
+            let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
+            if n == 0 || after.len() < n {
+                break;
+            }
+            out.push_str(&after[..n]);
+            rest = after.get(n + 2..).unwrap_or("");
+        }
+    } else {
+        out = rest.to_string();
+    }
+    Ok(Reply {
+        status,
+        head: head.to_string(),
+        body: out,
+    })
+}
+
+/// The initialize request every session starts with.
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"warroom-bench","version":"1"}}}"#;
+
+/// Opens an MCP session as `who` (header pairs); returns the headers later requests need.
+pub fn open_session(url: &str, who: &[(&str, &str)]) -> std::io::Result<Vec<(String, String)>> {
+    let reply = post(url, who, INITIALIZE)?;
+    let sid = reply
+        .header("mcp-session-id")
+        .ok_or_else(|| std::io::Error::other(format!("no session id (status {})", reply.status)))?;
+    let mut headers: Vec<(String, String)> = who
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    headers.push(("mcp-session-id".into(), sid));
+    headers.push(("MCP-Protocol-Version".into(), "2025-06-18".into()));
+    let refs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    post(
+        url,
+        &refs,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )?;
+    Ok(headers)
+}
