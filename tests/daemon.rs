@@ -442,3 +442,53 @@ fn off_loopback_http_needs_a_token_and_checks_it() {
         200
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_agent_can_bring_the_daemon_up() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let spawn = |room: &str| {
+        agent(p.path())
+            .room(room)
+            .role("manager")
+            .env("XDG_RUNTIME_DIR", &rt.path().display().to_string())
+            .env("WARROOM_SPAWN", "true")
+            .env("WARROOM_DAEMON", "require")
+            .start()
+    };
+    let first = spawn("room-1").await;
+    publish(
+        &first,
+        "decision",
+        "the first agent started the daemon",
+        json!({}),
+    )
+    .await;
+    let status = daemon_cmd(p.path(), rt.path(), &["status"])
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "a daemon runs now");
+    let info: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert!(
+        info["url"].is_null(),
+        "a spawned daemon serves no HTTP unless asked"
+    );
+    let second = spawn("room-2").await;
+    let seen = second.ok("memory_query", json!({})).await;
+    assert_eq!(seen["total"], 1, "{seen}");
+    for a in [&first, &second] {
+        assert!(
+            a.stderr().contains("attached to the project's daemon"),
+            "{}",
+            a.stderr()
+        );
+    }
+    assert!(first.stderr().contains("started one"));
+    assert!(
+        !second.stderr().contains("started one"),
+        "the second agent found it running"
+    );
+    let stop = daemon_cmd(p.path(), rt.path(), &["stop"]).output().unwrap();
+    assert!(stop.status.success());
+}

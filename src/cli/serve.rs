@@ -30,6 +30,10 @@ pub struct ServeCmd {
     /// otherwise; `require` fails without one; `off` always serves directly.
     #[arg(long, value_enum, default_value = "auto", env = "WARROOM_DAEMON")]
     daemon: AttachMode,
+    /// When no daemon serves the root, start one in the background (its log beside its
+    /// socket) and attach to it: the first agent of a plan brings the global server up.
+    #[arg(long, env = "WARROOM_SPAWN")]
+    spawn: bool,
 }
 
 fn banner(ctx: &Ctx) -> anyhow::Result<()> {
@@ -89,13 +93,20 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let conn = match &place {
+        let mut conn = match &place {
             Ok(p) => rt.block_on(daemon::attach(p, &who)),
             Err(e) => {
                 tracing::warn!("no daemon place for {}: {e}", paths.root.display());
                 None
             }
         };
+        if conn.is_none()
+            && cmd.spawn
+            && let Ok(p) = &place
+        {
+            spawn_daemon(&paths.root, p)?;
+            conn = rt.block_on(daemon::attach(p, &who));
+        }
         match (conn, place) {
             (Some(conn), Ok(place)) => {
                 tracing::info!(
@@ -133,6 +144,57 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
         }
     }
     direct(g.open()?, cmd)
+}
+
+/// How long `serve --spawn` waits for the daemon it started to load the ledger.
+const SPAWN_WAIT: Duration = Duration::from_secs(120);
+
+/// Starts a daemon for `root` detached from this process (its own process group, so the
+/// agent's client closing does not stop it) and waits until it serves. Another agent
+/// spawning at the same moment is harmless: one daemon wins the lock, both attach to it.
+fn spawn_daemon(root: &std::path::Path, place: &daemon::Place) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let log_path = place.socket.with_extension("log");
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)?;
+    let mut cmd = std::process::Command::new(std::env::current_exe()?);
+    cmd.arg("--root").arg(root).arg("daemon");
+    if std::env::var_os("WARROOM_LISTEN").is_none() {
+        // Several projects may spawn daemons; HTTP only where the operator asks for it.
+        cmd.args(["--listen", "none"]);
+    }
+    let mut child = cmd
+        .env_remove("WARROOM_ROOM_ID")
+        .env_remove("WARROOM_ROLE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .process_group(0)
+        .spawn()?;
+    tracing::info!(log = %log_path.display(), "no daemon served the root; started one");
+    let deadline = std::time::Instant::now() + SPAWN_WAIT;
+    while !daemon::running(place)?.is_some_and(|i| i.ready) {
+        // Ours exited: fine if another agent's daemon won the lock, an error otherwise.
+        if child.try_wait()?.is_some() && daemon::running(place)?.is_none() {
+            anyhow::bail!(
+                "the daemon started for {} exited; see {}",
+                root.display(),
+                log_path.display()
+            );
+        }
+        if std::time::Instant::now() > deadline {
+            anyhow::bail!(
+                "the daemon started for {} did not become ready within {} s; see {}",
+                root.display(),
+                SPAWN_WAIT.as_secs(),
+                log_path.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
 }
 
 /// Runs the server in this process; returns when the client disconnects or a signal arrives.
