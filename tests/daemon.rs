@@ -83,37 +83,22 @@ fn ids_in_ledger(root: &Path) -> Vec<String> {
 
 /// An HTTP MCP session acting as `room`: publishes `n` entries, returns their ids.
 fn http_agent_publishes(url: String, room: String, n: usize) -> Vec<String> {
+    use warroom_memory::bench::http_client::{open_session, post};
     let who = [
         ("X-Warroom-Room", room.as_str()),
         ("X-Warroom-Role", "engineer"),
     ];
-    let (_, head, _) = http_post(&url, &who, INIT);
-    let sid = head
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(str::to_string)
-        })
-        .expect("a session id");
-    let mut h: Vec<(&str, &str)> = vec![
-        ("mcp-session-id", &sid),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ];
-    h.extend_from_slice(&who);
-    http_post(
-        &url,
-        &h,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
+    let headers = open_session(&url, &who).unwrap();
+    let h: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     (0..n)
         .map(|k| {
             let call = json!({"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call", "params": {
                 "name": "memory_publish",
                 "arguments": {"kind": "decision", "summary": format!("{room} fact {k} about caching")}}});
-            let (_, _, body) = http_post(&url, &h, &call.to_string());
-            let data = body.lines().filter_map(|l| l.strip_prefix("data: ")).rfind(|d| d.starts_with('{')).unwrap();
-            let v: Value = serde_json::from_str(data).unwrap();
+            let v = post(&url, &h, &call.to_string()).unwrap().message().unwrap();
             let entry = &v["result"]["structuredContent"]["entry"];
             assert_eq!(entry["room_id"], room.as_str(), "{v}");
             entry["id"].as_str().unwrap().to_string()
@@ -347,16 +332,9 @@ fn http_sessions_take_their_identity_from_headers_and_keep_it() {
     let _d = start_daemon(p.path(), rt.path());
     let url = url_of(p.path(), rt.path());
     let who = [("X-Warroom-Room", "room-h"), ("X-Warroom-Role", "qa")];
-    let (status, head, _) = http_post(&url, &who, INIT);
-    assert_eq!(status, 200, "{head}");
-    let sid = head
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(str::to_string)
-        })
-        .expect("a session id");
+    let reply = warroom_memory::bench::http_client::post(&url, &who, INIT).unwrap();
+    assert_eq!(reply.status, 200, "{}", reply.head);
+    let sid = reply.header("mcp-session-id").expect("a session id");
     let session = |extra: &[(&'static str, &'static str)]| {
         let mut h: Vec<(&str, &str)> = vec![
             ("mcp-session-id", sid.as_str()),

@@ -126,6 +126,17 @@ fn spawn_agent(
     })
 }
 
+/// Asks the daemon of `root` to stop (in-flight calls finish) and reaps it.
+fn stop_daemon(exe: &Path, root: &Path, runtime: &Path, mut daemon: Child) {
+    let _ = Command::new(exe)
+        .args(["daemon", "stop", "--root"])
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .stderr(Stdio::null())
+        .status();
+    let _ = daemon.wait();
+}
+
 fn rss_mb(pid: u32) -> f64 {
     let kb: u64 = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -251,14 +262,8 @@ pub fn measure(
         drop(a.stdin);
         let _ = a.child.wait();
     }
-    if let Some(mut d) = daemon {
-        let _ = Command::new(exe)
-            .args(["daemon", "stop", "--root"])
-            .arg(root)
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .stderr(Stdio::null())
-            .status();
-        let _ = d.wait();
+    if let Some(d) = daemon {
+        stop_daemon(exe, root, &runtime, d);
     }
     Ok(DaemonReport {
         entries,
@@ -392,7 +397,7 @@ pub fn load(
 ) -> anyhow::Result<LoadReport> {
     let runtime = root.join("run");
     std::fs::create_dir_all(&runtime)?;
-    let (mut daemon, url) = start_http_daemon(exe, root, &runtime)?;
+    let (daemon, url) = start_http_daemon(exe, root, &runtime)?;
     let stdio_agents = agents / 2;
     let mut pool = Vec::with_capacity(agents);
     for i in 0..agents {
@@ -476,13 +481,7 @@ pub fn load(
             let _ = a.child.wait();
         }
     }
-    let _ = Command::new(exe)
-        .args(["daemon", "stop", "--root"])
-        .arg(root)
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .stderr(Stdio::null())
-        .status();
-    let _ = daemon.wait();
+    stop_daemon(exe, root, &runtime, daemon);
     let mut in_ledger: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for line in std::fs::read_to_string(root.join(".agents/ledger.jsonl"))?.lines() {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(line)
