@@ -20,6 +20,21 @@ fn hold_ledger_lock(root: &std::path::Path) -> std::fs::File {
     f
 }
 
+/// `warroom-memory publish` of a decision as room r1, role qa: (exit code, stderr).
+fn cli_publish(root: &std::path::Path, summary: &str) -> (i32, String) {
+    let args = [
+        "publish",
+        "--kind",
+        "decision",
+        "--summary",
+        summary,
+        "--as-room",
+        "r1",
+    ];
+    let (code, _, err) = cli_env(root, &args, &[("WARROOM_ROLE", "qa")]);
+    (code, err)
+}
+
 #[test]
 fn a_held_lock_fails_the_cli_publish_with_the_holder_named() {
     let p = project();
@@ -29,19 +44,7 @@ fn a_held_lock_fails_the_cli_publish_with_the_holder_named() {
     )
     .unwrap();
     let held = hold_ledger_lock(p.path());
-    let (code, _, err) = cli_env(
-        p.path(),
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--summary",
-            "blocked",
-            "--as-room",
-            "r1",
-        ],
-        &[("WARROOM_ROLE", "qa")],
-    );
+    let (code, err) = cli_publish(p.path(), "blocked");
     assert_eq!(code, 2, "{err}");
     let me = format!("by PID {}", std::process::id());
     assert!(
@@ -50,19 +53,7 @@ fn a_held_lock_fails_the_cli_publish_with_the_holder_named() {
     );
     assert!(ledger_lines(p.path()).is_empty(), "nothing written");
     drop(held);
-    let (code, _, err) = cli_env(
-        p.path(),
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--summary",
-            "free",
-            "--as-room",
-            "r1",
-        ],
-        &[("WARROOM_ROLE", "qa")],
-    );
+    let (code, err) = cli_publish(p.path(), "free");
     assert_eq!(code, 0, "{err}");
     assert_eq!(ledger_lines(p.path()).len(), 1);
 }

@@ -36,6 +36,15 @@ fn ids(ix: &LedgerIndex, positions: &[u32]) -> Vec<String> {
         .collect()
 }
 
+/// The scorer of these tests: `now`, the default half-lives, `ranking`.
+fn scorer(now: Timestamp, ranking: Ranking) -> Scorer {
+    Scorer {
+        now,
+        half_lives: half_lives(),
+        ranking,
+    }
+}
+
 fn half_lives() -> [f64; 6] {
     crate::config::Settings::default().half_life_hours
 }
@@ -297,11 +306,7 @@ fn search_multiplies_bm25_by_kind_decay() {
         "retry",
         &Filter::default().compile(&ix),
         10,
-        &Scorer {
-            now,
-            half_lives: half_lives(),
-            ranking: Ranking::Seed,
-        },
+        &scorer(now, Ranking::Seed),
         &mut scratch,
     );
     assert_eq!(r.total, 3);
@@ -322,11 +327,7 @@ fn search_multiplies_bm25_by_kind_decay() {
         "retry",
         &Filter::default().compile(&ix),
         10,
-        &Scorer {
-            now,
-            half_lives: half_lives(),
-            ranking: Ranking::default(),
-        },
+        &scorer(now, Ranking::default()),
         &mut scratch,
     );
     assert_eq!(
@@ -386,11 +387,7 @@ fn search_respects_filters_limit_and_superseded() {
         "login",
         &f.compile(&ix),
         10,
-        &Scorer {
-            now,
-            half_lives: half_lives(),
-            ranking: Ranking::default(),
-        },
+        &scorer(now, Ranking::default()),
         &mut scratch,
     );
     assert_eq!(r.hits.len(), 10);
@@ -408,11 +405,7 @@ fn search_respects_filters_limit_and_superseded() {
         "login",
         &tagged.compile(&ix),
         50,
-        &Scorer {
-            now,
-            half_lives: half_lives(),
-            ranking: Ranking::default(),
-        },
+        &scorer(now, Ranking::default()),
         &mut scratch,
     );
     assert_eq!(r.total, 29);
