@@ -158,6 +158,9 @@ pub struct Settings {
     pub ranking: crate::index::Ranking,
     /// Longest wait for another process's append lock (`lock_wait_seconds`, default 10).
     pub lock_wait: std::time::Duration,
+    /// Who may supersede another room's entries (`supersede_others`; default nobody but
+    /// an operator, i.e. a caller without a room identity).
+    pub supersede_others: SupersedeOthers,
     /// Test hook: fail appends after this many bytes (`WARROOM_FAULT_APPEND_AFTER_BYTES`).
     pub fault_after_bytes: Option<u64>,
     /// Test hook: crash mid-append after this many bytes (`WARROOM_FAULT_CRASH_AFTER_BYTES`).
@@ -176,9 +179,36 @@ impl Default for Settings {
             secrets: SecretPolicy::Redact,
             ranking: crate::index::Ranking::default(),
             lock_wait: crate::jsonl::DEFAULT_LOCK_WAIT,
+            supersede_others: SupersedeOthers::default(),
             fault_after_bytes: None,
             crash_after_bytes: None,
         }
+    }
+}
+
+/// The roles and rooms allowed to supersede entries of rooms other than their own.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SupersedeOthers {
+    /// Roles (e.g. `architect`) whose agents may retire any room's entries.
+    #[serde(default)]
+    pub roles: Vec<String>,
+    /// Rooms whose agents may retire any room's entries.
+    #[serde(default)]
+    pub rooms: Vec<String>,
+}
+
+impl SupersedeOthers {
+    /// True if `who` may supersede an entry of another room.
+    pub fn allows(&self, who: &Identity) -> bool {
+        let Some(room) = &who.room_id else {
+            return true; // an operator
+        };
+        self.rooms.iter().any(|r| r == room)
+            || who
+                .role
+                .as_ref()
+                .is_some_and(|role| self.roles.iter().any(|r| r == role))
     }
 }
 
@@ -211,6 +241,8 @@ pub struct ConfigFile {
     pub decay_floor: Option<f64>,
     /// Longest wait for another process's append lock, in seconds (default 10).
     pub lock_wait_seconds: Option<f64>,
+    /// Roles and rooms allowed to supersede other rooms' entries: `{roles: [..], rooms: [..]}`.
+    pub supersede_others: Option<SupersedeOthers>,
 }
 
 impl ConfigFile {
@@ -277,6 +309,9 @@ impl ConfigFile {
             }
             settings.lock_wait = std::time::Duration::from_secs_f64(s);
         }
+        if let Some(p) = &self.supersede_others {
+            settings.supersede_others = p.clone();
+        }
         Ok(())
     }
 }
@@ -325,6 +360,19 @@ impl Identity {
     /// The room named by the caller, else this server's room identity; validated as a
     /// path component. `field` is the argument's name, for the error.
     pub fn room_or_own(&self, field: &str, given: Option<String>) -> Result<String> {
+        if let Some(g) = &given {
+            crate::validate::path_component(field, g)?;
+        }
+        if let (Some(own), Some(g)) = (&self.room_id, &given)
+            && own != g
+        {
+            return Err(Error::Refused(format!(
+                "`{field}` is `{}` but this agent's identity is room `{own}`; an agent acts \
+                 only as its own room (its identity comes from its MCP config or session, \
+                 not from arguments). Fix: omit `{field}`",
+                crate::validate::printable(g)
+            )));
+        }
         let room = given.or_else(|| self.room_id.clone()).ok_or_else(|| {
             Error::invalid(
                 field,
@@ -336,8 +384,21 @@ impl Identity {
         Ok(room)
     }
 
-    /// The role named by the caller, else this server's role identity; validated.
+    /// The role named by the caller, else this server's role identity; validated. Where
+    /// the identity has a role, a different one is refused.
     pub fn role_or_own(&self, field: &str, given: Option<String>) -> Result<String> {
+        if let Some(g) = &given {
+            crate::validate::short_id(field, g)?;
+        }
+        if let (Some(own), Some(g)) = (&self.role, &given)
+            && own != g
+        {
+            return Err(Error::Refused(format!(
+                "`{field}` is `{}` but this agent's identity is role `{own}`; an agent writes \
+                 only as its own role. Fix: omit `{field}`",
+                crate::validate::printable(g)
+            )));
+        }
         let role = given.or_else(|| self.role.clone()).ok_or_else(|| {
             Error::invalid(
                 field,

@@ -157,10 +157,25 @@ impl Ledger {
         entry: &Entry,
         check: impl FnOnce(&LedgerIndex) -> Result<()>,
     ) -> Result<u32> {
-        let line = entry.to_line();
         let path = self.tail.path().to_path_buf();
         self.refresh()?;
         check(&self.index)?;
+        // Under the lock: link to the file's last line, and never date a line before it.
+        let tip = crate::chain::tip(&path)
+            .map_err(|e| Error::io("reading the ledger's last line", &path, e))?;
+        if let (Some(last), Ok(ts)) = (tip.ts, crate::clock::parse_rfc3339(&entry.ts))
+            && ts.0 < last.0 - crate::chain::SKEW_SECONDS
+        {
+            return Err(Error::Conflict(format!(
+                "this server's clock ({}) is behind the ledger's last line ({}) by more than \
+                 {} s; entries are never dated before the line they follow. Nothing was \
+                 written. Fix: correct the system clock (or the test clock file)",
+                entry.ts,
+                last.to_rfc3339(),
+                crate::chain::SKEW_SECONDS
+            )));
+        }
+        let line = crate::chain::seal(&entry.to_line(), &tip.prev);
         let receipt = lock.append(&line, &self.opts).map_err(|e| Error::Io {
             context: format!(
                 "could not append to {} (nothing was written; the file is unchanged)",

@@ -220,8 +220,35 @@ pub fn verify(r: &VerifyReport) -> String {
         r.blank,
         crate::render::count(r.bytes as usize, "byte", "bytes")
     );
+    let c = &r.chain;
+    let _ = write!(
+        s,
+        "\nchain: {} linked, {} unchained (older writers, OSTwin); head {} (line {})",
+        c.chained, c.unchained, c.head, c.head_line
+    );
+    if !c.forks.is_empty() {
+        let shown: Vec<String> = c
+            .forks
+            .iter()
+            .take(10)
+            .map(|f| format!("line {} continues line {}", f.line, f.continues))
+            .collect();
+        let _ = write!(
+            s,
+            "\n{} (branches joined by a union merge, or lines inserted; a recorded head tells them apart): {}{}",
+            crate::render::count(c.forks.len(), "fork", "forks"),
+            shown.join(", "),
+            if c.forks.len() > 10 { ", …" } else { "" }
+        );
+    }
+    if let (Some(h), Some(l)) = (&c.recorded_head, c.recorded_head_line) {
+        let _ = write!(s, "\nrecorded head {h} found at line {l}");
+    }
     if r.ok() {
-        s.push_str("\nOK: every line is a valid entry; ids unique; supersedes consistent.");
+        s.push_str(
+            "\nOK: every line is a valid entry; ids unique; supersedes consistent; every \
+             link intact.",
+        );
         return s;
     }
     let _ = write!(

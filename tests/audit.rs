@@ -188,11 +188,10 @@ fn diff_git_of_a_union_merged_two_branch_history_has_no_violations() {
     git(root, &["commit", "-qm", "base"]);
     let base = git(root, &["rev-parse", "HEAD"]);
     git(root, &["checkout", "-qb", "left"]);
-    cli(
+    cli_at(
         root,
+        "2026-11-22T00:00:00Z",
         &[
-            "--now",
-            "2026-11-22T00:00:00Z",
             "publish",
             "--kind",
             "decision",
@@ -206,11 +205,10 @@ fn diff_git_of_a_union_merged_two_branch_history_has_no_violations() {
     );
     git(root, &["commit", "-qam", "left"]);
     git(root, &["checkout", "-q", "main"]);
-    cli(
+    cli_at(
         root,
+        "2026-11-22T00:00:01Z",
         &[
-            "--now",
-            "2026-11-22T00:00:01Z",
             "publish",
             "--kind",
             "warning",

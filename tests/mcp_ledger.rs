@@ -569,11 +569,10 @@ async fn scores_follow_the_half_lives_at_a_pinned_now() {
     ] {
         let at = 1_795_608_000 - age_h * 3600; // NOW = 2026-11-25T12:00:00Z
         let ts = warroom_memory::clock::Timestamp(at).to_rfc3339();
-        let (code, _, err) = cli(
+        let (code, _, err) = cli_at(
             p.path(),
+            &ts,
             &[
-                "--now",
-                &ts,
                 "publish",
                 "--kind",
                 kind,
@@ -603,11 +602,10 @@ async fn scores_follow_the_half_lives_at_a_pinned_now() {
     // At an age of 72 h for all, the longer half-life wins.
     let p2 = project();
     for kind in ["code", "decision", "convention"] {
-        cli(
+        cli_at(
             p2.path(),
+            "2026-11-22T12:00:00Z",
             &[
-                "--now",
-                "2026-11-22T12:00:00Z",
                 "publish",
                 "--kind",
                 kind,

@@ -4,6 +4,7 @@
 //! These functions read whole files (or git revisions) as bytes and never go through the
 //! index: an auditor must see the file exactly as it is, including lines the index skips.
 
+pub mod chain_check;
 pub mod diff;
 pub mod git;
 pub mod verify;

@@ -4,7 +4,9 @@
 //! Violations: invalid UTF-8, malformed JSON, lines that do not match
 //! `schemas/ledger-entry.schema.json` or cannot be read as an entry, duplicate ids,
 //! supersedes naming an unknown id, an entry superseded twice, self-supersedes, supersede
-//! cycles, and a torn last line (no terminating newline).
+//! cycles, a torn last line (no terminating newline), and the hash chain's findings
+//! (`broken-link`, `bad-link`, `backdated`; with `--head`, `head-missing` and
+//! `outside-head` — see [`super::chain_check`]).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
@@ -13,6 +15,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::chain_check::{ChainCheck, ChainReport};
 use crate::entry::EntryRef;
 use crate::error::{Error, Result};
 use crate::schema::Schema;
@@ -47,6 +50,8 @@ pub struct VerifyReport {
     pub superseded: u64,
     /// Blank lines (ignored).
     pub blank: u64,
+    /// The hash chain: linked and unlinked lines, forks, the head.
+    pub chain: ChainReport,
     /// Every violation, in line order.
     pub violations: Vec<Violation>,
 }
@@ -64,8 +69,13 @@ struct Seen {
     supersedes: Option<String>,
 }
 
-/// Verifies the ledger at `path`. `progress(done, total)` is called about every 16 MiB.
-pub fn verify(path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<VerifyReport> {
+/// Verifies the ledger at `path`, and `head` (recorded earlier) against it when given.
+/// `progress(done, total)` is called about every 16 MiB.
+pub fn verify(
+    path: &Path,
+    head: Option<&str>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<VerifyReport> {
     let file = crate::fsx::open_read(path).map_err(|e| Error::io("opening", path, e))?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut reader = BufReader::with_capacity(1 << 20, file);
@@ -75,6 +85,7 @@ pub fn verify(path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<VerifyR
     };
     let mut ids: HashMap<String, Seen> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
+    let mut chain = ChainCheck::default();
     let mut buf = Vec::new();
     let mut offset = 0u64;
     let mut next_progress = 16 << 20;
@@ -110,6 +121,9 @@ pub fn verify(path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<VerifyR
                 ),
             );
         }
+        if let Some((kind, message)) = chain.observe(bytes, r.lines) {
+            flag(kind, message);
+        }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             r.blank += u64::from(terminated);
         } else if let Some(id) = check_line(bytes, &mut flag, &mut ids, r.lines, offset) {
@@ -124,6 +138,17 @@ pub fn verify(path: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<VerifyR
     }
     r.bytes = offset;
     check_supersedes(&ids, &order, &mut r);
+    if let Some(h) = head {
+        for (line, kind, message) in chain.check_head(h) {
+            r.violations.push(Violation {
+                line,
+                offset: 0,
+                kind: kind.into(),
+                message,
+            });
+        }
+    }
+    r.chain = chain.report;
     r.violations.sort_by_key(|v| (v.line, v.kind.clone()));
     Ok(r)
 }

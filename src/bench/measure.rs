@@ -162,7 +162,7 @@ pub fn measure(
             .unwrap_or(0)
     }));
 
-    memory.register_plan(bench_plan())?;
+    memory.register_plan(bench_plan(), &crate::config::Identity::default())?;
     let context = Micros::of(time(queries, |i| {
         let args = crate::api::context::ContextArgs {
             room_id: Some(format!("room-{:03}", 50 + i % 50)),

@@ -155,11 +155,20 @@ impl DiffCmd {
     }
 }
 
-/// Check every line of a ledger file. Exit 0 clean, 1 violations, 2 could not run.
+/// Check every line of a ledger file and its hash chain. Exit 0 clean, 1 violations, 2
+/// could not run.
+///
+/// Prints the ledger's head (the link of its last line). Record it (in a commit message,
+/// an audit log) and pass it later as `--head` to prove that no line up to it was removed,
+/// changed or inserted since.
 #[derive(Debug, Args)]
 pub struct VerifyCmd {
     /// The ledger file (default: the project's ledger).
     file: Option<PathBuf>,
+    /// A head recorded earlier (32 hex digits): it must still be in the file, with every
+    /// chained line before it in its history.
+    #[arg(long, value_name = "HASH")]
+    head: Option<String>,
 }
 
 impl VerifyCmd {
@@ -168,7 +177,7 @@ impl VerifyCmd {
             Some(p) => p,
             None => g.layout()?.0.ledger,
         };
-        let report = verify::verify(&path, &mut |done, total| {
+        let report = verify::verify(&path, self.head.as_deref(), &mut |done, total| {
             note(&format!(
                 "verify: {} of {} MiB ({}%)",
                 done >> 20,

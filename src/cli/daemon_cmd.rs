@@ -86,7 +86,7 @@ impl DaemonCmd {
                     place,
                     ledger: paths.ledger.clone(),
                     tools: self.tools,
-                    started: g.clock()?.now().to_rfc3339(),
+                    started: g.clock().now().to_rfc3339(),
                     http: self.http()?,
                 };
                 daemon::run_daemon(opts, || g.open_memory())?;

@@ -136,15 +136,24 @@ pub struct Ctx {
 }
 
 impl Global {
-    fn clock(&self) -> anyhow::Result<Arc<dyn Clock>> {
-        if let Some(t) = &self.now {
-            let t = parse_rfc3339(t).context("--now / WARROOM_NOW")?;
-            return Ok(Arc::new(FixedClock::new(t)));
+    /// The clock of writes: the system's, or the test clock file (`WARROOM_NOW_FILE`).
+    pub(crate) fn clock(&self) -> Arc<dyn Clock> {
+        match &self.now_file {
+            Some(p) => Arc::new(FileClock::new(p.clone())),
+            None => Arc::new(SystemClock),
         }
-        if let Some(p) = &self.now_file {
-            return Ok(Arc::new(FileClock::new(p.clone())));
-        }
-        Ok(Arc::new(SystemClock))
+    }
+
+    /// Opens a memory whose reads see `--now` / `WARROOM_NOW` when given; writes never do.
+    fn memory(&self, paths: Paths, settings: Settings) -> anyhow::Result<Memory> {
+        let memory = Memory::open(paths, settings, self.clock())?;
+        Ok(match &self.now {
+            Some(t) => {
+                let t = parse_rfc3339(t).context("--now / WARROOM_NOW")?;
+                memory.with_read_clock(Arc::new(FixedClock::new(t)))
+            }
+            None => memory,
+        })
     }
 
     /// Resolves paths and settings without opening anything.
@@ -214,13 +223,13 @@ impl Global {
     /// Opens the memory of the resolved layout.
     pub(crate) fn open_memory(&self) -> anyhow::Result<Arc<Memory>> {
         let (paths, settings, _) = self.layout()?;
-        Ok(Arc::new(Memory::open(paths, settings, self.clock()?)?))
+        Ok(Arc::new(self.memory(paths, settings)?))
     }
 
     pub(crate) fn open(&self) -> anyhow::Result<Ctx> {
         let (paths, settings, root_source) = self.layout()?;
         let who = self.identity()?;
-        let memory = Memory::open(paths, settings, self.clock()?)?;
+        let memory = self.memory(paths, settings)?;
         Ok(Ctx {
             memory: Arc::new(memory),
             who,

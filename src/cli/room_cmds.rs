@@ -97,11 +97,14 @@ impl PlanCmd {
                     std::fs::read_to_string(&file)
                         .with_context(|| format!("reading {}", file.display()))?
                 };
-                let out = ctx.memory.register_plan(RegisterPlanArgs {
-                    plan: None,
-                    markdown: Some(text),
-                    plan_id,
-                })?;
+                let out = ctx.memory.register_plan(
+                    RegisterPlanArgs {
+                        plan: None,
+                        markdown: Some(text),
+                        plan_id,
+                    },
+                    &ctx.who,
+                )?;
                 emit(ctx.json, &out, render::register_plan);
                 Ok(Outcome::Ok)
             }

@@ -316,7 +316,7 @@ pub static TOOLS: &[ToolDef] = &[
             refused.",
         read_only: false,
         describe: describe::<RegisterPlanArgs, RegisterPlanOutput>,
-        call: |m, _who, mut args| {
+        call: |m, who, mut args| {
             // Clients that send the plan as a string mean text: read it as `markdown`.
             if let Some(serde_json::Value::String(_)) = args.get("plan")
                 && !args.contains_key("markdown")
@@ -327,7 +327,7 @@ pub static TOOLS: &[ToolDef] = &[
             run(
                 "memory_register_plan",
                 args,
-                |a| m.register_plan(a),
+                |a| m.register_plan(a, who),
                 render::register_plan,
             )
         },

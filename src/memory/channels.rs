@@ -17,17 +17,20 @@ use crate::validate::{bytes_within, short_id};
 pub const MAX_CHANNEL_PAGE: u32 = 200;
 
 fn room_for(requested: Option<String>, who: &Identity) -> Result<String> {
-    let room = who.room_or_own("room_id", requested)?;
-    if let Some(own) = &who.room_id
-        && *own != room
+    if let Some(r) = &requested {
+        crate::validate::path_component("room_id", r)?;
+    }
+    if let (Some(own), Some(room)) = (&who.room_id, &requested)
+        && own != room
     {
         return Err(Error::Refused(format!(
-            "the channel of room `{room}` is private to that room; you are in room `{own}`. \
+            "the channel of room `{}` is private to that room; you are in room `{own}`. \
              Fix: read other rooms' knowledge with memory_query, memory_search or \
-             memory_get_context"
+             memory_get_context",
+            crate::validate::printable(room)
         )));
     }
-    Ok(room)
+    who.room_or_own("room_id", requested)
 }
 
 impl Memory {
@@ -63,7 +66,7 @@ impl Memory {
         let mut redacted = Vec::new();
         let body = self.guard_secrets("body", args.body, &mut redacted)?;
         bytes_within("body", &body, MAX_BODY_BYTES, "shorten the message")?;
-        let now = self.now();
+        let now = self.write_now();
         let msg = Message {
             v: 1,
             id: format!(

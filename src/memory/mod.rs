@@ -50,7 +50,10 @@ pub(crate) struct State {
 pub struct Memory {
     paths: Paths,
     settings: Settings,
+    /// The clock of writes (timestamps of entries, messages, plans).
     clock: Arc<dyn Clock>,
+    /// The clock of reads (decay, "24h ago"), when pinned apart from writes (`--now`).
+    read_clock: Option<Arc<dyn Clock>>,
     append_opts: AppendOptions,
     /// Derived state. Reads share it (many sessions of a daemon side by side); catching up
     /// with the files and writing take it alone, and only when there is something to do.
@@ -83,6 +86,7 @@ impl Memory {
             paths,
             settings,
             clock,
+            read_clock: None,
             append_opts: opts,
             state: RwLock::new(State {
                 ledger,
@@ -102,8 +106,20 @@ impl Memory {
         &self.settings
     }
 
-    /// The server's now.
+    /// Pins the clock of reads (scoring, relative times) apart from writes: `--now` and
+    /// `WARROOM_NOW` never change the time a write is stamped with.
+    pub fn with_read_clock(mut self, clock: Arc<dyn Clock>) -> Memory {
+        self.read_clock = Some(clock);
+        self
+    }
+
+    /// The server's now, as reads see it.
     pub fn now(&self) -> Timestamp {
+        self.read_clock.as_ref().unwrap_or(&self.clock).now()
+    }
+
+    /// The time a write is stamped with.
+    pub(crate) fn write_now(&self) -> Timestamp {
         self.clock.now()
     }
 

@@ -6,6 +6,7 @@
 
 use super::Memory;
 use crate::api::plan::{DagOut, EpicOut, RegisterPlanArgs, RegisterPlanOutput};
+use crate::config::Identity;
 use crate::error::{Error, Result};
 use crate::plan::dag::Dag;
 use crate::plan::sources::{self, Fingerprint};
@@ -144,11 +145,17 @@ fn json_type(v: &serde_json::Value) -> &'static str {
 impl Memory {
     /// Validates a plan against every other plan (unknown refs, cycles), then stores it as
     /// `<plans>/<plan_id>.json`. Nothing is written when a check fails.
-    pub fn register_plan(&self, args: RegisterPlanArgs) -> Result<RegisterPlanOutput> {
+    pub fn register_plan(
+        &self,
+        args: RegisterPlanArgs,
+        who: &Identity,
+    ) -> Result<RegisterPlanOutput> {
         let mut plan = parse_plan(&args)?;
-        plan.registered_at = Some(self.now().to_rfc3339());
+        plan.registered_at = Some(self.write_now().to_rfc3339());
+        plan.registered_by = who.room_id.clone();
         let mut state = self.fresh()?;
         let mut sources = sources::load(self.paths());
+        self.may_register(&plan, &sources, who)?;
         let replaced = sources.plans.iter().any(|p| p.plan_id == plan.plan_id);
         sources.plans.retain(|p| p.plan_id != plan.plan_id);
         sources.plans.push(plan.clone());
@@ -215,6 +222,47 @@ impl Memory {
                 .to_string(),
             replaced,
         })
+    }
+
+    /// Authorship of plans: an operator (no room identity) may register or replace any
+    /// plan. An agent may replace only a plan its own room registered, and may not claim
+    /// a room that already exists elsewhere (a war-room directory, or a room of another
+    /// plan) other than its own — or it could put another team's room upstream of itself
+    /// and read that room's channel through predecessor context.
+    fn may_register(&self, plan: &Plan, sources: &sources::Sources, who: &Identity) -> Result<()> {
+        let Some(own) = &who.room_id else {
+            return Ok(());
+        };
+        if let Some(old) = sources.plans.iter().find(|p| p.plan_id == plan.plan_id)
+            && old.registered_by.as_deref() != Some(own.as_str())
+        {
+            return Err(Error::Refused(format!(
+                "plan `{}` was registered by {}; room `{own}` may replace only plans it \
+                 registered. Fix: register under a new plan_id, or ask the operator",
+                plan.plan_id,
+                old.registered_by
+                    .as_deref()
+                    .map_or("the operator".to_string(), |r| format!("room `{r}`"))
+            )));
+        }
+        for epic in &plan.epics {
+            if epic.room_id == *own {
+                continue;
+            }
+            let elsewhere = sources.plans.iter().any(|p| {
+                p.plan_id != plan.plan_id && p.epics.iter().any(|e| e.room_id == epic.room_id)
+            });
+            let dir = self.paths().war_rooms.join(&epic.room_id);
+            if elsewhere || dir.exists() {
+                return Err(Error::Refused(format!(
+                    "epic `{}` names room `{}`, which already exists outside this plan; room \
+                     `{own}` may not claim another team's room. Fix: use a new room id, or ask \
+                     the operator to register the plan",
+                    epic.ref_, epic.room_id
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The whole project's epic DAG.

@@ -24,6 +24,10 @@ impl Memory {
         // never keeps this process's readers waiting.
         let lock = Ledger::lock(&self.paths().ledger, self.append_opts())?;
         let mut state = self.fresh()?;
+        // Stamped under the lock, so timestamps follow the file's order.
+        let now = self.write_now();
+        entry.id = new_entry_id(now);
+        entry.ts = now.to_rfc3339();
         // Rooms of a registered plan stamp their entries with the plan id, so that rooms
         // with the same id in different plans stay distinguishable.
         entry.plan_id = state.plans.stamp(&entry.room_id);
@@ -38,9 +42,10 @@ impl Memory {
                 "correct the fields named above",
             )
         })?;
-        let pos = state
-            .ledger
-            .append(lock, &entry, |ix| check_supersede(ix, &entry))?;
+        let pos = state.ledger.append(lock, &entry, |ix| {
+            check_supersede(ix, &entry)?;
+            self.check_retire_others(ix, &entry, who)
+        })?;
         let stored = state.ledger.index().entry(pos);
         Ok(PublishOutput {
             redacted: stored.redacted.clone(),
@@ -103,10 +108,9 @@ impl Memory {
                 "shorten it",
             ));
         }
-        let now = self.now();
         let entry = Entry {
-            id: new_entry_id(now),
-            ts: now.to_rfc3339(),
+            id: String::new(),
+            ts: String::new(),
             kind: args.kind,
             room_id,
             author_role,
@@ -119,6 +123,27 @@ impl Memory {
             redacted,
         };
         Ok(entry)
+    }
+}
+
+impl Memory {
+    /// An agent supersedes only its own room's entries unless `supersede_others` names
+    /// its role or room.
+    fn check_retire_others(&self, ix: &LedgerIndex, entry: &Entry, who: &Identity) -> Result<()> {
+        let Some(pos) = entry.supersedes.as_deref().and_then(|t| ix.position(t)) else {
+            return Ok(());
+        };
+        let target = ix.entry(pos);
+        if target.room_id == entry.room_id || self.settings().supersede_others.allows(who) {
+            return Ok(());
+        }
+        Err(Error::Refused(format!(
+            "`{}` belongs to room `{}`; room `{}` may supersede only its own entries. Fix: \
+             publish your own entry (a `warning` or `decision` naming it), or ask the \
+             operator to list your role or room under `supersede_others` in \
+             .agents/warroom.yaml",
+            target.id, target.room_id, entry.room_id
+        )))
     }
 }
 

@@ -286,6 +286,7 @@ mod tests {
             plan_id: id.into(),
             title: String::new(),
             registered_at: Some(at.into()),
+            registered_by: None,
             epics,
         }
     }

@@ -183,6 +183,7 @@ pub fn parse(text: &str, plan_id: Option<&str>) -> Result<Plan> {
         plan_id,
         title,
         registered_at: None,
+        registered_by: None,
         epics,
     };
     plan.validate()?;

@@ -31,6 +31,10 @@ pub struct Plan {
     /// When the plan was last registered (set by the server).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registered_at: Option<String>,
+    /// The room whose agent registered the plan (set by the server; absent when an
+    /// operator — a caller without a room identity — registered it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registered_by: Option<String>,
     /// The epics.
     pub epics: Vec<Epic>,
 }

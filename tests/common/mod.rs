@@ -65,8 +65,18 @@ impl Spawn<'_> {
         self.env.push(("WARROOM_ROLE".into(), role.into()));
         self
     }
-    pub fn now(mut self, now: &str) -> Self {
+    /// Pins reads only (`WARROOM_NOW`): writes keep the real time.
+    pub fn read_now(mut self, now: &str) -> Self {
         self.env.push(("WARROOM_NOW".into(), now.into()));
+        self
+    }
+    /// Pins reads and writes through a test clock file (`WARROOM_NOW_FILE`).
+    pub fn now(mut self, now: &str) -> Self {
+        let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
+        let file = self.root.join(format!(".test-clock-{n}"));
+        std::fs::write(&file, now).unwrap();
+        self.env
+            .push(("WARROOM_NOW_FILE".into(), file.display().to_string()));
         self
     }
     pub fn env(mut self, k: &str, v: &str) -> Self {
@@ -85,6 +95,7 @@ impl Spawn<'_> {
             .env_remove("WARROOM_ROOM_ID")
             .env_remove("WARROOM_ROLE")
             .env_remove("WARROOM_NOW")
+            .env_remove("WARROOM_NOW_FILE")
             .env_remove("WARROOM_ROOT")
             .env_remove("AGENT_OS_ROOM_DIR")
             .env_remove("AGENT_OS_ROLE")
@@ -205,6 +216,21 @@ pub fn cli(root: &Path, args: &[&str]) -> (i32, String, String) {
     cli_env(root, args, &[])
 }
 
+/// Runs the CLI with reads and writes at `time` (a test clock file, `WARROOM_NOW_FILE`;
+/// `--now` pins reads only).
+pub fn cli_at(root: &Path, time: &str, args: &[&str]) -> (i32, String, String) {
+    let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
+    let file = root.join(format!(".test-clock-{n}"));
+    std::fs::write(&file, time).unwrap();
+    let out = cli_env(
+        root,
+        args,
+        &[("WARROOM_NOW_FILE", &file.display().to_string())],
+    );
+    std::fs::remove_file(&file).unwrap();
+    out
+}
+
 pub fn cli_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut cmd = std::process::Command::new(BIN);
     cmd.arg("--root")
@@ -213,6 +239,7 @@ pub fn cli_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String
         .env_remove("WARROOM_ROOM_ID")
         .env_remove("WARROOM_ROLE")
         .env_remove("WARROOM_NOW")
+        .env_remove("WARROOM_NOW_FILE")
         .env_remove("WARROOM_ROOT");
     for (k, v) in env {
         cmd.env(k, v);
