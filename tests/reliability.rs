@@ -393,10 +393,10 @@ async fn secrets_are_redacted_or_refused_and_never_reach_disk() {
     let m = a
         .ok(
             "channel_post",
-            json!({"type": "task", "body": "use token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}),
+            json!({"type": "task", "body": "use token ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"}),
         )
         .await;
-    assert_eq!(m["redacted"], json!(["github-token"]));
+    assert_eq!(m["redacted"], json!(["github-pat"]));
     let disk = std::fs::read_to_string(ledger(p.path())).unwrap()
         + &std::fs::read_to_string(p.path().join(".agents/war-rooms/room-1/channel.jsonl"))
             .unwrap();
@@ -404,7 +404,7 @@ async fn secrets_are_redacted_or_refused_and_never_reach_disk() {
         aws,
         "b3BlbnNzaC1rZXktdjEAAAAA",
         "hunter2",
-        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",
     ] {
         assert!(!disk.contains(secret), "{secret} reached disk");
     }

@@ -264,18 +264,19 @@ pub fn diff(a_label: &str, a: &[u8], b_label: &str, b: &[u8]) -> DiffReport {
     }
 }
 
-/// The ledger as it was at time `t`: the (terminated) entry lines stamped at or before `t`.
-pub fn as_of(data: &[u8], t: Timestamp) -> Vec<u8> {
-    let mut out = Vec::new();
+/// The ledger as it was at time `t`: every line before the first entry stamped after `t`.
+pub fn as_of(data: &[u8], t: Timestamp) -> &[u8] {
+    // By position, not by each line's claimed time: the ledger as of `t` is the prefix
+    // before the first line dated after `t`. A line appended later but dated earlier (a
+    // backdated entry) therefore shows as added, never as old history.
     for l in lines(data) {
         if let Ok((_, ts)) = EntryRef::parse(l.bytes)
-            && ts <= t
+            && ts > t
         {
-            out.extend_from_slice(l.bytes);
-            out.push(b'\n');
+            return &data[..l.offset as usize];
         }
     }
-    out
+    data
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod http_client;
 pub mod locomo;
 pub mod measure;
 pub mod quality;
+pub mod secrets;
 mod sqlite;
 
 use std::path::{Path, PathBuf};

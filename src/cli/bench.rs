@@ -44,6 +44,51 @@ enum BenchMode {
     /// Direct mode (every agent loads the ledger) against one daemon (every agent a relay):
     /// time until every agent has answered, resident memory, search round trips.
     Daemon(DaemonBenchCmd),
+    /// The secret scanner: detection rate on the corpus's positive samples, false
+    /// positives on its negatives and on ordinary text (the example project, generated
+    /// entries, LoCoMo), and scan time of 16 KB hostile inputs. Exit 1 if a positive
+    /// sample is missed or a corpus negative is flagged.
+    Secrets(SecretsCmd),
+}
+
+/// Options of `bench secrets`.
+#[derive(Debug, Args)]
+struct SecretsCmd {
+    /// The corpus: YAML with `positive: [{why, text}]` and `negative: [text]`.
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "tests/fixtures/secrets/corpus.yaml"
+    )]
+    corpus: PathBuf,
+    /// A project whose `.agents/` ledger and channels count as ordinary text.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    example: PathBuf,
+    /// LoCoMo's locomo10.json (default: ../shared/bench-data/locomo10.json if present).
+    #[arg(long, value_name = "FILE")]
+    locomo: Option<PathBuf>,
+    /// Leave LoCoMo out.
+    #[arg(long)]
+    no_locomo: bool,
+}
+
+impl SecretsCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let default_locomo = PathBuf::from("../shared/bench-data/locomo10.json");
+        let locomo = match (self.no_locomo, self.locomo) {
+            (true, _) => None,
+            (false, Some(p)) => Some(p),
+            (false, None) => default_locomo.exists().then_some(default_locomo),
+        };
+        let r = bench::secrets::run(&self.corpus, &self.example, locomo.as_deref())?;
+        emit(json, &r, bench::secrets::markdown);
+        let clean = r.missed.is_empty() && r.sets.first().is_none_or(|s| s.flagged == 0);
+        Ok(if clean {
+            Outcome::Ok
+        } else {
+            Outcome::Violations
+        })
+    }
 }
 
 /// Options of `bench daemon`.
@@ -206,6 +251,7 @@ impl BenchCmd {
         match self.mode {
             Some(BenchMode::Quality(q)) => return q.run(json),
             Some(BenchMode::Daemon(d)) => return d.run(json),
+            Some(BenchMode::Secrets(s)) => return s.run(json),
             None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =

@@ -105,9 +105,9 @@ impl Memory {
                 })?;
                 Ok(diff(
                     &format!("ledger as of {t1}"),
-                    &as_of(&data, t1),
+                    as_of(&data, t1),
                     &format!("ledger as of {t2}"),
-                    &as_of(&data, t2),
+                    as_of(&data, t2),
                 ))
             }
             (None, Some(from)) => {

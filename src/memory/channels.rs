@@ -63,6 +63,10 @@ impl Memory {
             MAX_BODY_BYTES,
             "shorten the message; put long material in a file and publish an artifact entry",
         )?;
+        self.guard_id("from", &from)?;
+        self.guard_id("to", &to)?;
+        self.guard_id("type", &args.type_)?;
+        self.guard_id("ref", &ref_)?;
         let mut redacted = Vec::new();
         let body = self.guard_secrets("body", args.body, &mut redacted)?;
         bytes_within("body", &body, MAX_BODY_BYTES, "shorten the message")?;

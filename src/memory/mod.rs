@@ -184,6 +184,20 @@ impl Memory {
         Ok(scan.text)
     }
 
+    /// Refuses an identifier (room, role, ref, plan id…) that contains a secret, whatever
+    /// the policy: identifiers name files and link entries, so they are never redacted.
+    pub(crate) fn guard_id(&self, field: &str, value: &str) -> Result<()> {
+        let scan = crate::secrets::scan(value);
+        if scan.kinds.is_empty() {
+            return Ok(());
+        }
+        Err(crate::error::Error::Refused(format!(
+            "`{field}` contains what looks like a secret ({}); identifiers are never \
+             redacted, so nothing was written. Fix: use a plain identifier",
+            scan.kinds.join(", ")
+        )))
+    }
+
     /// Picks up whatever other processes appended; returns the number of new lines.
     /// (Every operation does this first; benchmarks time it alone.)
     pub fn refresh(&self) -> Result<usize> {

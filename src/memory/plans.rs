@@ -151,6 +151,10 @@ impl Memory {
         who: &Identity,
     ) -> Result<RegisterPlanOutput> {
         let mut plan = parse_plan(&args)?;
+        let redacted = self.guard_plan(&mut plan)?;
+        if !redacted.is_empty() {
+            tracing::warn!(plan = %plan.plan_id, kinds = ?redacted, "secrets redacted from a plan");
+        }
         plan.registered_at = Some(self.write_now().to_rfc3339());
         plan.registered_by = who.room_id.clone();
         let mut state = self.fresh()?;
@@ -222,6 +226,40 @@ impl Memory {
                 .to_string(),
             replaced,
         })
+    }
+
+    /// Every text of a plan through the secret scanner: identifiers (plan id, refs, rooms,
+    /// dependencies, roles) are refused, prose (titles, objectives, keywords) follows the
+    /// policy. Returns the kinds redacted.
+    fn guard_plan(&self, plan: &mut Plan) -> Result<Vec<String>> {
+        let mut found = Vec::new();
+        self.guard_id("plan_id", &plan.plan_id)?;
+        plan.title = self.guard_secrets("title", std::mem::take(&mut plan.title), &mut found)?;
+        for (i, e) in plan.epics.iter_mut().enumerate() {
+            let at = |f: &str| format!("epics[{i}].{f}");
+            self.guard_id(&at("ref"), &e.ref_)?;
+            self.guard_id(&at("room_id"), &e.room_id)?;
+            for (j, d) in e.depends_on.iter().enumerate() {
+                self.guard_id(&format!("epics[{i}].depends_on[{j}]"), d)?;
+            }
+            for (j, r) in e.roles.iter().enumerate() {
+                self.guard_id(&format!("epics[{i}].roles[{j}]"), r)?;
+            }
+            e.title = self.guard_secrets(&at("title"), std::mem::take(&mut e.title), &mut found)?;
+            e.objective = self.guard_secrets(
+                &at("objective"),
+                std::mem::take(&mut e.objective),
+                &mut found,
+            )?;
+            for (j, k) in e.brief_keywords.iter_mut().enumerate() {
+                *k = self.guard_secrets(
+                    &format!("epics[{i}].brief_keywords[{j}]"),
+                    std::mem::take(k),
+                    &mut found,
+                )?;
+            }
+        }
+        Ok(found)
     }
 
     /// Authorship of plans: an operator (no room identity) may register or replace any

@@ -83,14 +83,21 @@ impl Memory {
         if let Some(s) = &args.supersedes {
             short_id("supersedes", s)?;
         }
+        self.guard_id("room_id", &room_id)?;
+        self.guard_id("author_role", &author_role)?;
+        self.guard_id("ref", &ref_)?;
         let mut redacted = Vec::new();
         let summary = self.guard_secrets("summary", args.summary, &mut redacted)?;
         let detail = self.guard_secrets("detail", detail, &mut redacted)?;
-        let tags = normalize_tags(&args.tags)?
+        // Scanned as given, before tags are lower-cased (an `AKIA…` key id is found by its
+        // case).
+        let raw_tags = args
+            .tags
             .into_iter()
             .enumerate()
             .map(|(i, t)| self.guard_secrets(&format!("tags[{i}]"), t, &mut redacted))
             .collect::<Result<Vec<_>>>()?;
+        let tags = normalize_tags(&raw_tags)?;
         // A redaction marker can be longer than what it replaced: check the bounds again.
         bytes_within(
             "summary",

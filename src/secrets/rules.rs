@@ -1,0 +1,275 @@
+//! The detection rules: gitleaks' maintained rule set plus the few cases it leaves to its
+//! entropy-based generic rule or does not cover (credentials in URLs, bearer tokens,
+//! prefixed `*_PASSWORD=` assignments, Azure account keys and SAS signatures, GCP key ids).
+//!
+//! `gitleaks.toml` is gitleaks' default configuration, unmodified (commit b58d3f10 of
+//! github.com/gitleaks/gitleaks, MIT licence in `gitleaks.LICENSE`). Refresh it by copying
+//! a newer `config/gitleaks.toml` over it; `tests` in this module check every rule still
+//! compiles. Each rule is compiled like Go's RE2 (ASCII `\w`, `\s`, `\b`) as a byte regex.
+
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use regex::bytes::{Regex, RegexBuilder};
+use serde::Deserialize;
+
+const GITLEAKS: &str = include_str!("gitleaks.toml");
+
+#[derive(Deserialize)]
+struct File {
+    allowlist: Option<AllowFile>,
+    #[serde(default)]
+    rules: Vec<RuleFile>,
+}
+
+#[derive(Deserialize)]
+struct RuleFile {
+    id: String,
+    regex: Option<String>,
+    entropy: Option<f64>,
+    #[serde(default)]
+    keywords: Vec<String>,
+    #[serde(rename = "secretGroup")]
+    secret_group: Option<usize>,
+    #[serde(default)]
+    allowlists: Vec<AllowFile>,
+}
+
+#[derive(Deserialize)]
+struct AllowFile {
+    #[serde(default)]
+    regexes: Vec<String>,
+    #[serde(rename = "regexTarget")]
+    regex_target: Option<String>,
+    #[serde(default)]
+    stopwords: Vec<String>,
+}
+
+/// What an allowlist regex is matched against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    Secret,
+    Match,
+    Line,
+}
+
+/// Matches that are not secrets (placeholders, templates, known examples).
+#[derive(Debug)]
+pub struct Allow {
+    pub regexes: Vec<Regex>,
+    pub target: Target,
+    /// Words (ASCII case-insensitive): a secret containing one is not a secret.
+    pub stopwords: Option<AhoCorasick>,
+}
+
+/// One detection rule.
+#[derive(Debug)]
+pub struct Rule {
+    /// Names the finding: `[REDACTED:<id>]`.
+    pub id: String,
+    pub re: Regex,
+    /// Shannon entropy the secret must exceed (bits per character).
+    pub entropy: Option<f64>,
+    /// Capture group holding the secret (None: the first group that matched, else all).
+    pub group: Option<usize>,
+    /// Lower-case keywords; the rule runs only on text containing one (none: always).
+    pub keywords: Vec<String>,
+    pub allow: Vec<Allow>,
+}
+
+/// Every rule, the global allowlist, and the keyword prefilter.
+pub struct RuleSet {
+    pub rules: Vec<Rule>,
+    pub global: Allow,
+    /// Keyword automaton (ASCII case-insensitive); `owners[k]` = rules using keyword k.
+    pub keywords: AhoCorasick,
+    pub owners: Vec<Vec<usize>>,
+    /// Rules without keywords.
+    pub always: Vec<usize>,
+    /// Rules of the bundled file that did not compile (should be none; checked by tests).
+    pub skipped: Vec<String>,
+}
+
+fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .size_limit(64 << 20)
+        .dfa_size_limit(16 << 20)
+        .build()
+}
+
+fn allow(a: &AllowFile) -> Option<Allow> {
+    if a.regexes.is_empty() && a.stopwords.is_empty() {
+        return None; // path-only allowlists do not apply to text
+    }
+    Some(Allow {
+        regexes: a.regexes.iter().filter_map(|r| compile(r).ok()).collect(),
+        target: match a.regex_target.as_deref() {
+            Some("match") => Target::Match,
+            Some("line") => Target::Line,
+            _ => Target::Secret,
+        },
+        stopwords: (!a.stopwords.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&a.stopwords)
+                .expect("stopwords build an automaton")
+        }),
+    })
+}
+
+/// Our additions, in gitleaks' shape: (id, regex, secret group, keywords).
+const OWN: &[(&str, &str, usize, &[&str])] = &[
+    (
+        // gitleaks allow-lists AWS's documented example keys; we redact them anyway.
+        "aws-access-key",
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b",
+        0,
+        &[
+            "a3t", "akia", "asia", "abia", "acca", "agpa", "aida", "aroa",
+        ],
+    ),
+    (
+        "aws-secret-key",
+        r#"(?i)aws_?secret_?(?:access_?)?key["']?[ \t]*[=:][ \t]*["']?([a-z0-9/+=]{40})"#,
+        1,
+        &["aws"],
+    ),
+    (
+        "url-credentials",
+        r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'\x22]{0,128}:([^\s@/'\x22]{1,256})@[a-z0-9.\[-]",
+        1,
+        &["://"],
+    ),
+    (
+        "bearer-token",
+        r"(?i)\bbearer[ \t]+([a-z0-9._~+/-]{16,}=*)",
+        1,
+        &["bearer"],
+    ),
+    (
+        "password",
+        r#"(?i)\b[a-z0-9_.-]{0,40}(?:password|passwd|pwd|passphrase)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{6,})"#,
+        1,
+        &["pass", "pwd"],
+    ),
+    (
+        "api-key",
+        r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{6,})"#,
+        1,
+        &["key", "secret", "token"],
+    ),
+    (
+        "azure-account-key",
+        r"(?i)\b(?:AccountKey|SharedAccessKey)=([a-z0-9+/]{20,}={0,2})",
+        1,
+        &["accountkey", "sharedaccesskey"],
+    ),
+    (
+        "azure-sas-signature",
+        r"(?i)[?&]sig=([a-z0-9%+/]{20,}(?:%3d|=){0,2})",
+        1,
+        &["sig="],
+    ),
+    (
+        "gcp-private-key-id",
+        r#"(?i)"?private_key_id"?[ \t]*[:=][ \t]*"?([a-f0-9]{40})"#,
+        1,
+        &["private_key_id"],
+    ),
+    (
+        "private-key",
+        r"(?i)-----begin[ a-z0-9_-]{0,100}private key(?: block)?-----[\s\S]*?(?:-----end[ a-z0-9_-]{0,100}private key(?: block)?-----|\z)",
+        0,
+        &["-----begin"],
+    ),
+];
+
+/// A rule's id with the rule set's lifetime.
+pub fn id_of(rule: &'static Rule) -> &'static str {
+    &rule.id
+}
+
+/// The rule set, compiled once per process.
+pub fn rules() -> &'static RuleSet {
+    static SET: OnceLock<RuleSet> = OnceLock::new();
+    SET.get_or_init(build)
+}
+
+fn build() -> RuleSet {
+    let file: File = toml::from_str(GITLEAKS).expect("the bundled gitleaks.toml parses");
+    let mut rules = Vec::new();
+    let mut skipped = Vec::new();
+    for r in file.rules {
+        let Some(pattern) = &r.regex else {
+            continue; // path-only rules find files, not text
+        };
+        match compile(pattern) {
+            Ok(re) => rules.push(Rule {
+                id: r.id.clone(),
+                re,
+                entropy: r.entropy,
+                group: r.secret_group.filter(|&g| g > 0),
+                keywords: r.keywords.iter().map(|k| k.to_ascii_lowercase()).collect(),
+                allow: r.allowlists.iter().filter_map(allow).collect(),
+            }),
+            Err(e) => skipped.push(format!("{}: {e}", r.id)),
+        }
+    }
+    for (id, pattern, group, keywords) in OWN {
+        rules.push(Rule {
+            id: (*id).to_string(),
+            re: compile(pattern).expect("our own secret patterns compile"),
+            entropy: None,
+            group: Some(*group).filter(|&g| g > 0),
+            keywords: keywords.iter().map(|k| (*k).to_string()).collect(),
+            allow: Vec::new(),
+        });
+    }
+    let global = file.allowlist.as_ref().and_then(allow).unwrap_or(Allow {
+        regexes: Vec::new(),
+        target: Target::Secret,
+        stopwords: None,
+    });
+    let mut words: Vec<String> = Vec::new();
+    let mut owners: Vec<Vec<usize>> = Vec::new();
+    let mut always = Vec::new();
+    for (i, r) in rules.iter().enumerate() {
+        if r.keywords.is_empty() {
+            always.push(i);
+        }
+        for k in &r.keywords {
+            match words.iter().position(|w| w == k) {
+                Some(w) => owners[w].push(i),
+                None => {
+                    words.push(k.clone());
+                    owners.push(vec![i]);
+                }
+            }
+        }
+    }
+    let keywords = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(&words)
+        .expect("keywords build an automaton");
+    RuleSet {
+        rules,
+        global,
+        keywords,
+        owners,
+        always,
+        skipped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bundled_rule_compiles() {
+        let set = rules();
+        assert!(set.skipped.is_empty(), "{:?}", set.skipped);
+        assert!(set.rules.len() > 200, "{} rules", set.rules.len());
+    }
+}
