@@ -1,0 +1,194 @@
+//! Secrets never reach the disk, whatever field they are in and however they are disguised
+//! (issue: trust boundaries). Everything through the real binary.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const GHP: &str = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d";
+const AKIA: &str = "AKIAUVW75EFR6EDT4SYW";
+
+fn disk(root: &std::path::Path) -> String {
+    let mut all = String::new();
+    for dir in [".agents", ".agents/plan"] {
+        for f in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+            if f.path().is_file() {
+                all += &std::fs::read_to_string(f.path()).unwrap_or_default();
+            }
+        }
+    }
+    let rooms = root.join(".agents/war-rooms");
+    for d in std::fs::read_dir(rooms).into_iter().flatten().flatten() {
+        all += &std::fs::read_to_string(d.path().join("channel.jsonl")).unwrap_or_default();
+    }
+    all
+}
+
+#[tokio::test]
+async fn identifiers_carrying_secrets_are_refused_and_nothing_is_written() {
+    let p = project();
+    let root = p.path();
+    std::fs::create_dir_all(root.join(".agents/plan")).unwrap();
+    // An operator (no identity) names rooms and roles itself.
+    let op = agent(root).start().await;
+    for (field, args) in [
+        (
+            "ref",
+            json!({"kind": "decision", "summary": "x", "room_id": "room-1", "author_role": "eng", "ref": GHP}),
+        ),
+        (
+            "author_role",
+            json!({"kind": "decision", "summary": "x", "room_id": "room-1", "author_role": GHP}),
+        ),
+        (
+            "room_id",
+            json!({"kind": "decision", "summary": "x", "room_id": GHP, "author_role": "eng"}),
+        ),
+    ] {
+        let e = op.err("memory_publish", args).await;
+        assert!(
+            e.contains(&format!("`{field}`")) && e.contains("secret"),
+            "{e}"
+        );
+    }
+    for (field, args) in [
+        (
+            "from",
+            json!({"room_id": "room-1", "type": "task", "body": "hi", "from": GHP}),
+        ),
+        (
+            "to",
+            json!({"room_id": "room-1", "type": "task", "body": "hi", "from": "eng", "to": GHP}),
+        ),
+        (
+            "ref",
+            json!({"room_id": "room-1", "type": "task", "body": "hi", "from": "eng", "ref": GHP}),
+        ),
+    ] {
+        let e = op.err("channel_post", args).await;
+        assert!(
+            e.contains(&format!("`{field}`")) && e.contains("secret"),
+            "{e}"
+        );
+    }
+    let plan = json!({"plan_id": "p1", "title": "t", "epics": [{"ref": GHP, "room_id": "room-9"}]});
+    let e = op.err("memory_register_plan", json!({"plan": plan})).await;
+    assert!(e.contains("epics[0].ref") && e.contains("secret"), "{e}");
+    assert!(!disk(root).contains("ghp_"), "nothing written");
+    assert!(ledger_lines(root).is_empty());
+}
+
+#[tokio::test]
+async fn prose_fields_are_redacted_before_the_write() {
+    let p = project();
+    let root = p.path();
+    let a = agent(root).room("room-1").role("eng").start().await;
+    // A tag is scanned as given, before it is lower-cased.
+    let out = a
+        .ok(
+            "memory_publish",
+            json!({"kind": "decision", "summary": "deploy", "tags": ["ci", AKIA]}),
+        )
+        .await;
+    assert_eq!(out["redacted"], json!(["aws-access-token"]));
+    // A plan's title is prose: redacted; its file never holds the token.
+    let plan = json!({"plan_id": "p1", "title": format!("rollout {GHP}"), "epics": [{"ref": "E1", "room_id": "room-1"}]});
+    a.ok("memory_register_plan", json!({"plan": plan})).await;
+    // Disguised: split by a zero-width space, and fullwidth.
+    let split = format!("{}\u{200B}{}", &GHP[..12], &GHP[12..]);
+    let out = a
+        .ok(
+            "channel_post",
+            json!({"type": "task", "body": format!("use {split} and ｐａｓｓｗｏｒｄ＝Hunter2!x")}),
+        )
+        .await;
+    assert_eq!(out["redacted"], json!(["github-pat", "password"]));
+    let all = disk(root);
+    for secret in [
+        AKIA,
+        &AKIA.to_lowercase(),
+        GHP,
+        &GHP[12..],
+        "Hunter2!x",
+        "Ｈｕｎｔｅｒ",
+    ] {
+        assert!(!all.contains(secret), "`{secret}` reached the disk");
+    }
+    assert!(
+        all.contains("[REDACTED:github-pat]"),
+        "the plan title is redacted"
+    );
+}
+
+#[test]
+fn the_corpus_is_caught_without_false_positives_and_publishes_redacted() {
+    // Figures through the binary (also in README § Secrets).
+    let (code, out, err) = cli(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["--json", "bench", "secrets", "--no-locomo"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["missed"], json!([]), "{r}");
+    assert!(r["positives"].as_u64().unwrap() >= 35);
+    for set in r["sets"].as_array().unwrap() {
+        assert_eq!(set["flagged"], 0, "false positives in {set}");
+    }
+    // Every positive sample, published with `secrets: refuse`, is refused; with the
+    // default it is stored redacted.
+    let corpus: Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/secrets/corpus.yaml"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let p = project();
+    let root = p.path();
+    for sample in corpus["positive"].as_array().unwrap() {
+        let detail = format!("--detail={}", sample["text"].as_str().unwrap());
+        let (code, out, err) = cli(
+            root,
+            &[
+                "--json",
+                "publish",
+                "--kind",
+                "warning",
+                "--summary",
+                "sample",
+                &detail,
+                "--room",
+                "room-1",
+                "--role",
+                "eng",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert!(
+            !v["redacted"].as_array().unwrap().is_empty(),
+            "{sample} was stored as is"
+        );
+    }
+    std::fs::write(root.join(".agents/warroom.yaml"), "secrets: refuse\n").unwrap();
+    let before = ledger_lines(root).len();
+    let (code, _, err) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "warning",
+            "--summary",
+            &format!("leak {GHP}"),
+            "--room",
+            "room-1",
+            "--role",
+            "eng",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("secret"), "{err}");
+    assert_eq!(ledger_lines(root).len(), before);
+}
