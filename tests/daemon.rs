@@ -5,69 +5,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
+use common::daemon::*;
 use common::*;
 use serde_json::{Value, json};
-
-/// A daemon for `root`, with its socket under `runtime` (so tests never meet a real one).
-struct Daemon {
-    child: Child,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn daemon_cmd(root: &Path, runtime: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("--root")
-        .arg(root)
-        .arg("daemon")
-        .args(args)
-        .env("XDG_RUNTIME_DIR", runtime)
-        .env_remove("WARROOM_ROOM_ID")
-        .env_remove("WARROOM_ROLE");
-    cmd
-}
-
-fn start_daemon(root: &Path, runtime: &Path) -> Daemon {
-    start_daemon_with(root, runtime, &["--listen", "127.0.0.1:0"])
-}
-
-/// Starts `daemon ARGS…` and waits until `daemon status` says it is ready.
-fn start_daemon_with(root: &Path, runtime: &Path, args: &[&str]) -> Daemon {
-    let log = std::fs::File::create(root.join("daemon.log")).unwrap();
-    let child = daemon_cmd(root, runtime, args)
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !daemon_cmd(root, runtime, &["status"])
-        .output()
-        .unwrap()
-        .status
-        .success()
-    {
-        assert!(Instant::now() < deadline, "the daemon did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Daemon { child }
-}
-
-async fn attached(root: &Path, runtime: &Path, room: &str) -> Agent {
-    agent(root)
-        .room(room)
-        .role("engineer")
-        .env("XDG_RUNTIME_DIR", &runtime.display().to_string())
-        .env("WARROOM_DAEMON", "require")
-        .start()
-        .await
-}
 
 fn ids_in_ledger(root: &Path) -> Vec<String> {
     ledger_lines(root)
@@ -312,18 +254,6 @@ fn http_post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, S
 }
 
 const INIT: &str = warroom_memory::bench::http_client::INITIALIZE;
-
-fn url_of(root: &Path, runtime: &Path) -> String {
-    let out = daemon_cmd(root, runtime, &["status"])
-        .arg("--json")
-        .output()
-        .unwrap();
-    let info: Value = serde_json::from_slice(&out.stdout).unwrap();
-    info["url"]
-        .as_str()
-        .expect("the daemon serves HTTP")
-        .to_string()
-}
 
 #[test]
 fn http_sessions_take_their_identity_from_headers_and_keep_it() {

@@ -204,7 +204,9 @@ fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let server = Server::new(ctx.memory.clone(), ctx.who.clone()).with_tools(cmd.tools);
+    let server = Server::new(ctx.memory.clone(), ctx.who.clone())
+        .with_tools(cmd.tools)
+        .with_live();
     let result = rt.block_on(async {
         let transport =
             LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), MAX_MESSAGE_BYTES);

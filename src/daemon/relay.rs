@@ -248,7 +248,9 @@ pub async fn relay(
                             None => open_direct()?,
                         };
                         direct_memory = Some(memory.clone());
-                        let server = Server::new(memory, who.clone()).with_tools(tools);
+                        let server = Server::new(memory, who.clone())
+                            .with_tools(tools)
+                            .with_live();
                         direct_server = Some(server.clone());
                         direct(server)
                     }

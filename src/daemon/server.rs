@@ -108,7 +108,9 @@ pub fn run_daemon(
     };
     info.ready = true;
     write_info(&mut lock, &info)?;
-    let template = Server::new(memory, Identity::default()).with_tools(opts.tools);
+    let template = Server::new(memory, Identity::default())
+        .with_tools(opts.tools)
+        .with_live();
     let result = rt.block_on(serve(listener, http, template));
     let _ = std::fs::remove_file(&opts.place.socket);
     rt.shutdown_timeout(Duration::from_millis(100));

@@ -7,6 +7,7 @@
 //! and a call that has started writing finishes even if the client goes away, so a
 //! disconnect never leaves half a line behind.
 
+pub mod live;
 mod portable;
 pub mod tools;
 pub mod wire;
@@ -14,8 +15,10 @@ pub mod wire;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -65,6 +68,10 @@ pub struct Server {
     /// Held shared by every running tool call; [`Server::drain`] takes it exclusively to
     /// wait until in-flight calls (and their appends) have finished.
     inflight: Arc<tokio::sync::RwLock<()>>,
+    /// The process's live feed, when it serves subscriptions.
+    feed: Option<Arc<live::Feed>>,
+    /// This session's subscriptions.
+    subs: Arc<live::Subscriptions>,
 }
 
 impl Server {
@@ -76,7 +83,16 @@ impl Server {
             tools: tools::ToolSet::All,
             http_identity: None,
             inflight: Arc::new(tokio::sync::RwLock::new(())),
+            feed: None,
+            subs: Arc::default(),
         }
+    }
+
+    /// The same server with live updates: starts the process's feed (once; sessions made
+    /// from this server share it).
+    pub fn with_live(mut self) -> Self {
+        self.feed = Some(live::Feed::start(self.memory.clone()));
+        self
     }
 
     /// A server for one session of a shared daemon: the same memory, tools and in-flight
@@ -88,6 +104,8 @@ impl Server {
             tools: self.tools,
             inflight: self.inflight.clone(),
             http_identity: None,
+            feed: self.feed.clone(),
+            subs: Arc::default(),
         }
     }
 
@@ -155,7 +173,15 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources();
+        let caps = if self.feed.is_some() {
+            caps.enable_resources_subscribe().build()
+        } else {
+            caps.build()
+        };
+        ServerConfig::new(caps)
             .with_server_info(
                 Implementation::new("warroom-memory", env!("CARGO_PKG_VERSION"))
                     .with_title("warroom-memory: shared memory for war-rooms of agents"),
@@ -169,6 +195,81 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(tools::list(self.tools)))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let who = self
+            .caller(&context)
+            .map_err(|m| McpError::invalid_request(m, None))?;
+        let memory = self.memory.clone();
+        let items = tokio::task::spawn_blocking(move || live::list(&memory, &who))
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(ListResourcesResult::with_all_items(items))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            live::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let who = self
+            .caller(&context)
+            .map_err(|m| McpError::invalid_request(m, None))?;
+        let memory = self.memory.clone();
+        tokio::task::spawn_blocking(move || live::read(&memory, &who, &request.uri))
+            .await
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?
+            .map(Into::into)
+    }
+
+    #[allow(deprecated)] // the protocol versions every client speaks today
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let who = self
+            .caller(&context)
+            .map_err(|m| McpError::invalid_request(m, None))?;
+        let Some(feed) = &self.feed else {
+            return Err(McpError::invalid_request(
+                "this server does not serve subscriptions",
+                None,
+            ));
+        };
+        live::subscribe(
+            &self.subs,
+            feed,
+            self.memory.clone(),
+            who,
+            request.uri,
+            context.peer,
+        )
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        live::unsubscribe(&self.subs, &request.uri);
+        Ok(())
     }
 
     async fn call_tool(

@@ -10,9 +10,12 @@
 mod audit_ops;
 mod channels;
 mod context_ops;
+mod live_ops;
 mod plans;
 mod publish;
 mod read;
+
+pub use live_ops::Cursor;
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 

@@ -2,6 +2,8 @@
 //! and the CLI run as a subprocess. Every integration test goes through the real binary.
 #![allow(dead_code)]
 
+pub mod daemon;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,0 +1,261 @@
+//! Live updates: MCP resources over the ledger, `resources/subscribe`, and
+//! `notifications/resources/updated` when another room publishes.
+//!
+//! Resources:
+//! - `warroom://upstream` — the newest entries of the session's upstream rooms in the plan
+//!   DAG (for an operator session, of every room);
+//! - `warroom://room/{room_id}` — the newest entries of one room.
+//!
+//! One [`Feed`] per process (the daemon's serves every session) polls the ledger — a few
+//! `stat`s when nothing changed — every [`POLL`], and broadcasts the rooms of new entries,
+//! whoever appended them (this process, a direct-mode server, the CLI, OSTwin). Each
+//! subscription is a task that maps those rooms onto its URI (the DAG is read at that
+//! moment, so a plan registered later counts) and sends `notifications/resources/updated`;
+//! the client then reads the resource. Subscriptions end with `resources/unsubscribe` or
+//! the session. (The 2026-07-28 draft's `subscriptions/listen` is not served yet.)
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ResourceUpdatedNotificationParam,
+};
+use rmcp::service::Peer;
+use rmcp::{ErrorData as McpError, RoleServer};
+use tokio::sync::broadcast;
+
+use crate::config::Identity;
+use crate::memory::{Cursor, Memory};
+
+/// How often the feed looks for new entries.
+pub const POLL: Duration = Duration::from_millis(200);
+/// Entries a resource read returns.
+pub const RESOURCE_ENTRIES: usize = 20;
+/// Subscriptions one session may hold.
+pub const MAX_SUBSCRIPTIONS: usize = 64;
+
+const UPSTREAM: &str = "warroom://upstream";
+const ROOM_PREFIX: &str = "warroom://room/";
+
+/// The process's poller: broadcasts the rooms of every batch of new entries.
+pub struct Feed {
+    tx: broadcast::Sender<Arc<Vec<String>>>,
+}
+
+impl Feed {
+    /// Starts polling `memory` on a background thread for the life of the process.
+    pub fn start(memory: Arc<Memory>) -> Arc<Feed> {
+        let (tx, _) = broadcast::channel(256);
+        let feed = Arc::new(Feed { tx: tx.clone() });
+        std::thread::Builder::new()
+            .name("warroom-feed".into())
+            .spawn(move || {
+                let mut cursor = Cursor::default();
+                loop {
+                    // Keep the cursor current even with no subscriber, so a first
+                    // subscriber is not sent the backlog.
+                    match memory.rooms_appended_since(&mut cursor) {
+                        Ok(rooms) if !rooms.is_empty() && tx.receiver_count() > 0 => {
+                            let _ = tx.send(Arc::new(rooms));
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            tracing::warn!(error = %e, "live feed: reading the ledger failed")
+                        }
+                    }
+                    std::thread::sleep(POLL);
+                }
+            })
+            .expect("the feed thread starts");
+        feed
+    }
+}
+
+/// What a URI covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    Upstream,
+    Room(String),
+}
+
+fn parse(uri: &str) -> Result<Target, McpError> {
+    if uri == UPSTREAM {
+        return Ok(Target::Upstream);
+    }
+    if let Some(room) = uri.strip_prefix(ROOM_PREFIX)
+        && crate::validate::path_component("room_id", room).is_ok()
+    {
+        return Ok(Target::Room(room.to_string()));
+    }
+    Err(McpError::resource_not_found(
+        format!(
+            "no resource `{}`: use {UPSTREAM} or {ROOM_PREFIX}<room_id>",
+            crate::validate::printable(uri)
+        ),
+        None,
+    ))
+}
+
+/// The rooms `target` covers now (`None` = every room).
+fn rooms(memory: &Memory, target: &Target, who: &Identity) -> Option<Vec<String>> {
+    match (target, &who.room_id) {
+        (Target::Room(r), _) => Some(vec![r.clone()]),
+        (Target::Upstream, Some(own)) => Some(memory.upstream_rooms(own).unwrap_or_default()),
+        (Target::Upstream, None) => None,
+    }
+}
+
+/// The session's live state: its subscriptions.
+#[derive(Default)]
+pub struct Subscriptions {
+    tasks: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
+}
+
+impl Drop for Subscriptions {
+    fn drop(&mut self) {
+        for (_, t) in self.tasks.lock().unwrap_or_else(|p| p.into_inner()).drain() {
+            t.abort();
+        }
+    }
+}
+
+/// `resources/list`: the upstream feed and one resource per room with entries.
+pub fn list(memory: &Memory, who: &Identity) -> Vec<Resource> {
+    let mut out = vec![resource(
+        UPSTREAM,
+        "upstream",
+        match &who.room_id {
+            Some(r) => format!("Newest entries of the rooms upstream of {r} in the plan"),
+            None => "Newest entries of every room".to_string(),
+        },
+    )];
+    for r in memory.room_names().unwrap_or_default() {
+        out.push(resource(
+            &format!("{ROOM_PREFIX}{r}"),
+            &r,
+            format!("Newest entries of {r}"),
+        ));
+    }
+    out
+}
+
+fn resource(uri: &str, name: &str, description: String) -> Resource {
+    let mut r = Resource::new(uri, name).with_description(description);
+    r.mime_type = Some("text/markdown".into());
+    r
+}
+
+/// `resources/templates/list`.
+pub fn templates() -> Vec<ResourceTemplate> {
+    let mut t = ResourceTemplate::new(format!("{ROOM_PREFIX}{{room_id}}"), "room")
+        .with_description("Newest entries of one room");
+    t.mime_type = Some("text/markdown".into());
+    vec![t]
+}
+
+/// `resources/read`: the newest live entries the URI covers, as markdown.
+pub fn read(memory: &Memory, who: &Identity, uri: &str) -> Result<ReadResourceResult, McpError> {
+    let target = parse(uri)?;
+    let covered = rooms(memory, &target, who);
+    let entries = memory
+        .recent_in_rooms(covered.as_deref(), RESOURCE_ENTRIES)
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+    let mut text = format!("# {uri}\n");
+    if let Some(rs) = &covered {
+        text.push_str(&format!(
+            "rooms: {}\n",
+            if rs.is_empty() {
+                "none".into()
+            } else {
+                rs.join(", ")
+            }
+        ));
+    }
+    for e in &entries {
+        text.push_str(&format!(
+            "- [{}] {} ({}, {}, {}) id={}\n",
+            e.kind.as_str(),
+            e.summary,
+            e.room_id,
+            e.author_role,
+            e.ts,
+            e.id
+        ));
+    }
+    if entries.is_empty() {
+        text.push_str("(no entries yet)\n");
+    }
+    let mut contents = ResourceContents::text(text, uri);
+    if let ResourceContents::TextResourceContents { mime_type, .. } = &mut contents {
+        *mime_type = Some("text/markdown".into());
+    }
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+/// `resources/subscribe`: a task that notifies `peer` whenever an entry of a covered room
+/// is appended.
+pub fn subscribe(
+    subs: &Subscriptions,
+    feed: &Feed,
+    memory: Arc<Memory>,
+    who: Identity,
+    uri: String,
+    peer: Peer<RoleServer>,
+) -> Result<(), McpError> {
+    let target = parse(&uri)?;
+    let mut tasks = subs.tasks.lock().unwrap_or_else(|p| p.into_inner());
+    if tasks.contains_key(&uri) {
+        return Ok(());
+    }
+    if tasks.len() >= MAX_SUBSCRIPTIONS {
+        return Err(McpError::invalid_params(
+            format!(
+                "this session holds {MAX_SUBSCRIPTIONS} subscriptions, the limit; unsubscribe first"
+            ),
+            None,
+        ));
+    }
+    let mut rx = feed.tx.subscribe();
+    let key = uri.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let batch = match rx.recv().await {
+                Ok(b) => b,
+                Err(broadcast::error::RecvError::Lagged(_)) => Arc::new(Vec::new()),
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let m = memory.clone();
+            let (t, w) = (target.clone(), who.clone());
+            let covered = tokio::task::spawn_blocking(move || rooms(&m, &t, &w))
+                .await
+                .unwrap_or(Some(Vec::new()));
+            // A lagged receiver missed batches: tell the client to re-read, to be safe.
+            let hit =
+                batch.is_empty() || covered.is_none_or(|rs| batch.iter().any(|b| rs.contains(b)));
+            if hit
+                && peer
+                    .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone()))
+                    .await
+                    .is_err()
+            {
+                return; // the session is gone
+            }
+        }
+    });
+    tasks.insert(key, task);
+    Ok(())
+}
+
+/// `resources/unsubscribe`.
+pub fn unsubscribe(subs: &Subscriptions, uri: &str) {
+    if let Some(t) = subs
+        .tasks
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(uri)
+    {
+        t.abort();
+    }
+}
