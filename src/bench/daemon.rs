@@ -36,6 +36,9 @@ pub struct DaemonReport {
     pub daemon_rss_mb: f64,
     /// Search round trips of one agent, µs.
     pub search: Micros,
+    /// Search round trips of one HTTP session on the daemon, µs (daemon mode only).
+    #[serde(default)]
+    pub http_search: Option<Micros>,
     /// Searches per second with every agent searching at once (20 each).
     pub parallel_searches_per_s: f64,
 }
@@ -161,30 +164,11 @@ pub fn measure(
     let runtime = root.join("run");
     std::fs::create_dir_all(&runtime)?;
     let mut daemon = None;
+    let mut url = None;
     if mode == "daemon" {
-        daemon = Some(
-            Command::new(exe)
-                .arg("--root")
-                .arg(root)
-                .args(["daemon", "--listen", "none"])
-                .env("XDG_RUNTIME_DIR", &runtime)
-                .env("WARROOM_LOG", "warn")
-                .stderr(Stdio::null())
-                .spawn()?,
-        );
-        let deadline = Instant::now() + Duration::from_secs(600);
-        while !Command::new(exe)
-            .args(["daemon", "status", "--root"])
-            .arg(root)
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()?
-            .success()
-        {
-            anyhow::ensure!(Instant::now() < deadline, "the daemon did not come up");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let (d, u) = start_http_daemon(exe, root, &runtime)?;
+        daemon = Some(d);
+        url = Some(u);
     }
     let mut corpus = Corpus::new(99, Timestamp(1_795_608_000));
     let queries: Vec<String> = (0..searches.max(agents)).map(|_| corpus.query()).collect();
@@ -232,6 +216,23 @@ pub fn measure(
         first.call("memory_search", serde_json::json!({"text": q}))?;
         samples.push(t.elapsed());
     }
+    // The same searches from an HTTP session (no relay process in between).
+    let http_search = match &url {
+        Some(u) => {
+            let mut session = LoadAgent::Http(
+                u.clone(),
+                super::http_client::open_session(u, &[("X-Warroom-Room", "room-bench")])?,
+            );
+            let mut samples = Vec::with_capacity(searches);
+            for q in queries.iter().take(searches) {
+                let t = Instant::now();
+                session.call("memory_search", serde_json::json!({"text": q}))?;
+                samples.push(t.elapsed());
+            }
+            Some(Micros::of(samples))
+        }
+        None => None,
+    };
     // Every agent searches at once: the daemon serves reads side by side.
     const EACH: usize = 20;
     let t = Instant::now();
@@ -274,6 +275,7 @@ pub fn measure(
         agents_rss_mb,
         daemon_rss_mb,
         search: Micros::of(samples),
+        http_search,
         parallel_searches_per_s,
     })
 }
@@ -281,11 +283,11 @@ pub fn measure(
 /// The reports as a markdown table (for README).
 pub fn markdown(reports: &[DaemonReport]) -> String {
     let mut s = String::from(
-        "| entries | agents | mode | all answered ms | attach p50 ms | agents RSS MB | daemon RSS MB | total MB | search p50 / p99 µs | searches/s, all at once |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| entries | agents | mode | all answered ms | attach p50 ms | agents RSS MB | daemon RSS MB | total MB | search p50 / p99 µs (stdio) | search p50 / p99 µs (HTTP) | searches/s, all at once |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} / {:.0} | {:.0} |\n",
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} / {:.0} | {} | {:.0} |\n",
             r.entries,
             r.agents,
             r.mode,
@@ -296,6 +298,9 @@ pub fn markdown(reports: &[DaemonReport]) -> String {
             r.agents_rss_mb + r.daemon_rss_mb,
             r.search.p50,
             r.search.p99,
+            r.http_search
+                .as_ref()
+                .map_or("—".to_string(), |h| format!("{:.0} / {:.0}", h.p50, h.p99)),
             r.parallel_searches_per_s
         ));
     }
