@@ -24,28 +24,46 @@ fn ids_in_ledger(root: &Path) -> Vec<String> {
 }
 
 /// An HTTP MCP session acting as `room`: publishes `n` entries, returns their ids.
-fn http_agent_publishes(url: String, room: String, n: usize) -> Vec<String> {
-    use warroom_memory::bench::http_client::{open_session, post};
-    let who = [
-        ("X-Warroom-Room", room.as_str()),
-        ("X-Warroom-Role", "engineer"),
-    ];
-    let headers = open_session(&url, &who).unwrap();
-    let h: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    (0..n)
-        .map(|k| {
-            let call = json!({"jsonrpc": "2.0", "id": 10 + k, "method": "tools/call", "params": {
-                "name": "memory_publish",
-                "arguments": {"kind": "decision", "summary": format!("{room} fact {k} about caching")}}});
-            let v = post(&url, &h, &call.to_string()).unwrap().message().unwrap();
-            let entry = &v["result"]["structuredContent"]["entry"];
-            assert_eq!(entry["room_id"], room.as_str(), "{v}");
-            entry["id"].as_str().unwrap().to_string()
-        })
-        .collect()
+/// An HTTP MCP session (rmcp's Streamable HTTP client) acting as `room`: publishes `n`
+/// entries, returns their ids.
+async fn http_agent_publishes(url: String, room: String, n: usize) -> Vec<String> {
+    use http::{HeaderName, HeaderValue};
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let headers = [
+        ("x-warroom-room", room.as_str()),
+        ("x-warroom-role", "engineer"),
+    ]
+    .into_iter()
+    .map(|(k, v)| {
+        (
+            HeaderName::from_static(k),
+            HeaderValue::from_str(v).unwrap(),
+        )
+    })
+    .collect();
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers),
+    );
+    let client = ().serve(transport).await.expect("an HTTP session opens");
+    let mut ids = Vec::new();
+    for k in 0..n {
+        let args = json!({"kind": "decision", "summary": format!("{room} fact {k} about caching")});
+        let Value::Object(map) = args else {
+            unreachable!()
+        };
+        let r = client
+            .call_tool(CallToolRequestParams::new("memory_publish").with_arguments(map))
+            .await
+            .unwrap();
+        let v = r.structured_content.expect("structured result");
+        assert_eq!(v["entry"]["room_id"], room.as_str(), "{v}");
+        ids.push(v["entry"]["id"].as_str().unwrap().to_string());
+    }
+    client.cancel().await.unwrap();
+    ids
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -55,10 +73,7 @@ async fn sixteen_agents_share_one_daemon_each_with_its_own_identity() {
     let _d = start_daemon(p.path(), rt.path());
     let url = url_of(p.path(), rt.path());
     let http: Vec<_> = (0..4)
-        .map(|k| {
-            let url = url.clone();
-            std::thread::spawn(move || http_agent_publishes(url, format!("room-h{k}"), 5))
-        })
+        .map(|k| tokio::spawn(http_agent_publishes(url.clone(), format!("room-h{k}"), 5)))
         .collect();
     let mut agents = Vec::new();
     for i in 0..16 {
@@ -86,7 +101,7 @@ async fn sixteen_agents_share_one_daemon_each_with_its_own_identity() {
     .await;
     let mut all: Vec<String> = published.concat();
     for t in http {
-        all.extend(t.join().unwrap());
+        all.extend(t.await.unwrap());
     }
     assert_eq!(
         all.len(),
