@@ -12,6 +12,29 @@ use crate::api::plan::{DagOut, RegisterPlanOutput};
 use crate::channel::Message;
 use crate::entry::Entry;
 
+/// `text` made safe for a terminal: every control character except newline and tab, and
+/// the bidirectional overrides that reorder what a reader sees, shown escaped (`\u{1b}`),
+/// so an entry cannot move the cursor, recolour, retitle or hide text on an auditor's
+/// terminal.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if bad(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Longest detail shown in list views before pointing at `memory_get`.
 const DETAIL_PREVIEW: usize = 300;
 

@@ -8,36 +8,33 @@ use crate::audit::diff::DiffReport;
 use crate::audit::verify::VerifyReport;
 use crate::render::{clip, entry_block};
 
-struct Paint(bool);
+/// Colours the (already terminal-safe) text of a diff by the shape of each line: our
+/// headers start at column 0, violation marks with `  ✗`, diff lines with `    +` / `    -`.
+/// Entry text cannot forge a header: it only ever appears indented.
+fn colourize(text: &str) -> String {
+    let wrap = |code: &str, l: &str| format!("\x1b[{code}m{l}\x1b[0m");
+    text.lines()
+        .map(|l| {
+            if l.starts_with("VIOLATIONS") {
+                wrap("1;31", l)
+            } else if !l.is_empty() && !l.starts_with(' ') {
+                wrap("1", l)
+            } else if let Some(rest) = l.strip_prefix("  ✗") {
+                format!("  {}{rest}", wrap("31", "✗"))
+            } else if l.starts_with("    +") && !l.starts_with("    +++") {
+                wrap("32", l)
+            } else if l.starts_with("    -") && !l.starts_with("    ---") {
+                wrap("31", l)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
-impl Paint {
-    fn wrap(&self, code: &str, s: &str) -> String {
-        if self.0 {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    }
-    fn bold(&self, s: &str) -> String {
-        self.wrap("1", s)
-    }
-    fn red(&self, s: &str) -> String {
-        self.wrap("31", s)
-    }
-    fn green(&self, s: &str) -> String {
-        self.wrap("32", s)
-    }
-    /// Colours a unified diff line by line.
-    fn diff(&self, d: &str) -> String {
-        d.lines()
-            .map(|l| match l.as_bytes().first() {
-                Some(b'+') if !l.starts_with("+++") => self.green(l),
-                Some(b'-') if !l.starts_with("---") => self.red(l),
-                _ => l.to_string(),
-            })
-            .map(|l| format!("    {l}\n"))
-            .collect()
-    }
+fn indented_diff(d: &str) -> String {
+    d.lines().map(|l| format!("    {l}\n")).collect()
 }
 
 /// History or log: entries with their status.
@@ -69,23 +66,21 @@ pub fn history(o: &HistoryOutput) -> String {
 
 /// A full diff report.
 pub fn diff(r: &DiffReport, colour: bool) -> String {
-    let p = Paint(colour);
+    let plain = crate::render::terminal_safe(&diff_plain(r)).into_owned();
+    if colour { colourize(&plain) } else { plain }
+}
+
+fn diff_plain(r: &DiffReport) -> String {
     let c = &r.counts;
     let mut s = format!(
         "{}\nA: {}\nB: {}\n{} added · {} superseded · {} violations · {} malformed additions\n",
-        p.bold("ledger diff"),
-        r.a,
-        r.b,
-        c.added,
-        c.superseded,
-        c.violations,
-        c.malformed_added
+        "ledger diff", r.a, r.b, c.added, c.superseded, c.violations, c.malformed_added
     );
     if !r.violations.is_empty() {
         let _ = writeln!(
             s,
             "\n{}",
-            p.bold(&p.red("VIOLATIONS: lines of A changed or missing in B (append-only broken)"))
+            "VIOLATIONS: lines of A changed or missing in B (append-only broken)"
         );
         for v in &r.violations {
             let id = v.id.as_deref().unwrap_or("?");
@@ -93,24 +88,20 @@ pub fn diff(r: &DiffReport, colour: bool) -> String {
                 Some(b) => {
                     let _ = writeln!(
                         s,
-                        "  {} line {} (byte {}) id {id}: changed (now line {b} of B)",
-                        p.red("✗"),
-                        v.line,
-                        v.offset
+                        "  ✗ line {} (byte {}) id {id}: changed (now line {b} of B)",
+                        v.line, v.offset
                     );
                 }
                 None => {
                     let _ = writeln!(
                         s,
-                        "  {} line {} (byte {}) id {id}: missing from B",
-                        p.red("✗"),
-                        v.line,
-                        v.offset
+                        "  ✗ line {} (byte {}) id {id}: missing from B",
+                        v.line, v.offset
                     );
                 }
             }
             match &v.diff {
-                Some(d) => s.push_str(&p.diff(d)),
+                Some(d) => s.push_str(&indented_diff(d)),
                 None => {
                     let _ = writeln!(s, "    was: {}", clip(&v.before, 300));
                 }
@@ -118,7 +109,7 @@ pub fn diff(r: &DiffReport, colour: bool) -> String {
         }
     }
     if !r.superseded.is_empty() {
-        let _ = writeln!(s, "\n{}", p.bold("Superseded"));
+        let _ = writeln!(s, "\n{}", "Superseded");
         for ch in &r.superseded {
             let old = ch.old.as_ref().map_or("(unknown entry)".to_string(), |o| {
                 format!("{} [{}] {}/{}", o.id, o.kind, o.room_id, o.author_role)
@@ -128,22 +119,21 @@ pub fn diff(r: &DiffReport, colour: bool) -> String {
                 "  {old}\n    → {} [{}] {}/{} at {}",
                 ch.new.id, ch.new.kind, ch.new.room_id, ch.new.author_role, ch.new.ts
             );
-            s.push_str(&p.diff(&ch.summary_diff));
+            s.push_str(&indented_diff(&ch.summary_diff));
             if !ch.detail_diff.is_empty() {
                 let _ = writeln!(s, "    detail:");
-                s.push_str(&p.diff(&ch.detail_diff));
+                s.push_str(&indented_diff(&ch.detail_diff));
             }
         }
     }
     if !r.added.is_empty() {
-        let _ = writeln!(s, "\n{}", p.bold("Added"));
+        let _ = writeln!(s, "\n{}", "Added");
         for g in &r.added {
             let _ = writeln!(s, "  {} · {} ({})", g.room_id, g.kind, g.entries.len());
             for e in &g.entries {
                 let _ = writeln!(
                     s,
-                    "    {} {} {}",
-                    p.green("+"),
+                    "    + {} {}",
                     e.id,
                     clip(&e.summary.replace('\n', " "), 160)
                 );
@@ -151,7 +141,7 @@ pub fn diff(r: &DiffReport, colour: bool) -> String {
         }
     }
     if !r.malformed_added.is_empty() {
-        let _ = writeln!(s, "\n{}", p.bold("Malformed additions"));
+        let _ = writeln!(s, "\n{}", "Malformed additions");
         for m in &r.malformed_added {
             let _ = writeln!(s, "  line {} (byte {}): {}", m.line, m.offset, m.message);
         }

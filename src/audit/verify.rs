@@ -5,7 +5,8 @@
 //! `schemas/ledger-entry.schema.json` or cannot be read as an entry, duplicate ids,
 //! supersedes naming an unknown id, an entry superseded twice, self-supersedes, supersede
 //! cycles, a torn last line (no terminating newline), and the hash chain's findings
-//! (`broken-link`, `bad-link`, `backdated`; with `--head`, `head-missing` and
+//! (`broken-link`, `bad-link`, `backdated`; `oversized-line` for a line over the server's
+//! line limit, which servers skip; with `--head`, `head-missing` and
 //! `outside-head` — see [`super::chain_check`]).
 
 use std::collections::{HashMap, HashSet};
@@ -29,7 +30,8 @@ pub struct Violation {
     pub offset: u64,
     /// Short machine-readable kind: invalid-utf8, malformed-json, schema, bad-entry,
     /// duplicate-id, dangling-supersede, double-supersede, self-supersede,
-    /// supersede-cycle, torn-tail.
+    /// supersede-cycle, torn-tail, oversized-line, broken-link, bad-link, backdated,
+    /// head-missing, outside-head.
     pub kind: String,
     /// What is wrong, in words.
     pub message: String,
@@ -118,6 +120,17 @@ pub fn verify(
                 format!(
                     "the last line ({} bytes) has no terminating newline: a write was cut short",
                     bytes.len()
+                ),
+            );
+        }
+        if bytes.len() > crate::jsonl::MAX_LINE_BYTES {
+            flag(
+                "oversized-line",
+                format!(
+                    "the line is {} bytes, over the server's limit of {} bytes: servers skip it, \
+                     so no agent sees it",
+                    bytes.len(),
+                    crate::jsonl::MAX_LINE_BYTES
                 ),
             );
         }

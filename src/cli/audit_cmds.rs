@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::ledger_cmds::FilterFlags;
-use super::out::{Outcome, emit, note, stdout_is_tty};
+use super::out::{Outcome, emit, emit_coloured, note, stdout_is_tty};
 use super::{Ctx, Global};
 use crate::api::audit::{DiffArgs, HistoryArgs};
 use crate::audit::{diff, git, verify};
@@ -146,7 +146,7 @@ impl DiffCmd {
             Colour::Never => false,
             Colour::Auto => stdout_is_tty() && std::env::var_os("NO_COLOR").is_none(),
         };
-        emit(g.json, &report, |r| render_audit::diff(r, colour));
+        emit_coloured(g.json, &report, |r| render_audit::diff(r, colour));
         Ok(if report.append_only() {
             Outcome::Ok
         } else {

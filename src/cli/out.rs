@@ -47,6 +47,16 @@ pub fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T) -> Strin
     if json {
         print(&serde_json::to_string_pretty(value).expect("results serialize"));
     } else {
+        print(&crate::render::terminal_safe(&human(value)));
+    }
+}
+
+/// Like [`emit`], for human text that is already terminal-safe and may carry our own
+/// colour codes (`diff`).
+pub fn emit_coloured<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T) -> String) {
+    if json {
+        print(&serde_json::to_string_pretty(value).expect("results serialize"));
+    } else {
         print(&human(value));
     }
 }

@@ -1,0 +1,86 @@
+//! What a hostile or unlucky environment used to break (issue: no hangs, no quadratic
+//! paths, no escapes): each case through the real binary, bounded in time.
+
+mod common;
+
+use common::*;
+
+const HOSTILE: &str = "clear\u{1b}[2J\u{1b}]0;pwned\u{7} and \u{202e}txt.exe\r over";
+
+#[test]
+fn control_characters_never_reach_the_auditors_terminal_raw() {
+    let p = project();
+    let root = p.path();
+    let (code, _, err) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--summary",
+            HOSTILE,
+            "--detail",
+            HOSTILE,
+            "--room",
+            "room-1",
+            "--role",
+            "eng",
+            "--tag",
+            "x",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let raw = |s: &str| {
+        s.chars()
+            .any(|c| matches!(c, '\u{1b}' | '\u{7}' | '\r' | '\u{202e}'))
+    };
+    for args in [
+        vec!["query", "--room", "*"],
+        vec!["log"],
+        vec!["search", "clear", "--room", "*"],
+        vec!["history", "--room", "room-1"],
+        vec!["diff", "--since", "2000-01-01", "--color", "never"],
+    ] {
+        let (code, out, err) = cli(root, &args);
+        assert!(code == 0 || code == 1, "{args:?}: {err}");
+        assert!(
+            !raw(&out),
+            "{args:?} printed control characters raw: {out:?}"
+        );
+        assert!(
+            out.contains("\\u{1b}[2J"),
+            "{args:?} shows them escaped: {out}"
+        );
+    }
+    // With colour, only our own codes are raw: the entry's are still escaped.
+    let (_, out, _) = cli(
+        root,
+        &["diff", "--since", "2000-01-01", "--color", "always"],
+    );
+    assert!(out.contains("\u{1b}[1m"), "our colours: {out:?}");
+    assert!(
+        !out.contains("\u{1b}[2J") && !out.contains('\u{202e}'),
+        "{out:?}"
+    );
+    // Machines get the bytes as they are, in JSON.
+    let (_, out, _) = cli(root, &["--json", "query", "--room", "*"]);
+    assert!(out.contains("\\u001b[2J"), "{out}");
+}
+
+#[test]
+fn verify_names_a_line_the_server_cannot_serve() {
+    let p = project();
+    let root = p.path();
+    let pad = "x".repeat(17 * 1024 * 1024);
+    let line = format!(
+        r#"{{"id":"mem-big","ts":"2026-11-20T00:00:00Z","kind":"decision","room_id":"room-1","author_role":"eng","ref":"","tags":[],"summary":"big","detail":"","supersedes":null,"pad":"{pad}"}}"#
+    );
+    std::fs::write(ledger(root), format!("{line}\n")).unwrap();
+    let (code, out, err) = cli(root, &["--json", "verify"]);
+    assert_eq!(code, 1, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["violations"][0]["kind"], "oversized-line", "{r}");
+    // …and indeed the server skips it.
+    let (code, _, _) = cli(root, &["get", "mem-big"]);
+    assert_ne!(code, 0);
+}
