@@ -79,8 +79,8 @@ fn diff_plain(r: &DiffReport) -> String {
     if !r.violations.is_empty() {
         let _ = writeln!(
             s,
-            "\n{}",
-            "VIOLATIONS: lines of A changed or missing in B (append-only broken)"
+            "
+VIOLATIONS: lines of A changed or missing in B (append-only broken)"
         );
         for v in &r.violations {
             let id = v.id.as_deref().unwrap_or("?");
@@ -109,7 +109,7 @@ fn diff_plain(r: &DiffReport) -> String {
         }
     }
     if !r.superseded.is_empty() {
-        let _ = writeln!(s, "\n{}", "Superseded");
+        let _ = writeln!(s, "\nSuperseded");
         for ch in &r.superseded {
             let old = ch.old.as_ref().map_or("(unknown entry)".to_string(), |o| {
                 format!("{} [{}] {}/{}", o.id, o.kind, o.room_id, o.author_role)
@@ -127,7 +127,7 @@ fn diff_plain(r: &DiffReport) -> String {
         }
     }
     if !r.added.is_empty() {
-        let _ = writeln!(s, "\n{}", "Added");
+        let _ = writeln!(s, "\nAdded");
         for g in &r.added {
             let _ = writeln!(s, "  {} · {} ({})", g.room_id, g.kind, g.entries.len());
             for e in &g.entries {
@@ -141,7 +141,7 @@ fn diff_plain(r: &DiffReport) -> String {
         }
     }
     if !r.malformed_added.is_empty() {
-        let _ = writeln!(s, "\n{}", "Malformed additions");
+        let _ = writeln!(s, "\nMalformed additions");
         for m in &r.malformed_added {
             let _ = writeln!(s, "  line {} (byte {}): {}", m.line, m.offset, m.message);
         }
