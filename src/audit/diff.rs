@@ -13,8 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use similar::TextDiff;
 
-use super::lines;
-use crate::clock::Timestamp;
+use super::{Line, lines};
 use crate::entry::{Entry, EntryRef, Kind};
 
 /// Longest text diff kept per field (bytes); longer ones are clipped with a note.
@@ -205,11 +204,28 @@ pub fn diff(a_label: &str, a: &[u8], b_label: &str, b: &[u8]) -> DiffReport {
                 .or_insert_with(|| e.to_owned_entry());
         }
     }
+    let added = b_lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !matched[*i])
+        .map(|(_, l)| l);
+    report(a_label, b_label, added, |id| known.get(id).cloned(), violations)
+}
+
+/// The report of `added` lines (violations given): additions grouped by room and kind,
+/// supersedes with text diffs against `known(id)`, malformed lines.
+pub fn report<'a>(
+    a_label: &str,
+    b_label: &str,
+    added_lines: impl Iterator<Item = &'a Line<'a>>,
+    known: impl Fn(&str) -> Option<Entry>,
+    violations: Vec<DiffViolation>,
+) -> DiffReport {
     let mut groups: Vec<AddedGroup> = Vec::new();
     let mut superseded = Vec::new();
     let mut malformed_added = Vec::new();
     let mut added = 0;
-    for (_, l) in b_lines.iter().enumerate().filter(|(i, _)| !matched[*i]) {
+    for l in added_lines.filter(|l| !l.is_blank()) {
         let entry = match EntryRef::parse(l.bytes) {
             Ok((e, _)) => e.to_owned_entry(),
             Err(e) => {
@@ -223,7 +239,7 @@ pub fn diff(a_label: &str, a: &[u8], b_label: &str, b: &[u8]) -> DiffReport {
         };
         added += 1;
         if let Some(target) = &entry.supersedes {
-            let old = known.get(target).cloned();
+            let old = known(target);
             let (os, od) = old.as_ref().map_or((String::new(), String::new()), |o| {
                 (o.summary.clone(), o.detail.clone())
             });
@@ -262,21 +278,6 @@ pub fn diff(a_label: &str, a: &[u8], b_label: &str, b: &[u8]) -> DiffReport {
         violations,
         malformed_added,
     }
-}
-
-/// The ledger as it was at time `t`: every line before the first entry stamped after `t`.
-pub fn as_of(data: &[u8], t: Timestamp) -> &[u8] {
-    // By position, not by each line's claimed time: the ledger as of `t` is the prefix
-    // before the first line dated after `t`. A line appended later but dated earlier (a
-    // backdated entry) therefore shows as added, never as old history.
-    for l in lines(data) {
-        if let Ok((_, ts)) = EntryRef::parse(l.bytes)
-            && ts > t
-        {
-            return &data[..l.offset as usize];
-        }
-    }
-    data
 }
 
 #[cfg(test)]

@@ -65,6 +65,8 @@ pub struct SizeReport {
     pub query_all: Micros,
     /// `memory_get_context` for a room deep in a 100-epic plan, with brief keywords.
     pub context: Micros,
+    /// `memory_diff` / `diff --since T` when nothing was added since T.
+    pub diff_since_nothing_new: Micros,
     /// Picking up one entry appended by another writer.
     pub tail_pickup: Micros,
     /// `memory_publish` with fsync.
@@ -181,6 +183,17 @@ pub fn measure(
             .unwrap_or(0)
     }));
 
+    let since = crate::api::audit::DiffArgs {
+        since: Some(end.to_rfc3339()),
+        ..Default::default()
+    };
+    let diff_since_nothing_new = Micros::of(time(queries, |_| {
+        memory
+            .diff_report(&since)
+            .map(|r| r.counts.added)
+            .unwrap_or(usize::MAX)
+    }));
+
     // Another writer appends one line; we time the refresh that picks it up.
     let mut other = std::fs::OpenOptions::new()
         .append(true)
@@ -235,6 +248,7 @@ pub fn measure(
         query_tag,
         query_all,
         context,
+        diff_since_nothing_new,
         tail_pickup,
         publish_fsync,
         publish_nofsync,

@@ -176,8 +176,8 @@ pub fn markdown(reports: &[SizeReport]) -> String {
     }
     s.push_str(
         "\nLatency in µs, p50 / p99 (server-side, one core):\n\n\
-         | entries | search | query (tag) | query (all) | context | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | entries | search | query (tag) | query (all) | context | diff --since, nothing new | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         let sqlite = match &r.sqlite_fts5_search {
@@ -189,12 +189,13 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             None => "n/a".into(),
         };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.entries,
             pair(&r.search),
             pair(&r.query_tag),
             pair(&r.query_all),
             pair(&r.context),
+            pair(&r.diff_since_nothing_new),
             pair(&r.tail_pickup),
             pair(&r.publish_fsync),
             pair(&r.publish_nofsync),
