@@ -242,7 +242,18 @@ pub struct Tail {
     offset: u64,
     next_line_no: u64,
     pending: u64,
+    /// Modification time at the last poll: a rewrite in place of the same length changes
+    /// only this.
+    mtime: Option<(i64, i64)>,
+    /// The first and the last [`WINDOW`] bytes before `offset`, as read: compared with the
+    /// file on every poll that finds news, so a file rewritten in place (same inode, same
+    /// or greater length) is noticed and reread instead of trusted.
+    head: Vec<u8>,
+    window: Vec<u8>,
 }
+
+/// Bytes kept at each end of what a [`Tail`] has read, to notice rewrites in place.
+const WINDOW: usize = 4096;
 
 impl Tail {
     /// A tail positioned at the start of `path` (which need not exist yet).
@@ -254,6 +265,9 @@ impl Tail {
             offset: 0,
             next_line_no: 1,
             pending: 0,
+            mtime: None,
+            head: Vec::new(),
+            window: Vec::new(),
         }
     }
 
@@ -288,7 +302,33 @@ impl Tail {
             Err(e) => return Err(e),
         };
         Ok(self.identity != Some((meta.dev(), meta.ino()))
-            || meta.len() != self.offset + self.pending)
+            || meta.len() != self.offset + self.pending
+            || self.mtime != Some((meta.mtime(), meta.mtime_nsec())))
+    }
+
+    /// True if the bytes this tail remembers still are what the file holds.
+    fn still_same(&self, file: &File) -> io::Result<bool> {
+        let same_at = |mem: &[u8], at: u64| -> io::Result<bool> {
+            let mut now = vec![0u8; mem.len()];
+            file.read_exact_at(&mut now, at)?;
+            Ok(now == mem)
+        };
+        Ok(same_at(&self.head, 0)?
+            && same_at(&self.window, self.offset - self.window.len() as u64)?)
+    }
+
+    /// Remembers the first and last bytes read, after a read.
+    fn remember(&mut self) -> io::Result<()> {
+        let file = self.file.as_ref().expect("caller opened the file");
+        let head = (self.offset as usize).min(WINDOW);
+        if self.head.len() < head {
+            self.head = vec![0u8; head];
+            file.read_exact_at(&mut self.head, 0)?;
+        }
+        let tail = (self.offset as usize).min(WINDOW);
+        self.window = vec![0u8; tail];
+        file.read_exact_at(&mut self.window, self.offset - tail as u64)?;
+        Ok(())
     }
 
     /// Reads the complete lines appended since the last poll, calling `on_line` for each.
@@ -315,18 +355,20 @@ impl Tail {
             self.file = Some(crate::fsx::open_read(&self.path)?);
             self.identity = Some(id);
         }
-        if len == self.offset + self.pending {
+        let mtime = Some((meta.mtime(), meta.mtime_nsec()));
+        if len == self.offset + self.pending && mtime == self.mtime {
             return Ok(Poll::Unchanged);
         }
         let file = self.file.as_ref().expect("opened above");
-        if self.offset > 0 {
-            let mut last = [0u8; 1];
-            file.read_exact_at(&mut last, self.offset - 1)?;
-            if last[0] != b'\n' {
-                return Ok(self.restart("file was rewritten under us".into()));
-            }
+        if self.offset > 0 && !self.still_same(file)? {
+            return Ok(self.restart("file was rewritten in place".into()));
+        }
+        self.mtime = mtime;
+        if len == self.offset + self.pending {
+            return Ok(Poll::Unchanged);
         }
         let n = self.read_lines(len, &mut on_line)?;
+        self.remember()?;
         Ok(Poll::Appended(n))
     }
 

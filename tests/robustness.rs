@@ -84,3 +84,58 @@ fn verify_names_a_line_the_server_cannot_serve() {
     let (code, _, _) = cli(root, &["get", "mem-big"]);
     assert_ne!(code, 0);
 }
+
+#[tokio::test]
+async fn a_ledger_rewritten_in_place_is_reread_not_trusted() {
+    let p = project();
+    let root = p.path();
+    let a = agent(root).room("room-9").start().await;
+    for s in ["alpha decision", "beta decision", "gamma decision"] {
+        cli(
+            root,
+            &[
+                "publish",
+                "--kind",
+                "decision",
+                "--summary",
+                s,
+                "--room",
+                "room-1",
+                "--role",
+                "eng",
+            ],
+        );
+    }
+    let seen = a.ok("memory_query", serde_json::json!({})).await;
+    assert_eq!(seen["total"], 3);
+    // Same inode, same length: every summary and id changed in place.
+    let old = std::fs::read_to_string(ledger(root)).unwrap();
+    let new = old
+        .replace("alpha", "ALPHA")
+        .replace("beta", "BETA")
+        .replace("gamma", "GAMMA")
+        .replace("mem-", "mex-");
+    assert_eq!(new.len(), old.len());
+    std::fs::write(ledger(root), &new).unwrap();
+    let seen = a.ok("memory_query", serde_json::json!({})).await;
+    let text = seen.to_string();
+    assert!(text.contains("ALPHA") && text.contains("mex-"), "{text}");
+    assert!(
+        !text.contains("alpha") && !text.contains("\"mem-"),
+        "{text}"
+    );
+    // Longer, with a line boundary where the old file ended: the old lines are gone too.
+    let longer = new.replace("ALPHA", "OMEGA")
+        + &new
+            .lines()
+            .next()
+            .unwrap()
+            .replace("mex-", "mey-")
+            .replace("ALPHA", "ZETA")
+        + "\n";
+    std::fs::write(ledger(root), &longer).unwrap();
+    let seen = a.ok("memory_query", serde_json::json!({})).await;
+    let text = seen.to_string();
+    assert_eq!(seen["total"], 4, "{text}");
+    assert!(!text.contains("ALPHA"), "{text}");
+}

@@ -209,7 +209,13 @@ pub fn diff(a_label: &str, a: &[u8], b_label: &str, b: &[u8]) -> DiffReport {
         .enumerate()
         .filter(|(i, _)| !matched[*i])
         .map(|(_, l)| l);
-    report(a_label, b_label, added, |id| known.get(id).cloned(), violations)
+    report(
+        a_label,
+        b_label,
+        added,
+        |id| known.get(id).cloned(),
+        violations,
+    )
 }
 
 /// The report of `added` lines (violations given): additions grouped by room and kind,

@@ -112,7 +112,11 @@ impl Memory {
     /// the diff is exactly the lines between the two cuts — read from the file by byte
     /// range, nothing else. A scan of the index's timestamps finds the cuts (1M entries:
     /// about a millisecond); when nothing changed, nothing is read.
-    fn since_report(&self, t1: crate::clock::Timestamp, t2: crate::clock::Timestamp) -> Result<DiffReport> {
+    fn since_report(
+        &self,
+        t1: crate::clock::Timestamp,
+        t2: crate::clock::Timestamp,
+    ) -> Result<DiffReport> {
         let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let end = state.ledger.offset();
