@@ -77,8 +77,8 @@ pub struct Tip {
 /// The tip of the file at `path`: the link of its last physical line (a torn last line
 /// included, since the append that follows terminates it). Reads backwards from the end,
 /// so it costs one line, not one file.
-pub fn tip(path: &Path) -> io::Result<Tip> {
-    let mut f = match crate::fsx::open_read(path) {
+pub fn tip(path: &Path, jail: Option<&crate::fsx::Jail>) -> io::Result<Tip> {
+    let mut f = match crate::fsx::open_read_in(path, jail) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(genesis_tip()),
         Err(e) => return Err(e),
@@ -147,18 +147,18 @@ mod tests {
     fn tip_links_the_last_line_torn_or_not() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("l.jsonl");
-        assert_eq!(tip(&p).unwrap().prev, GENESIS);
+        assert_eq!(tip(&p, None).unwrap().prev, GENESIS);
         std::fs::write(&p, "").unwrap();
-        assert_eq!(tip(&p).unwrap().prev, GENESIS);
+        assert_eq!(tip(&p, None).unwrap().prev, GENESIS);
         let a = r#"{"id":"a","ts":"2026-01-01T00:00:00Z"}"#;
         let b = r#"{"id":"b","ts":"2026-01-02T00:00:00Z"}"#;
         std::fs::write(&p, format!("{a}\n{b}\n")).unwrap();
-        let t = tip(&p).unwrap();
+        let t = tip(&p, None).unwrap();
         assert_eq!(t.prev, hex(&link_of(b.as_bytes())));
         assert_eq!(t.ts, Some(parse_rfc3339("2026-01-02T00:00:00Z").unwrap()));
         std::fs::write(&p, format!("{a}\n{b}\n{{\"id\":\"to")).unwrap();
-        assert_eq!(tip(&p).unwrap().prev, hex(&link_of(b"{\"id\":\"to")));
-        assert_eq!(tip(&p).unwrap().ts, None);
+        assert_eq!(tip(&p, None).unwrap().prev, hex(&link_of(b"{\"id\":\"to")));
+        assert_eq!(tip(&p, None).unwrap().ts, None);
     }
 
     #[test]

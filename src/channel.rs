@@ -75,9 +75,9 @@ pub struct Channel {
 }
 
 impl Channel {
-    fn new(path: PathBuf) -> Channel {
+    fn new(path: PathBuf, jail: Option<std::sync::Arc<crate::fsx::Jail>>) -> Channel {
         Channel {
-            tail: Tail::new(path),
+            tail: Tail::new(path).jailed(jail),
             messages: Vec::new(),
             problems: Vec::new(),
         }
@@ -158,15 +158,24 @@ pub fn parse_message(line: &[u8]) -> std::result::Result<(Message, Timestamp), S
 #[derive(Debug, Default)]
 pub struct Channels {
     rooms: HashMap<String, Channel>,
+    jail: Option<std::sync::Arc<crate::fsx::Jail>>,
 }
 
 impl Channels {
+    /// No channel yet; every channel file is opened only inside `jail`.
+    pub fn jailed(jail: Option<std::sync::Arc<crate::fsx::Jail>>) -> Channels {
+        Channels {
+            rooms: HashMap::new(),
+            jail,
+        }
+    }
+
     /// The channel of `room` at `path`, refreshed. The room id must be validated.
     pub fn get(&mut self, room: &str, path: PathBuf) -> Result<&Channel> {
         let ch = self
             .rooms
             .entry(room.to_string())
-            .or_insert_with(|| Channel::new(path));
+            .or_insert_with(|| Channel::new(path, self.jail.clone()));
         ch.refresh()?;
         Ok(ch)
     }
@@ -178,7 +187,8 @@ impl Channels {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::io("creating room directory", dir, e))?;
         }
-        AppendLock::acquire(path, opts.lock_wait).map_err(|e| Error::io("locking channel", path, e))
+        AppendLock::acquire_in(path, opts.lock_wait, opts.jail.as_deref())
+            .map_err(|e| Error::io("locking channel", path, e))
     }
 
     /// Appends `msg` under `lock` (from [`Channels::lock`]) and returns it as read back.

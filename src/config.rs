@@ -120,6 +120,14 @@ impl Paths {
         )))
     }
 
+    /// The root and the configured directories, as a [`crate::fsx::Jail`] every project
+    /// file is checked against when it is opened.
+    pub fn jail(&self) -> crate::fsx::Jail {
+        crate::fsx::Jail::new(
+            std::iter::once(self.root.as_path()).chain(self.trusted.iter().map(PathBuf::as_path)),
+        )
+    }
+
     fn rooted(&self, p: &Path) -> PathBuf {
         if p.is_absolute() {
             p.to_path_buf()
@@ -249,7 +257,8 @@ impl ConfigFile {
     /// Reads `<root>/.agents/warroom.yaml` if it exists.
     pub fn load(root: &Path) -> Result<Option<ConfigFile>> {
         let path = root.join(".agents").join(CONFIG_FILE);
-        let text = match crate::fsx::read_to_string(&path) {
+        let jail = crate::fsx::Jail::new([root]);
+        let text = match crate::fsx::read_to_string_in(&path, Some(&jail)) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io("reading config", &path, e)),

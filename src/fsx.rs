@@ -11,8 +11,75 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where project files may live: the root and the directories the operator configured.
+/// Checked on the *opened* file (its real path, from `/proc/self/fd`), so there is no gap
+/// between the check and the use: a ledger, channel, plan or config replaced by a symlink
+/// leaving the project at any moment is refused at its next open.
+#[derive(Debug, Clone, Default)]
+pub struct Jail {
+    bases: Vec<PathBuf>,
+}
+
+impl Jail {
+    /// A jail of `bases` (resolved now; a base that does not exist yet is kept as given).
+    pub fn new<'a>(bases: impl IntoIterator<Item = &'a Path>) -> Jail {
+        Jail {
+            bases: bases
+                .into_iter()
+                .map(|b| b.canonicalize().unwrap_or_else(|_| b.to_path_buf()))
+                .collect(),
+        }
+    }
+
+    /// Refuses `file` (opened from `shown`) unless it really lies under a base.
+    pub fn check(&self, file: &File, shown: &Path) -> io::Result<()> {
+        let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) else {
+            return Ok(()); // no /proc: the startup check (Paths::confine) stands alone
+        };
+        if self.bases.iter().any(|b| real.starts_with(b)) {
+            return Ok(());
+        }
+        Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} resolves to {}, outside the project root; refusing to read or write \
+                 through a link that leaves the project. Fix: remove the link, or configure \
+                 the location explicitly (--ledger / --war-rooms / .agents/warroom.yaml)",
+                shown.display(),
+                real.display()
+            ),
+        ))
+    }
+}
+
+/// [`open_read`], then the jail's check on the opened file.
+pub fn open_read_in(path: &Path, jail: Option<&Jail>) -> io::Result<File> {
+    let file = open_read(path)?;
+    if let Some(j) = jail {
+        j.check(&file, path)?;
+    }
+    Ok(file)
+}
+
+/// [`open_append`], then the jail's check on the opened file.
+pub fn open_append_in(path: &Path, jail: Option<&Jail>) -> io::Result<File> {
+    let file = open_append(path)?;
+    if let Some(j) = jail {
+        j.check(&file, path)?;
+    }
+    Ok(file)
+}
+
+/// [`read_to_string`] of a file that must lie in the jail.
+pub fn read_to_string_in(path: &Path, jail: Option<&Jail>) -> io::Result<String> {
+    let mut out = String::new();
+    open_read_in(path, jail)?.read_to_string(&mut out)?;
+    Ok(out)
+}
 
 fn refuse_unless_regular(file: File, path: &Path) -> io::Result<File> {
     let kind = file.metadata()?.file_type();

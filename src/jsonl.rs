@@ -64,6 +64,8 @@ pub struct AppendOptions {
     /// prove that a failed write leaves the file valid and that a crash mid-write is
     /// survived.
     pub fault: Option<Arc<FaultBudget>>,
+    /// Where the file must really be, checked at every open (see [`crate::fsx::Jail`]).
+    pub jail: Option<Arc<crate::fsx::Jail>>,
 }
 
 /// Bytes this process may still append before an injected fault, and which fault.
@@ -112,7 +114,16 @@ impl AppendLock {
     /// `TimedOut`) names the holder's PID when `/proc/locks` shows it. The parent
     /// directory must exist.
     pub fn acquire(path: &Path, wait: Duration) -> io::Result<AppendLock> {
-        let file = crate::fsx::open_append(path)?;
+        Self::acquire_in(path, wait, None)
+    }
+
+    /// [`AppendLock::acquire`] of a file that must lie in `jail`.
+    pub fn acquire_in(
+        path: &Path,
+        wait: Duration,
+        jail: Option<&crate::fsx::Jail>,
+    ) -> io::Result<AppendLock> {
+        let file = crate::fsx::open_append_in(path, jail)?;
         let wait = if wait.is_zero() {
             DEFAULT_LOCK_WAIT
         } else {
@@ -237,6 +248,7 @@ pub enum Poll {
 #[derive(Debug)]
 pub struct Tail {
     path: PathBuf,
+    jail: Option<Arc<crate::fsx::Jail>>,
     file: Option<File>,
     identity: Option<(u64, u64)>,
     offset: u64,
@@ -260,6 +272,7 @@ impl Tail {
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Tail {
             path: path.into(),
+            jail: None,
             file: None,
             identity: None,
             offset: 0,
@@ -269,6 +282,12 @@ impl Tail {
             head: Vec::new(),
             window: Vec::new(),
         }
+    }
+
+    /// The same tail, opening its file only inside `jail`.
+    pub fn jailed(mut self, jail: Option<Arc<crate::fsx::Jail>>) -> Self {
+        self.jail = jail;
+        self
     }
 
     /// The file this tail reads.
@@ -288,7 +307,7 @@ impl Tail {
     }
 
     fn restart(&mut self, why: String) -> Poll {
-        *self = Tail::new(std::mem::take(&mut self.path));
+        *self = Tail::new(std::mem::take(&mut self.path)).jailed(self.jail.take());
         Poll::Reset(why)
     }
 
@@ -352,7 +371,7 @@ impl Tail {
             return Ok(self.restart(format!("file shrank from {} to {len} bytes", self.offset)));
         }
         if self.file.is_none() {
-            self.file = Some(crate::fsx::open_read(&self.path)?);
+            self.file = Some(crate::fsx::open_read_in(&self.path, self.jail.as_deref())?);
             self.identity = Some(id);
         }
         let mtime = Some((meta.mtime(), meta.mtime_nsec()));
@@ -534,6 +553,7 @@ mod tests {
             fsync: true,
             fault: Some(Arc::new(FaultBudget::new(15))),
             lock_wait: Duration::ZERO,
+            jail: None,
         };
         let mut lock = AppendLock::acquire(&path, Duration::ZERO).unwrap();
         lock.append("{\"a\":1}", &opts).unwrap(); // 8 bytes, budget left 7

@@ -61,7 +61,7 @@ impl Ledger {
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         index.reserve((bytes / 500) as usize);
         let mut ledger = Ledger {
-            tail: Tail::new(path),
+            tail: Tail::new(path).jailed(opts.jail.clone()),
             index,
             opts,
             scratch: Scratch::default(),
@@ -145,7 +145,8 @@ impl Ledger {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
         }
-        AppendLock::acquire(path, opts.lock_wait).map_err(|e| Error::io("locking ledger", path, e))
+        AppendLock::acquire_in(path, opts.lock_wait, opts.jail.as_deref())
+            .map_err(|e| Error::io("locking ledger", path, e))
     }
 
     /// Appends `entry` under `lock` (from [`Ledger::lock`]). `check` runs after the tail has caught up under the
@@ -161,7 +162,7 @@ impl Ledger {
         self.refresh()?;
         check(&self.index)?;
         // Under the lock: link to the file's last line, and never date a line before it.
-        let tip = crate::chain::tip(&path)
+        let tip = crate::chain::tip(&path, self.opts.jail.as_deref())
             .map_err(|e| Error::io("reading the ledger's last line", &path, e))?;
         if let (Some(last), Ok(ts)) = (tip.ts, crate::clock::parse_rfc3339(&entry.ts))
             && ts.0 < last.0 - crate::chain::SKEW_SECONDS

@@ -139,3 +139,56 @@ async fn a_ledger_rewritten_in_place_is_reread_not_trusted() {
     assert_eq!(seen["total"], 4, "{text}");
     assert!(!text.contains("ALPHA"), "{text}");
 }
+
+#[tokio::test]
+async fn a_symlink_leaving_the_project_is_refused_at_every_open() {
+    let p = project();
+    let root = p.path();
+    let outside = tempfile::tempdir().unwrap();
+    let a = agent(root).room("room-1").role("eng").start().await;
+    publish(&a, "decision", "first", serde_json::json!({})).await;
+    // After startup, the ledger becomes a link to a file outside the root.
+    let target = outside.path().join("elsewhere.jsonl");
+    std::fs::copy(ledger(root), &target).unwrap();
+    let before = std::fs::read(&target).unwrap();
+    std::fs::remove_file(ledger(root)).unwrap();
+    std::os::unix::fs::symlink(&target, ledger(root)).unwrap();
+    let e = a
+        .err(
+            "memory_publish",
+            serde_json::json!({"kind": "decision", "summary": "second"}),
+        )
+        .await;
+    assert!(e.contains("outside the project root"), "{e}");
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        before,
+        "nothing written outside"
+    );
+    std::fs::remove_file(ledger(root)).unwrap();
+    // Plans and room configs linked from outside are not used.
+    let plan = outside.path().join("plan.json");
+    std::fs::write(
+        &plan,
+        r#"{"plan_id":"evil","title":"evil","epics":[{"ref":"E1","room_id":"room-evil"}]}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join(".agents/plan")).unwrap();
+    std::os::unix::fs::symlink(&plan, root.join(".agents/plan/evil.json")).unwrap();
+    let cfg = outside.path().join("config.json");
+    std::fs::write(
+        &cfg,
+        r#"{"room_id":"room-cfg","task_ref":"EPIC-9","depends_on":[]}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join(".agents/war-rooms/room-cfg")).unwrap();
+    std::os::unix::fs::symlink(&cfg, root.join(".agents/war-rooms/room-cfg/config.json")).unwrap();
+    let (code, out, err) = cli(root, &["--json", "plan", "show"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let dag: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(dag["epics"], serde_json::json!([]), "{out}");
+    assert!(
+        err.contains("outside the project root"),
+        "a warning names it: {err}"
+    );
+}

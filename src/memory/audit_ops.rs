@@ -130,7 +130,7 @@ impl Memory {
         };
         let ((o1, line1), (o2, _)) = (cut(t1), cut(t2));
         let bytes = if o2 > o1 {
-            crate::audit::read_range(&self.paths().ledger, o1, o2)?
+            crate::audit::read_range(&self.paths().ledger, o1, o2, &self.paths().jail())?
         } else {
             Vec::new()
         };

@@ -74,7 +74,9 @@ impl std::fmt::Debug for Memory {
 impl Memory {
     /// Opens the project: reads the ledger whole and builds the index.
     pub fn open(paths: Paths, settings: Settings, clock: Arc<dyn Clock>) -> Result<Memory> {
+        let jail = Arc::new(paths.jail());
         let opts = AppendOptions {
+            jail: Some(jail.clone()),
             fsync: settings.fsync,
             lock_wait: settings.lock_wait,
             fault: match (settings.fault_after_bytes, settings.crash_after_bytes) {
@@ -93,7 +95,7 @@ impl Memory {
             append_opts: opts,
             state: RwLock::new(State {
                 ledger,
-                channels: Default::default(),
+                channels: crate::channel::Channels::jailed(Some(jail)),
                 plans: Default::default(),
             }),
         })

@@ -124,19 +124,21 @@ fn foreign(
     })
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
-    let text = crate::fsx::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read_json(path: &Path, jail: &crate::fsx::Jail) -> Result<Value, String> {
+    let text = crate::fsx::read_to_string_in(path, Some(jail))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: not JSON ({e})", path.display()))
 }
 
 /// Reads every plan source.
 pub fn load(paths: &Paths) -> Sources {
     let mut s = Sources::default();
+    let jail = paths.jail();
     for path in files(paths) {
         if !path.exists() {
             continue;
         }
-        let v = match read_json(&path) {
+        let v = match read_json(&path, &jail) {
             Ok(v) => v,
             Err(e) => {
                 s.problems.push(e);
