@@ -206,36 +206,46 @@ fn run_bounded(args: &[&str], root: &std::path::Path) -> (i32, String, String) {
 
 #[test]
 fn a_forty_thousand_entry_supersede_chain_loads_verifies_and_gets_in_bounded_work() {
-    let p = project();
     let n = 40_000;
-    let mut text = String::new();
-    for i in 0..n {
+    let line = |i: usize| {
         let sup = if i == 0 {
             "null".to_string()
         } else {
             format!("\"c-{}\"", i - 1)
         };
-        text.push_str(&format!(
+        format!(
             "{{\"id\":\"c-{i}\",\"ts\":\"2026-11-01T00:00:00Z\",\"kind\":\"decision\",\"room_id\":\"r\",\"author_role\":\"a\",\"ref\":\"\",\"tags\":[],\"summary\":\"version {i}\",\"detail\":\"\",\"supersedes\":{sup}}}\n"
-        ));
+        )
+    };
+    // In file order, and reversed (every supersede names an entry further down the file).
+    for order in ["forward", "reversed"] {
+        let p = project();
+        let text: String = if order == "forward" {
+            (0..n).map(line).collect()
+        } else {
+            (0..n).rev().map(line).collect()
+        };
+        std::fs::write(ledger(p.path()), text).unwrap();
+        let (code, out, err) = run_bounded(&["--json", "verify"], p.path());
+        assert_eq!(code, 0, "{order}: {err}{out}");
+        let (code, out, err) = run_bounded(&["--json", "get", "c-0"], p.path());
+        assert_eq!(code, 0, "{order}: {err}");
+        let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(got["replaced_by"].as_array().unwrap().len(), 20, "{order}");
+        assert_eq!(got["replaced_by_more"], n - 1 - 20, "{order}");
+        assert!(
+            out.len() < 64 * 1024,
+            "memory_get stays small: {} bytes",
+            out.len()
+        );
+        let (code, out, _) = run_bounded(&["--json", "query", "--room", "*"], p.path());
+        assert_eq!(code, 0);
+        let q: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            q["total"], 1,
+            "{order}: only the chain's last entry is live"
+        );
     }
-    std::fs::write(ledger(p.path()), text).unwrap();
-    let (code, out, err) = run_bounded(&["--json", "verify"], p.path());
-    assert_eq!(code, 0, "{err}{out}");
-    let (code, out, err) = run_bounded(&["--json", "get", "c-0"], p.path());
-    assert_eq!(code, 0, "{err}");
-    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(got["replaced_by"].as_array().unwrap().len(), 20);
-    assert_eq!(got["replaced_by_more"], n - 1 - 20);
-    assert!(
-        out.len() < 64 * 1024,
-        "memory_get stays small: {} bytes",
-        out.len()
-    );
-    let (code, out, _) = run_bounded(&["--json", "query", "--room", "*"], p.path());
-    assert_eq!(code, 0);
-    let q: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(q["total"], 1, "only the chain's last entry is live");
 }
 
 #[test]
