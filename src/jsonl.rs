@@ -132,6 +132,9 @@ impl AppendLock {
         let started = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
+            if crate::cancel::requested() {
+                return Err(crate::cancel::error());
+            }
             match file.try_lock() {
                 Ok(()) => return Ok(AppendLock { file }),
                 Err(std::fs::TryLockError::WouldBlock) => {}
@@ -162,6 +165,10 @@ impl AppendLock {
     /// line. On error the file is cut back to its previous length. `line` must not contain
     /// a newline (JSON text never does).
     pub fn append(&mut self, line: &str, opts: &AppendOptions) -> io::Result<AppendReceipt> {
+        // The last moment a cancelled call can still be abandoned: after this, it is written.
+        if crate::cancel::requested() {
+            return Err(crate::cancel::error());
+        }
         debug_assert!(!line.contains('\n'));
         let before = self.file.metadata()?.len();
         let torn = before > 0 && {

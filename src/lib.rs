@@ -11,6 +11,7 @@
 pub mod api;
 pub mod audit;
 pub mod bench;
+pub mod cancel;
 pub mod chain;
 pub mod channel;
 pub mod cli;

@@ -192,3 +192,150 @@ async fn a_symlink_leaving_the_project_is_refused_at_every_open() {
         "a warning names it: {err}"
     );
 }
+
+/// A `serve` process spoken to in raw JSON-RPC lines.
+struct Raw {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    out: std::sync::mpsc::Receiver<String>,
+}
+
+impl Raw {
+    fn start(root: &std::path::Path) -> Raw {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(BIN)
+            .args(["serve", "--root"])
+            .arg(root)
+            .env("WARROOM_ROOM_ID", "room-1")
+            .env("WARROOM_ROLE", "eng")
+            .env("WARROOM_DAEMON", "off")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, out) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        let mut raw = Raw {
+            child,
+            stdin: Some(stdin),
+            out,
+        };
+        raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#);
+        raw.recv();
+        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        raw
+    }
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+    fn recv(&self) -> String {
+        self.out
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("an answer within 10 s")
+    }
+    fn publish(&mut self, id: u32, summary: &str) {
+        self.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"memory_publish","arguments":{{"kind":"decision","summary":"{summary}"}}}}}}"#
+        ));
+    }
+    fn term(&self) {
+        let status = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    /// Waits at most `secs` for the process to exit; its exit code.
+    fn exited_within(&mut self, secs: u64) -> Option<i32> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while std::time::Instant::now() < deadline {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return Some(s.code().unwrap_or(-1));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        None
+    }
+}
+
+fn hold_lock(root: &std::path::Path) -> std::fs::File {
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(ledger(root))
+        .unwrap();
+    f.lock().unwrap();
+    f
+}
+
+#[test]
+fn a_cancelled_publish_is_written_before_the_cancel_or_never() {
+    let p = project();
+    let root = p.path();
+    std::fs::write(root.join(".agents/warroom.yaml"), "lock_wait_seconds: 5\n").unwrap();
+    let mut s = Raw::start(root);
+    let held = hold_lock(root);
+    s.publish(2, "cancelled while waiting");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"client timeout"}}"#);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(held);
+    // The server goes on; its next publish lands, the cancelled one never does.
+    s.publish(3, "after the cancel");
+    let answer = s.recv();
+    assert!(
+        answer.contains("\"id\":3") && answer.contains("after the cancel"),
+        "{answer}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let lines = ledger_lines(root).join("\n");
+    assert!(!lines.contains("cancelled while waiting"), "{lines}");
+    assert!(lines.contains("after the cancel"));
+    s.stdin = None; // the client goes away
+    assert_eq!(s.exited_within(5), Some(0));
+}
+
+#[test]
+fn sigterm_stops_a_server_at_any_moment_even_blocked_on_the_lock() {
+    let p = project();
+    let root = p.path();
+    std::fs::write(root.join(".agents/warroom.yaml"), "lock_wait_seconds: 30\n").unwrap();
+    // Right after initialize.
+    let mut s = Raw::start(root);
+    s.term();
+    assert_eq!(
+        s.exited_within(5),
+        Some(0),
+        "stops cleanly after initialize"
+    );
+    // While a publish waits for a lock held by someone else: not 30 s later, now; and the
+    // publish is abandoned, never written later.
+    let mut s = Raw::start(root);
+    let held = hold_lock(root);
+    s.publish(2, "blocked at shutdown");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let t = std::time::Instant::now();
+    s.term();
+    assert_eq!(s.exited_within(5), Some(0), "stops while blocked");
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    drop(held);
+    assert!(
+        !ledger_lines(root)
+            .join("\n")
+            .contains("blocked at shutdown")
+    );
+}

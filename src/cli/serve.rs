@@ -208,13 +208,22 @@ fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
         .with_tools(cmd.tools)
         .with_live();
     let result = rt.block_on(async {
+        // Signals first: one arriving during the handshake stops the server too.
+        let mut signal = Box::pin(daemon::shutdown_signal());
         let transport =
             LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), MAX_MESSAGE_BYTES);
-        let service = server.clone().serve(transport).await?;
+        let service = tokio::select! {
+            s = server.clone().serve(transport) => s?,
+            reason = &mut signal => {
+                tracing::info!("{reason} before the handshake finished: stopping");
+                return anyhow::Ok(());
+            }
+        };
         let ct = service.cancellation_token();
         tokio::spawn(async move {
-            let reason = daemon::shutdown_signal().await;
-            tracing::info!("{reason}: shutting down after in-flight calls");
+            let reason = signal.await;
+            tracing::info!("{reason}: shutting down; calls not yet written are abandoned");
+            crate::cancel::shutdown();
             ct.cancel();
         });
         let quit = service.waiting().await?;

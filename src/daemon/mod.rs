@@ -35,13 +35,17 @@ pub use server::{DaemonOptions, request_stop, run_daemon};
 use crate::config::Identity;
 
 /// Resolves on SIGTERM or SIGINT, naming which: how `serve` and the daemon learn to stop.
-pub async fn shutdown_signal() -> &'static str {
+pub fn shutdown_signal() -> impl std::future::Future<Output = &'static str> + Send + 'static {
     use tokio::signal::unix::{SignalKind, signal};
+    // Registered now, not when first polled: a signal arriving before the future is awaited
+    // is still seen (and never takes the default action of killing the process).
     let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
     let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
-    tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
+    async move {
+        tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        }
     }
 }
 

@@ -300,12 +300,23 @@ impl ServerHandler for Server {
         let memory = self.memory.clone();
         let started = std::time::Instant::now();
         let guard = self.inflight.clone().read_owned().await;
+        // The client's cancellation (or its going away) reaches the call until its commit
+        // point; see `crate::cancel`.
+        let cancel = crate::cancel::Cancel::new();
+        let watcher = {
+            let (cancel, ct) = (cancel.clone(), context.ct.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                cancel.cancel();
+            })
+        };
         let result = tokio::task::spawn_blocking(move || {
             let _guard = guard;
-            (tool.call)(&memory, &who, args)
+            crate::cancel::scope(&cancel, || (tool.call)(&memory, &who, args))
         })
         .await
         .unwrap_or_else(|e| tools::tool_error(format!("{} failed internally: {e}", tool.name)));
+        watcher.abort();
         tracing::debug!(
             tool = tool.name,
             error = result.is_error.unwrap_or(false),
