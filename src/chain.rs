@@ -65,6 +65,15 @@ pub fn seal(line: &str, prev: &str) -> String {
     format!("{body},\"prev\":\"{prev}\"}}")
 }
 
+/// `line` (one serialized JSON object) with `"name": value` added as its last field.
+pub fn with_field(line: &str, name: &str, value: &str) -> String {
+    let body = line
+        .strip_suffix('}')
+        .expect("an entry line is a JSON object");
+    let v = serde_json::to_string(value).expect("strings serialize");
+    format!("{body},\"{name}\":{v}}}")
+}
+
 /// What the next line must link to: the previous line's link and time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tip {

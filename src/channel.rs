@@ -49,6 +49,9 @@ pub struct Message {
     /// Kinds of secrets redacted from the body before writing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
+    /// The poster's retry key, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 fn one() -> u32 {
@@ -81,6 +84,13 @@ impl Channel {
             messages: Vec::new(),
             problems: Vec::new(),
         }
+    }
+
+    /// The first message posted with retry key `key`, if any.
+    pub fn by_idempotency_key(&self, key: &str) -> Option<&StoredMessage> {
+        self.messages
+            .iter()
+            .find(|m| m.msg.idempotency_key.as_deref() == Some(key))
     }
 
     /// Reads whatever was appended since the last call.

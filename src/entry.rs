@@ -207,6 +207,10 @@ pub struct EntryRef<'a> {
     /// See [`Entry::redacted`].
     #[serde(default, borrow)]
     pub redacted: Vec<Cow<'a, str>>,
+    /// The publisher's retry key, when it gave one (not part of [`Entry`]: the server
+    /// keeps it only to recognise a retry).
+    #[serde(default, borrow)]
+    pub idempotency_key: Option<Cow<'a, str>>,
 }
 
 impl<'a> EntryRef<'a> {
@@ -265,6 +269,7 @@ impl<'a> From<&'a Entry> for EntryRef<'a> {
             supersedes: e.supersedes.as_ref().map(b),
             plan_id: e.plan_id.as_ref().map(b),
             redacted: e.redacted.iter().map(b).collect(),
+            idempotency_key: None,
         }
     }
 }

@@ -156,6 +156,7 @@ impl Ledger {
         &mut self,
         mut lock: AppendLock,
         entry: &Entry,
+        idempotency_key: Option<&str>,
         check: impl FnOnce(&LedgerIndex) -> Result<()>,
     ) -> Result<u32> {
         let path = self.tail.path().to_path_buf();
@@ -176,7 +177,11 @@ impl Ledger {
                 crate::chain::SKEW_SECONDS
             )));
         }
-        let line = crate::chain::seal(&entry.to_line(), &tip.prev);
+        let mut line = entry.to_line();
+        if let Some(k) = idempotency_key {
+            line = crate::chain::with_field(&line, "idempotency_key", k);
+        }
+        let line = crate::chain::seal(&line, &tip.prev);
         let receipt = lock.append(&line, &self.opts).map_err(|e| Error::Io {
             context: format!(
                 "could not append to {} (nothing was written; the file is unchanged)",

@@ -97,6 +97,7 @@ proptest! {
                         ref_: None,
                         detail: None,
                         supersedes: target.as_ref().map(|t| t.id.clone()),
+                        idempotency_key: None,
                     };
                     let result = memory.publish(args, &Identity::default());
                     match (&target, result) {

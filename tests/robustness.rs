@@ -339,3 +339,58 @@ fn sigterm_stops_a_server_at_any_moment_even_blocked_on_the_lock() {
             .contains("blocked at shutdown")
     );
 }
+
+#[tokio::test]
+async fn a_retried_publish_or_post_with_its_key_is_written_once() {
+    let p = project();
+    let root = p.path();
+    let a = agent(root).room("room-1").role("eng").start().await;
+    let args =
+        serde_json::json!({"kind": "decision", "summary": "use argon2", "idempotency_key": "k-1"});
+    let first = a.ok("memory_publish", args.clone()).await;
+    // The client timed out and retries, from another process even.
+    let b = agent(root).room("room-1").role("eng").start().await;
+    let again = b.ok("memory_publish", args).await;
+    assert_eq!(first["entry"], again["entry"], "the first result");
+    assert_eq!(ledger_lines(root).len(), 1, "no second line");
+    let e = a
+        .err("memory_publish", serde_json::json!({"kind": "decision", "summary": "use bcrypt", "idempotency_key": "k-1"}))
+        .await;
+    assert!(e.contains("k-1") && e.contains("other content"), "{e}");
+    // Another room's key space is its own.
+    let c = agent(root).room("room-2").role("eng").start().await;
+    c.ok(
+        "memory_publish",
+        serde_json::json!({"kind": "decision", "summary": "use argon2", "idempotency_key": "k-1"}),
+    )
+    .await;
+    assert_eq!(ledger_lines(root).len(), 2);
+    // Channels the same.
+    let post = serde_json::json!({"type": "done", "body": "shipped", "idempotency_key": "p-1"});
+    let m1 = a.ok("channel_post", post.clone()).await;
+    let m2 = b.ok("channel_post", post).await;
+    assert_eq!(m1["message"], m2["message"]);
+    let channel =
+        std::fs::read_to_string(root.join(".agents/war-rooms/room-1/channel.jsonl")).unwrap();
+    assert_eq!(channel.lines().count(), 1, "{channel}");
+    // The CLI too.
+    let args = [
+        "--json",
+        "publish",
+        "--kind",
+        "warning",
+        "--summary",
+        "flaky",
+        "--room",
+        "room-3",
+        "--role",
+        "qa",
+        "--idempotency-key",
+        "cli-1",
+    ];
+    let (c1, o1, _) = cli(root, &args);
+    let (c2, o2, _) = cli(root, &args);
+    assert_eq!((c1, c2), (0, 0));
+    assert_eq!(o1, o2);
+    assert_eq!(ledger_lines(root).len(), 3);
+}

@@ -25,6 +25,10 @@ pub struct ChannelPostArgs {
     pub ref_: Option<String>,
     /// Text, ≤ 65536 bytes.
     pub body: String,
+    /// For retries: the same key with the same content returns the first result and
+    /// writes nothing. ≤ 128 bytes.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 /// Arguments of `channel_read`.

@@ -62,6 +62,10 @@ pub struct PublishArgs {
     /// Id of the live entry this replaces.
     #[serde(default)]
     pub supersedes: Option<String>,
+    /// For retries: the same key with the same content returns the first result and
+    /// writes nothing. ≤ 128 bytes.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 /// Arguments of `memory_query`.

@@ -220,6 +220,7 @@ pub fn measure(
             ref_: Some("EPIC-001".into()),
             detail: None,
             supersedes: None,
+            idempotency_key: None,
         };
         memory
             .publish(args, &who)

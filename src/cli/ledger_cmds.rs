@@ -91,6 +91,10 @@ pub struct PublishCmd {
     /// Id of the live entry this one replaces.
     #[arg(long, value_name = "ID")]
     supersedes: Option<String>,
+    /// Retry key: the same key with the same content prints the first entry and writes
+    /// nothing (scripts that retry a publish).
+    #[arg(long, value_name = "KEY")]
+    idempotency_key: Option<String>,
 }
 
 impl PublishCmd {
@@ -113,6 +117,7 @@ impl PublishCmd {
             ref_: self.ref_,
             detail,
             supersedes: self.supersedes,
+            idempotency_key: self.idempotency_key,
         };
         let out = ctx.memory.publish(args, &ctx.who)?;
         emit(ctx.json, &out, render::publish);

@@ -148,6 +148,10 @@ pub enum ChannelCmd {
         /// Message text (≤ 65536 bytes).
         #[arg(long)]
         body: String,
+        /// Retry key: the same key with the same content prints the first message and
+        /// writes nothing.
+        #[arg(long, value_name = "KEY")]
+        idempotency_key: Option<String>,
     },
     /// Read a room's channel (oldest first).
     Read {
@@ -176,6 +180,7 @@ impl ChannelCmd {
                 type_,
                 ref_,
                 body,
+                idempotency_key,
             } => {
                 let args = ChannelPostArgs {
                     room_id: room,
@@ -184,6 +189,7 @@ impl ChannelCmd {
                     type_,
                     ref_,
                     body,
+                    idempotency_key,
                 };
                 let out = ctx.memory.channel_post(args, &ctx.who)?;
                 emit(ctx.json, &out, render::channel_post);

@@ -163,6 +163,8 @@ pub struct LedgerIndex {
     /// through an entry that is named, so the cycle walk runs only then: a chain written
     /// in file order links in O(1) per entry instead of walking the whole chain.
     named_targets: foldhash::HashSet<Box<str>>,
+    /// `room \0 idempotency key` → the first entry published with it.
+    idempotency: HashMap<Box<str>, u32>,
     pub(crate) rooms: Interner,
     pub(crate) roles: Interner,
     pub(crate) refs: Interner,
@@ -305,6 +307,11 @@ impl LedgerIndex {
             loc,
         });
         self.by_id.insert(id, pos);
+        if let Some(k) = &entry.idempotency_key {
+            self.idempotency
+                .entry(format!("{}\0{k}", entry.room_id).into())
+                .or_insert(pos);
+        }
         self.live += 1;
         self.count_live(pos, 1);
         self.insert_chrono(pos);
@@ -402,6 +409,13 @@ impl LedgerIndex {
         self.live_by_room_kind
             .get(room as usize)
             .map_or(0, |k| k[kind.index()])
+    }
+
+    /// The entry `room` published with idempotency key `key`, if any.
+    pub fn by_idempotency_key(&self, room: &str, key: &str) -> Option<u32> {
+        self.idempotency
+            .get(format!("{room}\0{key}").as_str())
+            .copied()
     }
 
     /// Supersedes that name an id never seen, with the superseder's position.

@@ -35,7 +35,15 @@ fn room_for(requested: Option<String>, who: &Identity) -> Result<String> {
 
 impl Memory {
     /// Appends one message to a room's channel.
-    pub fn channel_post(&self, args: ChannelPostArgs, who: &Identity) -> Result<ChannelPostOutput> {
+    pub fn channel_post(
+        &self,
+        mut args: ChannelPostArgs,
+        who: &Identity,
+    ) -> Result<ChannelPostOutput> {
+        let key = args.idempotency_key.take();
+        if let Some(k) = &key {
+            self.check_idempotency_key(k)?;
+        }
         let room = room_for(args.room_id, who)?;
         let from = who.role_or_own("from", args.from)?;
         let to = args.to.unwrap_or_default();
@@ -88,6 +96,7 @@ impl Memory {
             ref_,
             body,
             redacted,
+            idempotency_key: key.clone(),
         };
         Schema::ChannelMessage
             .check(&serde_json::to_value(&msg).expect("messages serialize"))
@@ -98,6 +107,31 @@ impl Memory {
         self.paths().confine(&path)?;
         let lock = crate::channel::Channels::lock(&path, self.append_opts())?;
         let mut state = self.fresh()?;
+        if let Some(k) = &key
+            && let Some(first) = state
+                .channels
+                .get(&room, path.clone())?
+                .by_idempotency_key(k)
+        {
+            let m = &first.msg;
+            return if (&m.from, &m.to, &m.type_, &m.ref_, &m.body)
+                == (&msg.from, &msg.to, &msg.type_, &msg.ref_, &msg.body)
+            {
+                Ok(ChannelPostOutput {
+                    room_id: room,
+                    redacted: m.redacted.clone(),
+                    message: m.clone(),
+                })
+            } else {
+                Err(Error::Conflict(format!(
+                    "idempotency_key `{}` was already used in room `{room}` for message `{}`, \
+                     with other content; nothing was written. Fix: use a new key for a new \
+                     message",
+                    crate::validate::printable(k),
+                    m.id
+                )))
+            };
+        }
         let stored = state
             .channels
             .append(lock, &room, path, &msg, self.append_opts())?;

@@ -203,6 +203,18 @@ impl Memory {
         )))
     }
 
+    /// An idempotency key: printable, ≤ 128 bytes, no secret.
+    pub(crate) fn check_idempotency_key(&self, key: &str) -> Result<()> {
+        if key.is_empty() || key.len() > 128 || key.chars().any(char::is_control) {
+            return Err(crate::error::Error::invalid(
+                "idempotency_key",
+                format!("it is {} bytes or holds control characters", key.len()),
+                "use 1–128 printable bytes, e.g. a UUID made once per intended entry",
+            ));
+        }
+        self.guard_id("idempotency_key", key)
+    }
+
     /// Picks up whatever other processes appended; returns the number of new lines.
     /// (Every operation does this first; benchmarks time it alone.)
     pub fn refresh(&self) -> Result<usize> {

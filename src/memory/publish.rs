@@ -18,12 +18,37 @@ use crate::validate::{bytes_within, short_id};
 
 impl Memory {
     /// Publishes one entry to the ledger and returns it as stored.
-    pub fn publish(&self, args: PublishArgs, who: &Identity) -> Result<PublishOutput> {
+    pub fn publish(&self, mut args: PublishArgs, who: &Identity) -> Result<PublishOutput> {
+        let key = args.idempotency_key.take();
+        if let Some(k) = &key {
+            self.check_idempotency_key(k)?;
+        }
         let mut entry = self.build_entry(args, who)?;
         // The file lock first, the state second: a publish waiting for another process
         // never keeps this process's readers waiting.
         let lock = Ledger::lock(&self.paths().ledger, self.append_opts())?;
         let mut state = self.fresh()?;
+        // A retry (same key, under the lock so two retries cannot both write): the first
+        // result when the content is the same, a conflict when it is not.
+        if let Some(k) = &key
+            && let Some(pos) = state.ledger.index().by_idempotency_key(&entry.room_id, k)
+        {
+            let first = state.ledger.index().entry(pos);
+            return if same_content(&first, &entry) {
+                Ok(PublishOutput {
+                    redacted: first.redacted.clone(),
+                    entry: first,
+                })
+            } else {
+                Err(Error::Conflict(format!(
+                    "idempotency_key `{}` was already used by room `{}` for entry `{}`, with \
+                     other content; nothing was written. Fix: use a new key for a new entry",
+                    crate::validate::printable(k),
+                    entry.room_id,
+                    first.id
+                )))
+            };
+        }
         // Stamped under the lock, so timestamps follow the file's order.
         let now = self.write_now();
         entry.id = new_entry_id(now);
@@ -42,7 +67,7 @@ impl Memory {
                 "correct the fields named above",
             )
         })?;
-        let pos = state.ledger.append(lock, &entry, |ix| {
+        let pos = state.ledger.append(lock, &entry, key.as_deref(), |ix| {
             check_supersede(ix, &entry)?;
             self.check_retire_others(ix, &entry, who)
         })?;
@@ -152,6 +177,29 @@ impl Memory {
             target.id, target.room_id, entry.room_id
         )))
     }
+}
+
+/// True if a retry carries what the first publish stored (after redaction).
+fn same_content(first: &Entry, retry: &Entry) -> bool {
+    (
+        first.kind,
+        &first.room_id,
+        &first.author_role,
+        &first.ref_,
+        &first.tags,
+        &first.summary,
+        &first.detail,
+        &first.supersedes,
+    ) == (
+        retry.kind,
+        &retry.room_id,
+        &retry.author_role,
+        &retry.ref_,
+        &retry.tags,
+        &retry.summary,
+        &retry.detail,
+        &retry.supersedes,
+    )
 }
 
 /// Refuses superseding an unknown, already-superseded or the same entry.
