@@ -17,7 +17,7 @@ use crate::index::Loc;
 use crate::jsonl::{AppendLock, AppendOptions, Poll, Tail};
 
 /// Longest message body accepted on post, in UTF-8 bytes.
-pub const MAX_BODY_BYTES: usize = 65_536;
+pub const MAX_BODY_BYTES: usize = 1_048_576;
 /// The core message types; any other non-empty type string is accepted too.
 pub const CORE_TYPES: [&str; 8] = [
     "task", "done", "review", "pass", "fail", "fix", "error", "signoff",
@@ -155,6 +155,7 @@ impl Channel {
 
 /// Parses one channel line (lenient: OSTwin lines may lack `v`, `to`, `ref`).
 pub fn parse_message(line: &[u8]) -> std::result::Result<(Message, Timestamp), String> {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let text = std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 ({e})"))?;
     let msg: Message = serde_json::from_str(text).map_err(|e| format!("not a message: {e}"))?;
     if msg.id.is_empty() || msg.from.is_empty() || msg.type_.is_empty() {

@@ -24,6 +24,8 @@ pub enum RootSource {
     WarroomRoot,
     /// Environment variable `AGENT_OS_ROOT` (OSTwin).
     AgentOsRoot,
+    /// Two levels above OSTwin's `AGENT_OS_ROOM_DIR` (`<root>/.war-rooms/<room>`).
+    AgentOsRoomDir,
     /// Nearest ancestor of the working directory that has `.agents/`.
     Ancestor,
     /// The working directory itself (no `.agents/` found above it).
@@ -49,6 +51,14 @@ pub fn resolve_root(
             return (abs(PathBuf::from(v)), src);
         }
     }
+    // OSTwin runs an agent with its room's directory, `<root>/.war-rooms/<room>`.
+    if let Some(dir) = env("AGENT_OS_ROOM_DIR").filter(|v| !v.is_empty())
+        && let Some(root) = abs(PathBuf::from(dir.trim_end_matches('/')))
+            .parent()
+            .and_then(Path::parent)
+    {
+        return (root.to_path_buf(), RootSource::AgentOsRoomDir);
+    }
     for dir in cwd.ancestors() {
         if dir.join(".agents").is_dir() {
             return (dir.to_path_buf(), RootSource::Ancestor);
@@ -71,6 +81,8 @@ pub struct Paths {
     /// Directories outside the root that the operator configured explicitly (`--ledger`,
     /// `--war-rooms`, the config file); everything else must resolve inside the root.
     pub trusted: Vec<PathBuf>,
+    /// The layout these paths follow, and why it was chosen.
+    pub layout: (crate::layout::Layout, String),
 }
 
 impl Paths {
@@ -83,6 +95,17 @@ impl Paths {
             war_rooms: agents.join("war-rooms"),
             plans: agents.join("plan"),
             trusted: Vec::new(),
+            layout: (crate::layout::Layout::Warroom, "default".into()),
+        }
+    }
+
+    /// The paths of `layout` under `root`.
+    pub fn with_layout(root: &Path, layout: crate::layout::Layout, why: String) -> Paths {
+        Paths {
+            ledger: layout.ledger(root),
+            war_rooms: layout.war_rooms(root),
+            layout: (layout, why),
+            ..Paths::under(root)
         }
     }
 
@@ -251,6 +274,8 @@ pub struct ConfigFile {
     pub lock_wait_seconds: Option<f64>,
     /// Roles and rooms allowed to supersede other rooms' entries: `{roles: [..], rooms: [..]}`.
     pub supersede_others: Option<SupersedeOthers>,
+    /// `warroom` or `ostwin`: which layout's paths to use (default: detected).
+    pub layout: Option<crate::layout::Layout>,
 }
 
 impl ConfigFile {
@@ -263,7 +288,7 @@ impl ConfigFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io("reading config", &path, e)),
         };
-        serde_saphyr::from_str::<ConfigFile>(&text)
+        serde_saphyr::from_str::<ConfigFile>(text.strip_prefix('\u{feff}').unwrap_or(&text))
             .map(Some)
             .map_err(|e| {
                 Error::invalid(

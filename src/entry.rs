@@ -216,6 +216,8 @@ pub struct EntryRef<'a> {
 impl<'a> EntryRef<'a> {
     /// Parses one ledger line. Unknown fields are ignored; missing optional fields default.
     pub fn parse(line: &'a [u8]) -> std::result::Result<(EntryRef<'a>, Timestamp), LineError> {
+        // A UTF-8 byte order mark (PowerShell writes one) is not part of the entry.
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         let text =
             std::str::from_utf8(line).map_err(|e| LineError(format!("not valid UTF-8 ({e})")))?;
         let entry: EntryRef<'a> =

@@ -24,6 +24,7 @@ pub mod error;
 pub mod fsx;
 pub mod index;
 pub mod jsonl;
+pub mod layout;
 pub mod ledger;
 pub mod mcp;
 pub mod memory;

@@ -236,10 +236,16 @@ async fn channels_are_private_and_path_safe() {
     let e = a
         .err(
             "channel_post",
-            json!({"type": "task", "body": "x".repeat(65537)}),
+            json!({"type": "task", "body": "x".repeat(1_048_577)}),
         )
         .await;
-    assert!(e.contains("65536"), "{e}");
+    assert!(e.contains("1048576"), "{e}");
+    // OSTwin's reports reach ~65,000 characters: accepted whole.
+    let long = "y".repeat(70_000);
+    let ok = a
+        .ok("channel_post", json!({"type": "done", "body": long}))
+        .await;
+    assert_eq!(ok["message"]["body"].as_str().unwrap().len(), 70_000);
     let e = a.err("channel_read", json!({"last_n": 201})).await;
     assert!(e.contains("`last_n`"), "{e}");
     let parent = p.path().parent().unwrap();

@@ -23,7 +23,7 @@ pub struct ChannelPostArgs {
     /// Epic/task ref.
     #[serde(default, rename = "ref")]
     pub ref_: Option<String>,
-    /// Text, ≤ 65536 bytes.
+    /// Text, ≤ 1 MiB (1048576 bytes).
     pub body: String,
     /// For retries: the same key with the same content returns the first result and
     /// writes nothing. ≤ 128 bytes.
@@ -43,6 +43,15 @@ pub struct ChannelReadArgs {
     /// From this time (RFC 3339, date, or age like 24h).
     #[serde(default)]
     pub since: Option<String>,
+    /// Only from this role.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// Only to this role.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Only this ref.
+    #[serde(default, rename = "ref")]
+    pub ref_: Option<String>,
     /// Newest N (1–200, default 50), oldest first.
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]

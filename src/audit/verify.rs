@@ -174,6 +174,7 @@ fn check_line(
     line: u64,
     offset: u64,
 ) -> Option<String> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let Ok(text) = std::str::from_utf8(bytes) else {
         flag("invalid-utf8", "the line is not valid UTF-8".into());
         return None;

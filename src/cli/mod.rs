@@ -161,9 +161,27 @@ impl Global {
         let env = |k: &str| std::env::var(k).ok();
         let cwd = std::env::current_dir().context("reading the working directory")?;
         let (root, source) = resolve_root(self.root.as_deref(), &env, &cwd);
-        let mut paths = Paths::under(&root);
+        let file = ConfigFile::load(&root)?;
+        let (layout, why) = match file.as_ref().and_then(|f| f.layout) {
+            Some(l) => (l, "set by `layout:` in .agents/warroom.yaml".to_string()),
+            None => crate::layout::detect(&root)?,
+        };
+        let mut paths = Paths::with_layout(&root, layout, why);
+        // OSTwin names the agent's room directory: its channel is that directory's, so
+        // the war-rooms are its parent (when that lies in the root).
+        if let Some(dir) = env("AGENT_OS_ROOM_DIR").filter(|v| !v.is_empty()) {
+            let dir = PathBuf::from(dir.trim_end_matches('/'));
+            let dir = if dir.is_absolute() {
+                dir
+            } else {
+                cwd.join(dir)
+            };
+            if let Some(parent) = dir.parent().filter(|p| p.starts_with(&root)) {
+                paths.war_rooms = parent.to_path_buf();
+            }
+        }
         let mut settings = Settings::default();
-        if let Some(file) = ConfigFile::load(&root)? {
+        if let Some(file) = &file {
             file.apply(&mut paths, &mut settings)?;
         }
         let abs = |p: &PathBuf| {

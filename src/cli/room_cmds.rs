@@ -145,7 +145,7 @@ pub enum ChannelCmd {
         /// Epic or task ref.
         #[arg(long = "ref")]
         ref_: Option<String>,
-        /// Message text (≤ 65536 bytes).
+        /// Message text (≤ 1048576 bytes).
         #[arg(long)]
         body: String,
         /// Retry key: the same key with the same content prints the first message and
@@ -164,6 +164,15 @@ pub enum ChannelCmd {
         /// Only messages at or after this time.
         #[arg(long)]
         since: Option<String>,
+        /// Only from this role.
+        #[arg(long)]
+        from: Option<String>,
+        /// Only to this role.
+        #[arg(long)]
+        to: Option<String>,
+        /// Only this ref.
+        #[arg(long = "ref")]
+        ref_: Option<String>,
         /// Only the newest N (1–200, default 50).
         #[arg(long = "last")]
         last_n: Option<u32>,
@@ -199,12 +208,18 @@ impl ChannelCmd {
                 room,
                 type_,
                 since,
+                from,
+                to,
+                ref_,
                 last_n,
             } => {
                 let args = ChannelReadArgs {
                     room_id: room,
                     type_,
                     since,
+                    from,
+                    to,
+                    ref_,
                     last_n,
                 };
                 let out = ctx.memory.channel_read(args, &ctx.who)?;

@@ -34,6 +34,35 @@ pub struct ServeCmd {
     /// socket) and attach to it: the first agent of a plan brings the global server up.
     #[arg(long, env = "WARROOM_SPAWN")]
     spawn: bool,
+    /// Tool names and result shapes: `warroom` (ours), `ostwin` (OSTwin's memory and
+    /// channel servers: publish, query, search, get_context, list_memories, post_message,
+    /// read_messages, get_latest), or `auto` — OSTwin's when the project has OSTwin's
+    /// layout (README § OSTwin).
+    #[arg(long, value_enum, default_value = "auto", env = "WARROOM_PROFILE")]
+    profile: Profile,
+}
+
+/// `serve --profile`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    /// OSTwin's tools when the layout is OSTwin's, else ours.
+    Auto,
+    /// Our tools (`--tools` picks all or core).
+    Warroom,
+    /// OSTwin's tools.
+    Ostwin,
+}
+
+impl ServeCmd {
+    /// The tools to offer in a project of `layout`.
+    fn tool_set(&self, layout: crate::layout::Layout) -> ToolSet {
+        match (self.profile, layout) {
+            (Profile::Ostwin, _) | (Profile::Auto, crate::layout::Layout::Ostwin) => {
+                ToolSet::Ostwin
+            }
+            _ => self.tools,
+        }
+    }
 }
 
 fn banner(ctx: &Ctx) -> anyhow::Result<()> {
@@ -43,6 +72,7 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
         RootSource::Flag => "--root",
         RootSource::WarroomRoot => "$WARROOM_ROOT",
         RootSource::AgentOsRoot => "$AGENT_OS_ROOT",
+        RootSource::AgentOsRoomDir => "$AGENT_OS_ROOM_DIR/../..",
         RootSource::Ancestor => "nearest .agents/",
         RootSource::WorkingDir => "working directory (no .agents/ found)",
     };
@@ -50,6 +80,8 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
         root = %paths.root.display(),
         root_from = how,
         ledger = %paths.ledger.display(),
+        layout = paths.layout.0.name(),
+        layout_why = %paths.layout.1,
         entries = stats.entries,
         live = stats.live,
         problems = stats.problems,
@@ -87,6 +119,7 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
 pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
     if cmd.daemon != AttachMode::Off {
         let (paths, _, _) = g.layout()?;
+        let tools = cmd.tool_set(paths.layout.0);
         let who = g.identity()?;
         let env = |k: &str| std::env::var(k).ok();
         let place = daemon::place(&paths.root, &env);
@@ -94,7 +127,7 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
             .enable_all()
             .build()?;
         let mut conn = match &place {
-            Ok(p) => rt.block_on(daemon::attach(p, &who)),
+            Ok(p) => rt.block_on(daemon::attach(p, &who, tools)),
             Err(e) => {
                 tracing::warn!("no daemon place for {}: {e}", paths.root.display());
                 None
@@ -105,7 +138,7 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
             && let Ok(p) = &place
         {
             spawn_daemon(&paths.root, p)?;
-            conn = rt.block_on(daemon::attach(p, &who));
+            conn = rt.block_on(daemon::attach(p, &who, tools));
         }
         match (conn, place) {
             (Some(conn), Ok(place)) => {
@@ -121,7 +154,7 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
                     let (place, who) = (place.clone(), who.clone());
                     move || -> daemon::relay_future::BoxFuture<_> {
                         let (place, who) = (place.clone(), who.clone());
-                        Box::pin(async move { daemon::attach(&place, &who).await })
+                        Box::pin(async move { daemon::attach(&place, &who, tools).await })
                     }
                 };
                 let result = rt.block_on(daemon::relay(
@@ -129,7 +162,7 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
                     reattach,
                     || g.open_memory(),
                     who,
-                    cmd.tools,
+                    tools,
                 ));
                 rt.shutdown_timeout(Duration::from_millis(100));
                 return result.map(|()| Outcome::Ok);
@@ -204,8 +237,9 @@ fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
         .worker_threads(2)
         .enable_all()
         .build()?;
+    let tools = cmd.tool_set(ctx.memory.paths().layout.0);
     let server = Server::new(ctx.memory.clone(), ctx.who.clone())
-        .with_tools(cmd.tools)
+        .with_tools(tools)
         .with_live();
     let result = rt.block_on(async {
         // Signals first: one arriving during the handshake stops the server too.

@@ -66,16 +66,20 @@ pub struct Hello {
     /// The session's role, if it has one.
     #[serde(default)]
     pub role: Option<String>,
+    /// The tools the session offers its agent (default: the daemon's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<crate::mcp::tools::ToolSet>,
 }
 
 impl Hello {
-    /// The hello of a session acting as `who`.
-    pub fn attach(who: &Identity) -> Hello {
+    /// The hello of a session acting as `who`, offering `tools`.
+    pub fn attach(who: &Identity, tools: crate::mcp::tools::ToolSet) -> Hello {
         Hello {
             warroom: 1,
             action: "attach".into(),
             room: who.room_id.clone(),
             role: who.role.clone(),
+            tools: Some(tools),
         }
     }
 }

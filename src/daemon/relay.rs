@@ -51,11 +51,12 @@ type Writer = Box<dyn AsyncWrite + Unpin + Send>;
 pub async fn attach(
     place: &Place,
     who: &Identity,
+    tools: crate::mcp::tools::ToolSet,
 ) -> Option<(Box<dyn AsyncRead + Unpin + Send>, Writer)> {
     let connect = async {
         let stream = tokio::net::UnixStream::connect(&place.socket).await.ok()?;
         let (read, mut write) = stream.into_split();
-        let hello = serde_json::to_string(&Hello::attach(who)).ok()?;
+        let hello = serde_json::to_string(&Hello::attach(who, tools)).ok()?;
         write
             .write_all(format!("{hello}\n").as_bytes())
             .await

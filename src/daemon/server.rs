@@ -195,9 +195,9 @@ async fn session(stream: UnixStream, template: Server, stop: CancellationToken) 
         (&mut reader).take(MAX_HELLO_BYTES).read_line(&mut line),
     )
     .await;
-    let who = match hello {
+    let (who, tools) = match hello {
         Ok(Ok(_)) => match parse_hello(&line) {
-            Ok(Some(who)) => who,
+            Ok(Some(session)) => session,
             Ok(None) => {
                 let _ = write.write_all(format!("{HELLO_OK}\n").as_bytes()).await;
                 stop.cancel();
@@ -219,7 +219,10 @@ async fn session(stream: UnixStream, template: Server, stop: CancellationToken) 
         return;
     }
     let transport = LineTransport::new(reader, write, MAX_MESSAGE_BYTES);
-    let server = template.for_session(who);
+    let mut server = template.for_session(who);
+    if let Some(t) = tools {
+        server = server.with_tools(t);
+    }
     let Ok(service) = server.serve(transport).await else {
         return;
     };
@@ -230,9 +233,9 @@ async fn session(stream: UnixStream, template: Server, stop: CancellationToken) 
     }
 }
 
-/// The identity of an `attach` hello (`None` for `stop`), validated like the environment
-/// variables of a stdio server.
-fn parse_hello(line: &str) -> Result<Option<Identity>, String> {
+/// The identity (and tools) of an `attach` hello (`None` for `stop`), validated like the
+/// environment variables of a stdio server.
+fn parse_hello(line: &str) -> Result<Option<(Identity, Option<ToolSet>)>, String> {
     let hello: Hello = serde_json::from_str(line.trim())
         .map_err(|e| format!("bad hello: {e}; send {{\"warroom\":1,\"action\":\"attach\",…}}"))?;
     if hello.warroom != 1 {
@@ -247,7 +250,7 @@ fn parse_hello(line: &str) -> Result<Option<Identity>, String> {
                 _ => None,
             };
             Identity::from_env(&env)
-                .map(Some)
+                .map(|who| Some((who, hello.tools)))
                 .map_err(|e| e.to_string())
         }
         other => Err(format!("unknown action `{other}`; use attach or stop")),
@@ -268,6 +271,7 @@ pub fn request_stop(place: &Place, wait: Duration) -> anyhow::Result<bool> {
         action: "stop".into(),
         room: None,
         role: None,
+        tools: None,
     };
     stream.write_all(format!("{}\n", serde_json::to_string(&hello)?).as_bytes())?;
     let mut reply = String::new();

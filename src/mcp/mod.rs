@@ -8,6 +8,7 @@
 //! disconnect never leaves half a line behind.
 
 pub mod live;
+pub mod ostwin;
 mod portable;
 pub mod tools;
 pub mod wire;

@@ -59,6 +59,34 @@ fn describe<A: JsonSchema + 'static, O: JsonSchema + 'static>(d: &ToolDef) -> To
         .annotate(annotations)
 }
 
+/// A tool whose result is text only (the OSTwin profile): input schema, no output schema.
+pub(super) fn describe_text<A: JsonSchema + 'static>(d: &ToolDef) -> Tool {
+    let input = input_schema::<A>().0.clone();
+    let annotations = ToolAnnotations::new()
+        .read_only(d.read_only)
+        .destructive(false)
+        .idempotent(d.read_only)
+        .open_world(false);
+    Tool::new(d.name, d.description, input)
+        .with_title(d.title)
+        .annotate(annotations)
+}
+
+/// Parses, runs `op`, and packs its text (or the error) for MCP.
+pub(super) fn run_text<A: DeserializeOwned + JsonSchema + 'static>(
+    tool: &str,
+    args: JsonObject,
+    op: impl FnOnce(A) -> Result<String, Error>,
+) -> CallToolResult {
+    match parse_args::<A>(tool, args) {
+        Ok(a) => match op(a) {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(e) => tool_error(format!("{tool} failed: {e}")),
+        },
+        Err(msg) => tool_error(msg),
+    }
+}
+
 /// The advertised (portable) input schema of `A` and its compiled validator, built once.
 fn input_schema<A: JsonSchema + 'static>() -> Arc<(JsonObject, jsonschema::Validator)> {
     type Cache = Mutex<HashMap<TypeId, Arc<(JsonObject, jsonschema::Validator)>>>;
@@ -365,14 +393,28 @@ pub static TOOLS: &[ToolDef] = &[
     },
 ];
 
-/// Which tools a server lists and accepts (`serve --tools`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Which tools a server lists and accepts (`serve --tools`, `serve --profile`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum ToolSet {
     /// Every tool.
     #[default]
     All,
     /// The basics an agent needs: publish, query, search, get, get_context.
     Core,
+    /// OSTwin's tool names and shapes (`serve --profile ostwin`).
+    #[value(skip)]
+    Ostwin,
 }
 
 /// The tools of [`ToolSet::Core`].
@@ -387,20 +429,31 @@ pub const CORE_TOOLS: [&str; 5] = [
 impl ToolSet {
     /// True if the set has the tool `name`.
     pub fn includes(self, name: &str) -> bool {
-        self == ToolSet::All || CORE_TOOLS.contains(&name)
+        match self {
+            ToolSet::All => true,
+            ToolSet::Core => CORE_TOOLS.contains(&name),
+            ToolSet::Ostwin => super::ostwin::TOOLS.iter().any(|t| t.name == name),
+        }
+    }
+
+    fn table(self) -> &'static [ToolDef] {
+        match self {
+            ToolSet::Ostwin => &super::ostwin::TOOLS,
+            _ => TOOLS,
+        }
     }
 }
 
 /// Looks a tool of `set` up by name.
 pub fn find(set: ToolSet, name: &str) -> Option<&'static ToolDef> {
-    TOOLS
+    set.table()
         .iter()
         .find(|t| t.name == name && set.includes(t.name))
 }
 
 /// The `tools/list` descriptions of `set`.
 pub fn list(set: ToolSet) -> Vec<Tool> {
-    TOOLS
+    set.table()
         .iter()
         .filter(|t| set.includes(t.name))
         .map(|t| (t.describe)(t))

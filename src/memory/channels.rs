@@ -176,6 +176,9 @@ impl Memory {
             .iter()
             .filter(|m| args.type_.as_ref().is_none_or(|t| m.msg.type_ == *t))
             .filter(|m| since.is_none_or(|s| m.ts >= s))
+            .filter(|m| args.from.as_ref().is_none_or(|f| m.msg.from == *f))
+            .filter(|m| args.to.as_ref().is_none_or(|t| m.msg.to == *t))
+            .filter(|m| args.ref_.as_ref().is_none_or(|r| m.msg.ref_ == *r))
             .map(|m| &m.msg)
             .collect();
         let total = matching.len();

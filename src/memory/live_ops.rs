@@ -69,8 +69,14 @@ impl Memory {
         Ok(names)
     }
 
-    /// The newest `n` live entries of the given rooms (all rooms if `None`), newest first.
-    pub fn recent_in_rooms(&self, rooms: Option<&[String]>, n: usize) -> Result<Vec<Entry>> {
+    /// The newest `n` live entries of the given rooms (all rooms if `None`), of `kind` if
+    /// given, newest first.
+    pub fn recent_in_rooms(
+        &self,
+        rooms: Option<&[String]>,
+        kind: Option<crate::entry::Kind>,
+        n: usize,
+    ) -> Result<Vec<Entry>> {
         let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let mut out = Vec::new();
@@ -79,7 +85,7 @@ impl Memory {
                 break;
             }
             let m = ix.meta(pos);
-            if !m.live {
+            if !m.live || kind.is_some_and(|k| k != m.kind) {
                 continue;
             }
             let name = ix.rooms.name(m.room);

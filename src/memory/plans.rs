@@ -84,7 +84,9 @@ pub fn parse_plan(args: &RegisterPlanArgs) -> Result<Plan> {
             ));
         }
         (Some(p), None) => p.clone(),
-        (None, Some(text)) => match serde_json::from_str::<serde_json::Value>(text) {
+        (None, Some(text)) => match serde_json::from_str::<serde_json::Value>(
+            text.strip_prefix('\u{feff}').unwrap_or(text),
+        ) {
             // JSON sent as text is JSON, not markdown.
             Ok(v @ serde_json::Value::Object(_)) => v,
             _ => serde_json::Value::String(text.clone()),
@@ -112,7 +114,10 @@ pub fn parse_plan(args: &RegisterPlanArgs) -> Result<Plan> {
         path_component("plan_id", id)?;
     }
     match &plan {
-        serde_json::Value::String(md) => markdown::parse(md, args.plan_id.as_deref()),
+        serde_json::Value::String(md) => markdown::parse(
+            md.strip_prefix('\u{feff}').unwrap_or(md),
+            args.plan_id.as_deref(),
+        ),
         serde_json::Value::Object(_) => {
             let mut v = plan.clone();
             if let Some(id) = &args.plan_id {
@@ -170,7 +175,9 @@ impl Memory {
         let mut errors: Vec<String> = Vec::new();
         for &n in &mine {
             for d in &dag.nodes[n].depends_on {
-                if let Err(e) = dag.resolve(n, d) {
+                if let Err(e) = dag.resolve(n, d)
+                    && !crate::plan::dag::is_gate(d)
+                {
                     errors.push(e);
                 }
             }

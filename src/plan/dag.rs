@@ -57,6 +57,17 @@ pub struct Dag {
     pub plan_order: Vec<String>,
 }
 
+/// OSTwin's plan gates: dependencies every epic may carry that are not epics of the plan
+/// (`PLAN-REVIEW`, the review every plan passes first, run in `room-000`). A dependency on a
+/// gate with no epic of that ref is satisfied, not an error; with such an epic (a room
+/// `config.json` whose `task_ref` is the gate) it is an ordinary edge.
+pub const GATES: [&str; 1] = ["PLAN-REVIEW"];
+
+/// True if `dep` (`REF` or `PLAN/REF`) names a gate.
+pub fn is_gate(dep: &str) -> bool {
+    GATES.contains(&dep.rsplit('/').next().unwrap_or(dep))
+}
+
 impl Dag {
     fn add(&mut self, node: Node) -> usize {
         let key = (node.plan_id.clone(), node.ref_.clone());
@@ -120,6 +131,8 @@ impl Dag {
     }
 
     /// Resolves a dependency written on `node`.
+    /// The epic `dep` names, as seen from `node` (a gate such as `PLAN-REVIEW` with no epic
+    /// of that ref is an error here; callers skip it with [`is_gate`]).
     pub fn resolve(&self, node: usize, dep: &str) -> Result<usize, String> {
         let me = &self.nodes[node];
         if let Some((plan, r)) = dep.split_once('/') {
@@ -150,6 +163,7 @@ impl Dag {
     }
 
     fn link(&mut self) {
+        // Dependencies on gates without an epic of their own add no edge.
         for n in 0..self.nodes.len() {
             for dep in self.nodes[n].depends_on.clone() {
                 match self.resolve(n, &dep) {
@@ -159,6 +173,7 @@ impl Dag {
                             self.graph.add_edge(a, b, ());
                         }
                     }
+                    Err(_) if is_gate(&dep) => {}
                     Err(e) => self.problems.push(e),
                 }
             }

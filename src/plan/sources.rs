@@ -127,7 +127,9 @@ fn foreign(
 fn read_json(path: &Path, jail: &crate::fsx::Jail) -> Result<Value, String> {
     let text = crate::fsx::read_to_string_in(path, Some(jail))
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: not JSON ({e})", path.display()))
+    // PowerShell's ConvertTo-Json | Set-Content writes a byte order mark first.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    serde_json::from_str(text).map_err(|e| format!("{}: not JSON ({e})", path.display()))
 }
 
 /// Reads every plan source.
