@@ -448,3 +448,43 @@ fn plan_review_gates_and_bom_files_are_accepted() {
     );
     assert_eq!(code, 0, "PLAN-REVIEW is a gate, not an unknown epic: {err}");
 }
+
+#[test]
+fn a_dag_json_and_the_room_configs_of_one_plan_are_one_plan() {
+    let p = ostwin_project();
+    let root = p.path();
+    for (room, deps) in [
+        ("room-001", "[\"PLAN-REVIEW\"]"),
+        ("room-002", "[\"EPIC-001\"]"),
+    ] {
+        let epic = if room == "room-001" {
+            "EPIC-001"
+        } else {
+            "EPIC-002"
+        };
+        std::fs::write(
+            root.join(format!(".war-rooms/{room}/config.json")),
+            format!("\u{feff}{{\"room_id\": \"{room}\", \"task_ref\": \"{epic}\", \"plan_id\": \"shop\", \"depends_on\": {deps}}}"),
+        )
+        .unwrap();
+    }
+    // DAG.json as Build-DependencyGraph writes it: no plan id, depends_on as an array,
+    // a string or null.
+    std::fs::write(
+        root.join(".war-rooms/DAG.json"),
+        "\u{feff}{\"generated_at\": \"2026-11-20T09:00:00Z\", \"nodes\": {\"EPIC-001\": {\"room_id\": \"room-001\", \"task_ref\": \"EPIC-001\", \"depends_on\": null}, \"EPIC-002\": {\"room_id\": \"room-002\", \"task_ref\": \"EPIC-002\", \"depends_on\": \"EPIC-001\"}}}",
+    )
+    .unwrap();
+    let (code, out, err) = cli(root, &["--json", "plan", "show"]);
+    assert_eq!(code, 0, "{err}");
+    let dag: Value = serde_json::from_str(&out).unwrap();
+    let plans: std::collections::BTreeSet<&str> = dag["epics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["plan_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(plans.into_iter().collect::<Vec<_>>(), ["shop"], "{dag}");
+    assert_eq!(dag["epics"].as_array().unwrap().len(), 2, "{dag}");
+    assert_eq!(dag["edges"], json!([["shop/EPIC-001", "shop/EPIC-002"]]));
+}

@@ -107,7 +107,12 @@ impl Dag {
                 });
             }
         }
-        for f in &sources.foreign {
+        // Nodes that name their plan (room `config.json`) before those that do not
+        // (`DAG.json`), so a DAG.json node joins its room's plan instead of starting a
+        // second one: OSTwin writes both for the same epics.
+        let mut foreign: Vec<_> = sources.foreign.iter().collect();
+        foreign.sort_by_key(|f| f.plan_id.is_none());
+        for f in foreign {
             let plan_id = f.plan_id.clone().unwrap_or_else(|| {
                 dag.nodes
                     .iter()
