@@ -446,7 +446,7 @@ async fn context_stays_within_fifteen_entries_and_10240_bytes() {
     assert_eq!(ctx["truncated"], true);
     assert_eq!(ctx["left_out"].as_u64().unwrap() as usize, 40 - n);
     assert!(
-        md.contains(&format!("{} more candidates left out", 40 - n)),
+        md.contains(&format!("{} more entries left out", 40 - n)),
         "{md}"
     );
     let ctx = r3.ok("memory_get_context", json!({"max_entries": 3})).await;

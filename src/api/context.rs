@@ -49,7 +49,9 @@ pub struct ContextOutput {
     pub truncated: bool,
     /// Eligible candidates (duplicates included).
     pub candidates: usize,
-    /// Candidates neither shown nor collapsed into a shown duplicate.
+    /// Entries of other rooms not shown: candidates neither shown nor collapsed into a
+    /// shown duplicate, plus those the rules excluded (unrelated rooms' decisions,
+    /// artifacts and code that match no keyword).
     pub left_out: usize,
     /// Duplicates collapsed into a shown entry.
     pub duplicates_collapsed: usize,

@@ -90,6 +90,9 @@ pub struct Ranked {
     pub head: Vec<Candidate>,
     /// Eligible candidates in all.
     pub total: usize,
+    /// Live entries of other rooms that are not eligible (decisions, artifacts and code
+    /// of unrelated rooms matching no keyword): left out by rule, and counted as such.
+    pub unrelated: usize,
 }
 
 fn is_project_wide(kind: Kind) -> bool {
@@ -142,6 +145,7 @@ pub fn rank(
     }
     let mut heap: BinaryHeap<Worst> = BinaryHeap::with_capacity(head + 1);
     let mut total = 0;
+    let mut unrelated = 0;
     for &pos in ix.chrono() {
         let m = ix.meta(pos);
         if !m.live || is_own(m.room, m.plan) {
@@ -155,7 +159,10 @@ pub fn rank(
             (None, true, true) => 2,
             (None, false, true) => 3,
             (None, true, false) => 4,
-            (None, false, false) => continue,
+            (None, false, false) => {
+                unrelated += 1;
+                continue;
+            }
         };
         total += 1;
         let age = (now.0 - m.ts).max(0) as f64;
@@ -191,5 +198,9 @@ pub fn rank(
     scratch.clear();
     let mut head: Vec<Candidate> = heap.into_iter().map(|w| w.0).collect();
     head.sort_unstable_by(|a, b| a.order(b));
-    Ranked { head, total }
+    Ranked {
+        head,
+        total,
+        unrelated,
+    }
 }

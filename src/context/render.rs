@@ -58,8 +58,11 @@ pub struct Rendered {
     pub candidates: usize,
     /// Duplicate entries collapsed into an included one.
     pub duplicates: usize,
-    /// Candidates neither included nor collapsed.
+    /// Candidates neither included nor collapsed, plus the other rooms' entries the
+    /// rules excluded (`unrelated`).
     pub left_out: usize,
+    /// Of `left_out`: live entries of unrelated rooms excluded by rule.
+    pub unrelated: usize,
 }
 
 /// Cuts at a char boundary to at most `max` bytes, marking the cut.
@@ -172,6 +175,7 @@ pub fn render(
     outputs: &[Output],
     ranked: &[Candidate],
     candidates: usize,
+    unrelated: usize,
     max_entries: usize,
 ) -> Rendered {
     let max_entries = max_entries.min(MAX_CONTEXT_ENTRIES);
@@ -220,7 +224,8 @@ pub fn render(
         out.duplicates += n - 1;
         seen.insert(key, ());
     }
-    out.left_out = out.candidates - out.entry_ids.len() - out.duplicates;
+    out.unrelated = unrelated;
+    out.left_out = out.candidates - out.entry_ids.len() - out.duplicates + unrelated;
     if out.entry_ids.is_empty() && outputs.is_empty() {
         out.markdown = EMPTY.to_string();
         return out;
@@ -239,9 +244,17 @@ pub fn render(
     }
     let _ = writeln!(
         md,
-        "_{} shown; {} left out (limits: {max_entries} entries, {MAX_CONTEXT_BYTES} bytes){}._",
+        "_{} shown; {} left out (limits: {max_entries} entries, {MAX_CONTEXT_BYTES} bytes{}){}._",
         count(out.entry_ids.len(), "entry", "entries"),
-        count(out.left_out, "more candidate", "more candidates"),
+        count(out.left_out, "more entry", "more entries"),
+        if unrelated > 0 {
+            format!(
+                "; {unrelated} of them decisions, artifacts or code of unrelated rooms that \
+                 match no keyword"
+            )
+        } else {
+            String::new()
+        },
         if out.duplicates > 0 {
             format!(
                 "; {} collapsed",

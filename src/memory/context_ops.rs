@@ -155,7 +155,15 @@ impl Memory {
         let r = loop {
             let (ix, scratch) = state.ledger.index_and_scratch();
             let ranked = rank(ix, &scope, &keywords, &self.scorer(now), scratch, head);
-            let r = render(ix, &header, &outputs, &ranked.head, ranked.total, max);
+            let r = render(
+                ix,
+                &header,
+                &outputs,
+                &ranked.head,
+                ranked.total,
+                ranked.unrelated,
+                max,
+            );
             if r.entry_ids.len() >= max || ranked.head.len() == ranked.total {
                 break r;
             }
