@@ -488,3 +488,41 @@ fn a_dag_json_and_the_room_configs_of_one_plan_are_one_plan() {
     assert_eq!(dag["epics"].as_array().unwrap().len(), 2, "{dag}");
     assert_eq!(dag["edges"], json!([["shop/EPIC-001", "shop/EPIC-002"]]));
 }
+
+#[tokio::test]
+async fn a_fresh_ostwin_project_gets_its_ledger_where_ostwin_keeps_it_and_many_entries_work() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join(".war-rooms/room-001")).unwrap();
+    let (a, _) = ostwin_agent(root.path(), "room-001", "engineer").await;
+    // Only its own room has entries: the fallback text.
+    for i in 0..300 {
+        ok(
+            &a,
+            "publish",
+            json!({"kind": "artifact", "summary": format!("module {i} shipped"), "tags": ["build"], "room_id": "room-001", "author_role": "engineer", "ref": "EPIC-001"}),
+        )
+        .await;
+    }
+    assert!(root.path().join(".agents/memory/ledger.jsonl").exists());
+    assert!(!root.path().join(".agents/ledger.jsonl").exists());
+    assert_eq!(
+        ok(&a, "get_context", json!({"room_id": "room-001"})).await,
+        "No cross-room context available yet."
+    );
+    let newest = json_of(&a, "query", json!({})).await;
+    assert_eq!(newest.len(), 20, "capped at 20");
+    assert_eq!(
+        newest[19]["summary"], "module 299 shipped",
+        "the newest 20, oldest first"
+    );
+    assert_eq!(json_of(&a, "list_memories", json!({})).await.len(), 300);
+    assert_eq!(
+        json_of(
+            &a,
+            "search",
+            json!({"text": "module 42", "max_results": 50})
+        )
+        .await[0]["summary"],
+        "module 42 shipped"
+    );
+}
