@@ -40,6 +40,15 @@ type Client = RunningService<RoleClient, ()>;
 /// `serve` as OSTwin starts an agent: only `AGENT_OS_ROOM_DIR` and `AGENT_OS_ROLE`, run
 /// from the room's directory, no `--root`.
 async fn ostwin_agent(root: &Path, room: &str, role: &str) -> (Client, std::path::PathBuf) {
+    ostwin_agent_with(root, room, role, &[("WARROOM_DAEMON", "off")]).await
+}
+
+async fn ostwin_agent_with(
+    root: &Path,
+    room: &str,
+    role: &str,
+    env: &[(&str, &str)],
+) -> (Client, std::path::PathBuf) {
     let room_dir = root.join(".war-rooms").join(room);
     std::fs::create_dir_all(&room_dir).unwrap();
     let log = root.join(format!("serve-{room}.log"));
@@ -49,8 +58,10 @@ async fn ostwin_agent(root: &Path, room: &str, role: &str) -> (Client, std::path
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("AGENT_OS_ROOM_DIR", &room_dir)
-        .env("AGENT_OS_ROLE", role)
-        .env("WARROOM_DAEMON", "off");
+        .env("AGENT_OS_ROLE", role);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let (transport, _) = TokioChildProcess::builder(cmd)
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
@@ -189,6 +200,51 @@ async fn an_untouched_ostwin_project_is_served_with_only_ostwin_environment() {
         log.contains("layout=\"ostwin\"") || log.contains("layout=ostwin"),
         "{log}"
     );
+    // The upstream room reads its own channel, as OSTwin wrote it.
+    let (up, _) = ostwin_agent(root, "room-001", "manager").await;
+    let msgs = json_of(
+        &up,
+        "read_messages",
+        json!({"room_dir": ".war-rooms/room-001"}),
+    )
+    .await;
+    assert_eq!(msgs.len(), 2);
+    let done = json_of(
+        &up,
+        "read_messages",
+        json!({"room_dir": ".war-rooms/room-001", "from_role": "engineer", "to_role": "manager", "ref": "EPIC-001"}),
+    )
+    .await;
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0]["type"], "done");
+}
+
+#[tokio::test]
+async fn through_the_daemon_an_ostwin_agent_keeps_its_profile() {
+    let p = ostwin_project();
+    let runtime = tempfile::tempdir().unwrap();
+    let _d = common::daemon::start_daemon(p.path(), runtime.path());
+    let rt = runtime.path().display().to_string();
+    let (a, _) = ostwin_agent_with(
+        p.path(),
+        "room-002",
+        "engineer",
+        &[("WARROOM_DAEMON", "require"), ("XDG_RUNTIME_DIR", &rt)],
+    )
+    .await;
+    let names: Vec<String> = a
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(
+        names.contains(&"get_latest".to_string())
+            && !names.iter().any(|n| n.starts_with("memory_")),
+        "{names:?}"
+    );
+    assert_eq!(json_of(&a, "query", json!({})).await.len(), 3);
 }
 
 #[tokio::test]
