@@ -169,9 +169,15 @@ fn now_never_dates_a_write_and_a_clock_behind_the_ledger_is_refused() {
     ];
     let mut with_now = vec!["--now", "2020-01-01T00:00:00Z"];
     with_now.extend(args);
+    // A clock file anywhere but the project's own scenario clock pins reads only.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = elsewhere.path().join("clock");
+    std::fs::write(&file, "2020-01-01T00:00:00Z").unwrap();
+    let file = file.display().to_string();
     for (code, out, err) in [
         cli(root, &with_now),
         cli_env(root, &args, &[("WARROOM_NOW", "2020-01-01T00:00:00Z")]),
+        cli_env(root, &args, &[("WARROOM_NOW_FILE", &file)]),
     ] {
         assert_eq!(code, 0, "{err}");
         let v: Value = serde_json::from_str(&out).unwrap();
@@ -182,7 +188,7 @@ fn now_never_dates_a_write_and_a_clock_behind_the_ledger_is_refused() {
             "a write was dated {ts} by --now / WARROOM_NOW"
         );
     }
-    // A test clock (WARROOM_NOW_FILE) more than 60 s behind the last line is refused.
+    // The scenario clock moves writes, but never before the ledger's last line (60 s).
     let before = ledger_lines(root).len();
     let (code, _, err) = cli_at(root, "2020-01-01T00:00:00Z", &args);
     assert_eq!(code, 2, "{err}");

@@ -135,8 +135,16 @@ pub struct Ctx {
     pub root_source: RootSource,
 }
 
+/// The name, under a project's `.agents/`, of the clock file a scenario moves time with.
+pub const SCENARIO_CLOCK: &str = ".scenario-clock";
+
+/// True if `a` and `b` are the same existing file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
 impl Global {
-    /// The clock of writes: the system's, or the test clock file (`WARROOM_NOW_FILE`).
+    /// The system clock, or the test clock file when given (`daemon status` times).
     pub(crate) fn clock(&self) -> Arc<dyn Clock> {
         match &self.now_file {
             Some(p) => Arc::new(FileClock::new(p.clone())),
@@ -144,15 +152,33 @@ impl Global {
         }
     }
 
-    /// Opens a memory whose reads see `--now` / `WARROOM_NOW` when given; writes never do.
+    /// Opens a memory. Reads see `--now` / `WARROOM_NOW`, else the clock file
+    /// (`WARROOM_NOW_FILE`), else the system clock. Writes are stamped by the system clock,
+    /// except under a scenario: the clock file moves writes too only when it is the
+    /// project's own [`SCENARIO_CLOCK`] — a file the scenario runner or a test creates in
+    /// its project, which no setting in an agent's MCP config can bring about.
     fn memory(&self, paths: Paths, settings: Settings) -> anyhow::Result<Memory> {
-        let memory = Memory::open(paths, settings, self.clock())?;
-        Ok(match &self.now {
-            Some(t) => {
+        let scenario = paths.root.join(".agents").join(SCENARIO_CLOCK);
+        let write: Arc<dyn Clock> = match &self.now_file {
+            Some(p) if same_file(p, &scenario) => Arc::new(FileClock::new(p.clone())),
+            Some(p) => {
+                tracing::warn!(
+                    file = %p.display(),
+                    "WARROOM_NOW_FILE pins reads only: writes follow it only when it is the \
+                     project's .agents/{SCENARIO_CLOCK}"
+                );
+                Arc::new(SystemClock)
+            }
+            None => Arc::new(SystemClock),
+        };
+        let memory = Memory::open(paths, settings, write)?;
+        Ok(match (&self.now, &self.now_file) {
+            (Some(t), _) => {
                 let t = parse_rfc3339(t).context("--now / WARROOM_NOW")?;
                 memory.with_read_clock(Arc::new(FixedClock::new(t)))
             }
-            None => memory,
+            (None, Some(p)) => memory.with_read_clock(Arc::new(FileClock::new(p.clone()))),
+            (None, None) => memory,
         })
     }
 

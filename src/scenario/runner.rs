@@ -69,7 +69,10 @@ pub(super) struct Run<'a> {
     /// True if the scenario runs under a daemon.
     under_daemon: bool,
     pub(super) root: PathBuf,
+    /// The scenario's clock file, `<project>/.agents/.scenario-clock`.
     pub(super) clock: PathBuf,
+    /// Where logs and the daemon's runtime dir go (outside the project).
+    work: PathBuf,
     fsync: bool,
     specs: &'a BTreeMap<String, super::AgentSpec>,
     agents: HashMap<String, Agent>,
@@ -98,11 +101,8 @@ impl Run<'_> {
         env: &BTreeMap<String, String>,
     ) -> Result<Agent, String> {
         self.spawned += 1;
-        let log = std::fs::File::create(
-            self.clock
-                .with_file_name(format!("server-{}.log", self.spawned)),
-        )
-        .map_err(|e| e.to_string())?;
+        let log = std::fs::File::create(self.work.join(format!("server-{}.log", self.spawned)))
+            .map_err(|e| e.to_string())?;
         let mut cmd = tokio::process::Command::new(self.exe);
         cmd.arg("serve").arg("--root").arg(&self.root);
         if !self.fsync {
@@ -161,6 +161,9 @@ impl Run<'_> {
     }
 
     fn set_clock(&self, text: &str) -> Result<(), String> {
+        if let Some(dir) = self.clock.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        }
         std::fs::write(&self.clock, text).map_err(|e| e.to_string())
     }
 
@@ -207,10 +210,9 @@ impl Run<'_> {
     /// Starts a daemon for the scenario's root on the scenario's clock file and waits (≤ 20 s)
     /// until agents can attach.
     fn start_daemon(&self) -> Result<DaemonRun, String> {
-        let runtime = self.clock.with_file_name("run");
+        let runtime = self.work.join("run");
         std::fs::create_dir_all(&runtime).map_err(|e| e.to_string())?;
-        let log = std::fs::File::create(self.clock.with_file_name("daemon.log"))
-            .map_err(|e| e.to_string())?;
+        let log = std::fs::File::create(self.work.join("daemon.log")).map_err(|e| e.to_string())?;
         let mut cmd = std::process::Command::new(self.exe);
         cmd.arg("--root").arg(&self.root);
         if !self.fsync {
@@ -507,7 +509,12 @@ pub async fn run_file(path: &Path, exe: &Path, under_daemon: bool) -> Outcome {
         daemon: None,
         under_daemon,
         root: tmp.path().join("project"),
-        clock: tmp.path().join("clock"),
+        clock: tmp
+            .path()
+            .join("project")
+            .join(".agents")
+            .join(crate::cli::SCENARIO_CLOCK),
+        work: tmp.path().to_path_buf(),
         fsync: scenario.setup.fsync,
         specs: &scenario.setup.agents,
         agents: HashMap::new(),

@@ -72,11 +72,10 @@ impl Spawn<'_> {
         self.env.push(("WARROOM_NOW".into(), now.into()));
         self
     }
-    /// Pins reads and writes through a test clock file (`WARROOM_NOW_FILE`).
+    /// Pins reads and writes: sets the project's scenario clock file
+    /// (`.agents/.scenario-clock`, shared by every process of the project) to `now`.
     pub fn now(mut self, now: &str) -> Self {
-        let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
-        let file = self.root.join(format!(".test-clock-{n}"));
-        std::fs::write(&file, now).unwrap();
+        let file = scenario_clock(self.root, now);
         self.env
             .push(("WARROOM_NOW_FILE".into(), file.display().to_string()));
         self
@@ -218,19 +217,23 @@ pub fn cli(root: &Path, args: &[&str]) -> (i32, String, String) {
     cli_env(root, args, &[])
 }
 
-/// Runs the CLI with reads and writes at `time` (a test clock file, `WARROOM_NOW_FILE`;
+/// Runs the CLI with reads and writes at `time` (the project's scenario clock file;
 /// `--now` pins reads only).
 pub fn cli_at(root: &Path, time: &str, args: &[&str]) -> (i32, String, String) {
-    let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
-    let file = root.join(format!(".test-clock-{n}"));
-    std::fs::write(&file, time).unwrap();
-    let out = cli_env(
+    let file = scenario_clock(root, time);
+    cli_env(
         root,
         args,
         &[("WARROOM_NOW_FILE", &file.display().to_string())],
-    );
-    std::fs::remove_file(&file).unwrap();
-    out
+    )
+}
+
+/// Sets the project's scenario clock (the only clock file that moves writes) to `time`.
+pub fn scenario_clock(root: &Path, time: &str) -> PathBuf {
+    let file = root.join(".agents/.scenario-clock");
+    std::fs::create_dir_all(root.join(".agents")).unwrap();
+    std::fs::write(&file, time).unwrap();
+    file
 }
 
 pub fn cli_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
