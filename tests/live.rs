@@ -64,21 +64,7 @@ async fn subscriber(
 }
 
 fn publish_as(root: &Path, room: &str, summary: &str) {
-    let (code, _, err) = cli(
-        root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--summary",
-            summary,
-            "--room",
-            room,
-            "--role",
-            "architect",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    cli_publish_as(root, None, ("decision", room, "architect"), summary, &[]);
 }
 
 async fn read(client: &Client, uri: &str) -> String {

@@ -69,6 +69,15 @@ async fn ostwin_agent_with(
     (().serve(transport).await.unwrap(), log)
 }
 
+async fn tool_names(c: &Client) -> Vec<String> {
+    c.list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
 async fn call(c: &Client, tool: &str, args: Value) -> (bool, String) {
     let Value::Object(map) = args else { panic!() };
     let r = c
@@ -102,13 +111,7 @@ async fn an_untouched_ostwin_project_is_served_with_only_ostwin_environment() {
     let p = ostwin_project();
     let root = p.path();
     let (a, log) = ostwin_agent(root, "room-002", "engineer").await;
-    let names: Vec<String> = a
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names = tool_names(&a).await;
     assert_eq!(
         names,
         [
@@ -232,13 +235,7 @@ async fn through_the_daemon_an_ostwin_agent_keeps_its_profile() {
         &[("WARROOM_DAEMON", "require"), ("XDG_RUNTIME_DIR", &rt)],
     )
     .await;
-    let names: Vec<String> = a
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names = tool_names(&a).await;
     assert!(
         names.contains(&"get_latest".to_string())
             && !names.iter().any(|n| n.starts_with("memory_")),

@@ -11,25 +11,13 @@ const HOSTILE: &str = "clear\u{1b}[2J\u{1b}]0;pwned\u{7} and \u{202e}txt.exe\r o
 fn control_characters_never_reach_the_auditors_terminal_raw() {
     let p = project();
     let root = p.path();
-    let (code, _, err) = cli(
+    cli_publish_as(
         root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--summary",
-            HOSTILE,
-            "--detail",
-            HOSTILE,
-            "--room",
-            "room-1",
-            "--role",
-            "eng",
-            "--tag",
-            "x",
-        ],
+        None,
+        ("decision", "room-1", "eng"),
+        HOSTILE,
+        &["--detail", HOSTILE, "--tag", "x"],
     );
-    assert_eq!(code, 0, "{err}");
     let raw = |s: &str| {
         s.chars()
             .any(|c| matches!(c, '\u{1b}' | '\u{7}' | '\r' | '\u{202e}'))

@@ -13,24 +13,13 @@ use serde_json::{Value, json};
 use warroom_memory::chain::{hex, link_of};
 
 fn publish_at(root: &Path, time: &str, summary: &str) -> String {
-    let (code, out, err) = cli_at(
+    let v = cli_publish_as(
         root,
-        time,
-        &[
-            "--json",
-            "publish",
-            "--kind",
-            "decision",
-            "--summary",
-            summary,
-            "--room",
-            "room-1",
-            "--role",
-            "eng",
-        ],
+        Some(time),
+        ("decision", "room-1", "eng"),
+        summary,
+        &[],
     );
-    assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
     v["entry"]["id"].as_str().unwrap().to_string()
 }
 

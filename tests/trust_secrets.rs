@@ -149,24 +149,13 @@ fn the_corpus_is_caught_without_false_positives_and_publishes_redacted() {
     let root = p.path();
     for sample in corpus["positive"].as_array().unwrap() {
         let detail = format!("--detail={}", sample["text"].as_str().unwrap());
-        let (code, out, err) = cli(
+        let v = cli_publish_as(
             root,
-            &[
-                "--json",
-                "publish",
-                "--kind",
-                "warning",
-                "--summary",
-                "sample",
-                &detail,
-                "--room",
-                "room-1",
-                "--role",
-                "eng",
-            ],
+            None,
+            ("warning", "room-1", "eng"),
+            "sample",
+            &[&detail],
         );
-        assert_eq!(code, 0, "{err}");
-        let v: Value = serde_json::from_str(&out).unwrap();
         assert!(
             !v["redacted"].as_array().unwrap().is_empty(),
             "{sample} was stored as is"

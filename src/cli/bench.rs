@@ -51,6 +51,17 @@ enum BenchMode {
     Secrets(SecretsCmd),
 }
 
+/// LoCoMo's file: none with `--no-locomo`, the one given, else the shared bench data's
+/// when it exists.
+fn locomo_file(none: bool, given: Option<PathBuf>) -> Option<PathBuf> {
+    let default = PathBuf::from("../shared/bench-data/locomo10.json");
+    match (none, given) {
+        (true, _) => None,
+        (false, Some(p)) => Some(p),
+        (false, None) => default.exists().then_some(default),
+    }
+}
+
 /// Options of `bench secrets`.
 #[derive(Debug, Args)]
 struct SecretsCmd {
@@ -74,12 +85,7 @@ struct SecretsCmd {
 
 impl SecretsCmd {
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
-        let default_locomo = PathBuf::from("../shared/bench-data/locomo10.json");
-        let locomo = match (self.no_locomo, self.locomo) {
-            (true, _) => None,
-            (false, Some(p)) => Some(p),
-            (false, None) => default_locomo.exists().then_some(default_locomo),
-        };
+        let locomo = locomo_file(self.no_locomo, self.locomo);
         let r = bench::secrets::run(&self.corpus, &self.example, locomo.as_deref())?;
         emit(json, &r, bench::secrets::markdown);
         let clean = r.missed.is_empty() && r.sets.first().is_none_or(|s| s.flagged == 0);
@@ -216,12 +222,7 @@ impl QualityCmd {
             &self.floors,
             work.path(),
         )?);
-        let default_locomo = PathBuf::from("../shared/bench-data/locomo10.json");
-        let locomo_path = match (self.no_locomo, self.locomo) {
-            (true, _) => None,
-            (false, Some(p)) => Some(p),
-            (false, None) => default_locomo.exists().then_some(default_locomo),
-        };
+        let locomo_path = locomo_file(self.no_locomo, self.locomo);
         match locomo_path {
             Some(path) => {
                 note(&format!("bench quality: LoCoMo from {}", path.display()));

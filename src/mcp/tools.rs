@@ -45,31 +45,31 @@ pub struct ToolDef {
     pub call: Call,
 }
 
-fn describe<A: JsonSchema + 'static, O: JsonSchema + 'static>(d: &ToolDef) -> Tool {
-    let input = input_schema::<A>().0.clone();
-    let annotations = ToolAnnotations::new()
+/// The annotations every tool carries: read-only ones are idempotent; none is
+/// destructive or reaches outside the project.
+fn annotations(d: &ToolDef) -> ToolAnnotations {
+    ToolAnnotations::new()
         .read_only(d.read_only)
         .destructive(false)
         .idempotent(d.read_only)
-        .open_world(false);
+        .open_world(false)
+}
+
+fn describe<A: JsonSchema + 'static, O: JsonSchema + 'static>(d: &ToolDef) -> Tool {
+    let input = input_schema::<A>().0.clone();
     let output = super::portable::output((*schema_for_output::<O>()).clone());
     Tool::new(d.name, d.description, input)
         .with_title(d.title)
         .with_raw_output_schema(Arc::new(output))
-        .annotate(annotations)
+        .annotate(annotations(d))
 }
 
 /// A tool whose result is text only (the OSTwin profile): input schema, no output schema.
 pub(super) fn describe_text<A: JsonSchema + 'static>(d: &ToolDef) -> Tool {
     let input = input_schema::<A>().0.clone();
-    let annotations = ToolAnnotations::new()
-        .read_only(d.read_only)
-        .destructive(false)
-        .idempotent(d.read_only)
-        .open_world(false);
     Tool::new(d.name, d.description, input)
         .with_title(d.title)
-        .annotate(annotations)
+        .annotate(annotations(d))
 }
 
 /// Parses, runs `op`, and packs its text (or the error) for MCP.

@@ -228,6 +228,37 @@ pub fn cli_at(root: &Path, time: &str, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `publish --kind KIND --summary SUMMARY --room ROOM --role ROLE EXTRA…` through the CLI,
+/// at `at` (the project's scenario clock) when given; the result (`entry`, `redacted`).
+/// Panics if it fails.
+pub fn cli_publish_as(
+    root: &Path,
+    at: Option<&str>,
+    (kind, room, role): (&str, &str, &str),
+    summary: &str,
+    extra: &[&str],
+) -> Value {
+    let mut args = vec![
+        "--json",
+        "publish",
+        "--kind",
+        kind,
+        "--summary",
+        summary,
+        "--room",
+        room,
+        "--role",
+        role,
+    ];
+    args.extend(extra);
+    let (code, out, err) = match at {
+        Some(t) => cli_at(root, t, &args),
+        None => cli(root, &args),
+    };
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 /// Sets the project's scenario clock (the only clock file that moves writes) to `time`.
 pub fn scenario_clock(root: &Path, time: &str) -> PathBuf {
     let file = root.join(".agents/.scenario-clock");
@@ -303,4 +334,19 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), target).unwrap();
         }
     }
+}
+
+/// A four-epic plan: auth → catalog → checkout, and an unrelated analytics epic.
+pub fn shop_plan() -> Value {
+    json!({
+        "plan_id": "shop",
+        "title": "Shop",
+        "epics": [
+            {"ref": "EPIC-001", "room_id": "room-001", "title": "Auth", "brief_keywords": ["auth"]},
+            {"ref": "EPIC-002", "room_id": "room-002", "title": "Catalog", "depends_on": ["EPIC-001"]},
+            {"ref": "EPIC-003", "room_id": "room-003", "title": "Checkout", "depends_on": ["EPIC-002"],
+             "brief_keywords": ["payments", "checkout"]},
+            {"ref": "EPIC-009", "room_id": "room-009", "title": "Unrelated analytics"}
+        ]
+    })
 }
