@@ -23,7 +23,6 @@ fn ids_in_ledger(root: &Path) -> Vec<String> {
         .collect()
 }
 
-/// An HTTP MCP session acting as `room`: publishes `n` entries, returns their ids.
 /// An HTTP MCP session (rmcp's Streamable HTTP client) acting as `room`: publishes `n`
 /// entries, returns their ids.
 async fn http_agent_publishes(url: String, room: String, n: usize) -> Vec<String> {
@@ -61,6 +60,23 @@ async fn http_agent_publishes(url: String, room: String, n: usize) -> Vec<String
         let v = r.structured_content.expect("structured result");
         assert_eq!(v["entry"]["room_id"], room.as_str(), "{v}");
         ids.push(v["entry"]["id"].as_str().unwrap().to_string());
+        // Context and the room's channel, meanwhile.
+        for (tool, args) in [
+            ("memory_get_context", json!({})),
+            (
+                "channel_post",
+                json!({"type": "task", "body": format!("step {k}")}),
+            ),
+        ] {
+            let Value::Object(map) = args else {
+                unreachable!()
+            };
+            let r = client
+                .call_tool(CallToolRequestParams::new(tool).with_arguments(map))
+                .await
+                .unwrap();
+            assert_ne!(r.is_error, Some(true), "{tool}: {r:?}");
+        }
     }
     client.cancel().await.unwrap();
     ids
@@ -95,7 +111,17 @@ async fn sixteen_agents_share_one_daemon_each_with_its_own_identity() {
                 "identity comes from the session"
             );
             ids.push(e["id"].as_str().unwrap().to_string());
+            // Reading context and the room's channel while the others publish.
+            a.ok(
+                "channel_post",
+                json!({"type": "task", "body": format!("step {n}")}),
+            )
+            .await;
+            let ctx = a.ok("memory_get_context", json!({})).await;
+            assert_eq!(ctx["room_id"], format!("room-{i:02}"));
         }
+        let ch = a.ok("channel_read", json!({})).await;
+        assert_eq!(ch["total"], 5, "agent {i}'s own channel: {ch}");
         ids
     }))
     .await;
