@@ -79,6 +79,12 @@ pub struct SizeReport {
     pub sqlite_fts5_search: Option<Micros>,
     /// Time SQLite took to build its FTS5 index, milliseconds.
     pub sqlite_fts5_build_ms: Option<f64>,
+    /// tantivy (BM25, top 10) on the same texts (built with `--features tantivy-compare`).
+    #[serde(default)]
+    pub tantivy_search: Option<Micros>,
+    /// Time tantivy took to build its index, milliseconds.
+    #[serde(default)]
+    pub tantivy_build_ms: Option<f64>,
 }
 
 fn proc_status_kb(field: &str) -> u64 {
@@ -239,6 +245,10 @@ pub fn measure(
         Some((s, b)) => (Some(s), Some(b)),
         None => (None, None),
     };
+    let (tantivy_search, tantivy_build_ms) = match super::tantivy_cmp::measure(&docs, &texts)? {
+        Some((s, b)) => (Some(s), Some(b)),
+        None => (None, None),
+    };
     Ok(SizeReport {
         entries,
         ledger_bytes,
@@ -256,6 +266,8 @@ pub fn measure(
         bm25_crate_search,
         sqlite_fts5_search,
         sqlite_fts5_build_ms,
+        tantivy_search,
+        tantivy_build_ms,
     })
 }
 

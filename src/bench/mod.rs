@@ -13,6 +13,7 @@ pub mod measure;
 pub mod quality;
 pub mod secrets;
 mod sqlite;
+mod tantivy_cmp;
 
 use std::path::{Path, PathBuf};
 
@@ -176,12 +177,16 @@ pub fn markdown(reports: &[SizeReport]) -> String {
     }
     s.push_str(
         "\nLatency in µs, p50 / p99 (server-side, one core):\n\n\
-         | entries | search | query (tag) | query (all) | context | diff --since, nothing new | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | entries | search | query (tag) | query (all) | context | diff --since, nothing new | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() | tantivy |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         let sqlite = match &r.sqlite_fts5_search {
             Some(m) => format!("{} ({:.0}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
+            None => "n/a".into(),
+        };
+        let tantivy = match &r.tantivy_search {
+            Some(m) => format!("{} ({:.2}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
             None => "n/a".into(),
         };
         let crate_col = match &r.bm25_crate_search {
@@ -189,7 +194,7 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             None => "n/a".into(),
         };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.entries,
             pair(&r.search),
             pair(&r.query_tag),
@@ -200,7 +205,8 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             pair(&r.publish_fsync),
             pair(&r.publish_nofsync),
             crate_col,
-            sqlite
+            sqlite,
+            tantivy
         ));
     }
     s

@@ -275,6 +275,11 @@ impl BenchCmd {
                 "bench: SQLite FTS5 column skipped; build with `--features sqlite-compare` to include it",
             );
         }
+        if !cfg!(feature = "tantivy-compare") {
+            note(
+                "bench: tantivy column skipped; build with `--features tantivy-compare` to include it",
+            );
+        }
         emit(json, &reports, |r| bench::markdown(r));
         Ok(Outcome::Ok)
     }
