@@ -31,12 +31,7 @@ async fn same_room_id_in_two_plans_stays_distinguishable() {
     let me = agent(root).room("room-1").start().await;
     let ctx = me.ok("memory_get_context", json!({})).await;
     assert_eq!(ctx["plan_id"], "p2");
-    let ids: Vec<&str> = ctx["entry_ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let ids = strs(&ctx["entry_ids"]);
     assert!(ids.contains(&from_p1["id"].as_str().unwrap()), "{ids:?}");
     let ctx = me.ok("memory_get_context", json!({"plan_id": "p1"})).await;
     assert_eq!(ctx["markdown"], "No cross-room context available yet.");

@@ -46,12 +46,7 @@ async fn register_json_plan_returns_the_dag_and_stores_it() {
             ["shop/EPIC-002", "shop/EPIC-003"]
         ])
     );
-    let order: Vec<&str> = out["topological_order"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let order = strs(&out["topological_order"]);
     assert!(
         order.iter().position(|x| *x == "shop/EPIC-001")
             < order.iter().position(|x| *x == "shop/EPIC-003")
@@ -321,12 +316,7 @@ async fn context_prefers_upstream_hides_own_and_superseded_and_adds_done_outputs
     let done = r1_done(root).await;
 
     let ctx = r3.ok("memory_get_context", json!({})).await;
-    let ids: Vec<&str> = ctx["entry_ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let ids = strs(&ctx["entry_ids"]);
     let at = |e: &Value| ids.iter().position(|i| *i == e["id"].as_str().unwrap());
     assert!(at(&own).is_none(), "own room never appears");
     assert!(at(&old).is_none(), "superseded never appears");
@@ -378,12 +368,7 @@ async fn context_prefers_upstream_hides_own_and_superseded_and_adds_done_outputs
     let ctx = r3
         .ok("memory_get_context", json!({"brief_keywords": []}))
         .await;
-    let ids: Vec<&str> = ctx["entry_ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let ids = strs(&ctx["entry_ids"]);
     assert!(!ids.contains(&unrelated["id"].as_str().unwrap()));
     assert!(ids.contains(&conv["id"].as_str().unwrap()));
 }

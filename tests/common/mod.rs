@@ -350,3 +350,12 @@ pub fn shop_plan() -> Value {
         ]
     })
 }
+
+/// The strings of a JSON array.
+pub fn strs(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
+}
