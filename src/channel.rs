@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{Timestamp, parse_rfc3339};
 use crate::error::{Error, Result};
 use crate::index::Loc;
-use crate::jsonl::{AppendLock, AppendOptions, Poll, Tail};
+use crate::jsonl::{AppendOptions, Poll};
+use crate::store::{Backend, Keys, Lock, Source, Stream};
 
 /// Longest message body accepted on post, in UTF-8 bytes.
 pub const MAX_BODY_BYTES: usize = 1_048_576;
@@ -72,15 +73,15 @@ pub struct StoredMessage {
 /// One room's channel, tailed.
 #[derive(Debug)]
 pub struct Channel {
-    tail: Tail,
+    source: Source,
     messages: Vec<StoredMessage>,
     problems: Vec<(Loc, String)>,
 }
 
 impl Channel {
-    fn new(path: PathBuf, jail: Option<std::sync::Arc<crate::fsx::Jail>>) -> Channel {
+    fn new(source: Source) -> Channel {
         Channel {
-            tail: Tail::new(path).jailed(jail),
+            source,
             messages: Vec::new(),
             problems: Vec::new(),
         }
@@ -95,11 +96,11 @@ impl Channel {
 
     /// Reads whatever was appended since the last call.
     pub fn refresh(&mut self) -> Result<()> {
-        let path = self.tail.path().to_path_buf();
+        let label = self.source.label();
         loop {
             let (messages, problems) = (&mut self.messages, &mut self.problems);
             let poll = self
-                .tail
+                .source
                 .poll(|line| {
                     let loc = Loc {
                         line: line.line_no,
@@ -115,15 +116,18 @@ impl Channel {
                     match parse_message(line.bytes) {
                         Ok((msg, ts)) => messages.push(StoredMessage { msg, ts, loc }),
                         Err(e) => {
-                            tracing::warn!(channel = %path.display(), line = loc.line, "malformed channel line: {e}");
+                            tracing::warn!(channel = %label, line = loc.line, "malformed channel line: {e}");
                             problems.push((loc, e));
                         }
                     }
                 })
-                .map_err(|e| Error::io("reading channel", self.tail.path(), e))?;
+                .map_err(|e| Error::Io {
+                    context: format!("reading channel {label}"),
+                    source: e,
+                })?;
             match poll {
                 Poll::Reset(why) => {
-                    tracing::warn!(channel = %self.tail.path().display(), %why, "channel changed under us; re-reading");
+                    tracing::warn!(channel = %label, %why, "channel changed under us; re-reading");
                     self.messages.clear();
                     self.problems.clear();
                 }
@@ -169,53 +173,62 @@ pub fn parse_message(line: &[u8]) -> std::result::Result<(Message, Timestamp), S
 #[derive(Debug, Default)]
 pub struct Channels {
     rooms: HashMap<String, Channel>,
+    backend: Backend,
     jail: Option<std::sync::Arc<crate::fsx::Jail>>,
 }
 
 impl Channels {
-    /// No channel yet; every channel file is opened only inside `jail`.
-    pub fn jailed(jail: Option<std::sync::Arc<crate::fsx::Jail>>) -> Channels {
+    /// No channel yet; channels live in `backend`, and channel files are opened only
+    /// inside `jail`.
+    pub fn new(backend: Backend, jail: Option<std::sync::Arc<crate::fsx::Jail>>) -> Channels {
         Channels {
             rooms: HashMap::new(),
+            backend,
             jail,
         }
     }
 
+    /// File channels, opened only inside `jail`.
+    pub fn jailed(jail: Option<std::sync::Arc<crate::fsx::Jail>>) -> Channels {
+        Channels::new(Backend::Files, jail)
+    }
+
     /// The channel of `room` at `path`, refreshed. The room id must be validated.
     pub fn get(&mut self, room: &str, path: PathBuf) -> Result<&Channel> {
-        let ch = self
-            .rooms
-            .entry(room.to_string())
-            .or_insert_with(|| Channel::new(path, self.jail.clone()));
+        let ch = self.rooms.entry(room.to_string()).or_insert_with(|| {
+            let stream = Stream::Channel(room.to_string());
+            Channel::new(self.backend.source(stream, path, self.jail.clone()))
+        });
         ch.refresh()?;
         Ok(ch)
     }
 
     /// Takes the append lock of the channel file at `path` (creating the room directory),
     /// waiting at most `opts.lock_wait`; taken before the in-process state lock.
-    pub fn lock(path: &Path, opts: &AppendOptions) -> Result<AppendLock> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Error::io("creating room directory", dir, e))?;
-        }
-        AppendLock::acquire_in(path, opts.lock_wait, opts.jail.as_deref())
+    pub fn lock(backend: &Backend, room: &str, path: &Path, opts: &AppendOptions) -> Result<Lock> {
+        backend
+            .lock(&Stream::Channel(room.to_string()), path, opts)
             .map_err(|e| Error::io("locking channel", path, e))
     }
 
     /// Appends `msg` under `lock` (from [`Channels::lock`]) and returns it as read back.
     pub fn append(
         &mut self,
-        mut lock: AppendLock,
+        mut lock: Lock,
         room: &str,
         path: PathBuf,
         msg: &Message,
         opts: &AppendOptions,
     ) -> Result<StoredMessage> {
         let line = serde_json::to_string(msg).expect("messages serialize");
-        lock.append(&line, opts).map_err(|e| Error::Io {
+        let keys = Keys {
+            id: Some(&msg.id),
+            supersedes: None,
+        };
+        lock.append(&line, keys, opts).map_err(|e| Error::Io {
             context: format!(
-                "could not append to {} (nothing was written; the file is unchanged)",
-                path.display()
+                "could not append to the channel of {room} (nothing was written; the channel \
+                 is unchanged)"
             ),
             source: e,
         })?;

@@ -83,6 +83,9 @@ pub struct Paths {
     pub trusted: Vec<PathBuf>,
     /// The layout these paths follow, and why it was chosen.
     pub layout: (crate::layout::Layout, String),
+    /// The PostgreSQL database holding the ledger and channels instead of files
+    /// (`ledger: postgres://…`, `--database-url`, `WARROOM_DATABASE_URL`).
+    pub database: Option<crate::store::pg::DbUrl>,
 }
 
 impl Paths {
@@ -96,6 +99,7 @@ impl Paths {
             plans: agents.join("plan"),
             trusted: Vec::new(),
             layout: (crate::layout::Layout::Warroom, "default".into()),
+            database: None,
         }
     }
 
@@ -254,7 +258,7 @@ impl Settings {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
-    /// Ledger path (relative to the root).
+    /// Ledger path (relative to the root), or `postgres://…` for the PostgreSQL backend.
     pub ledger: Option<PathBuf>,
     /// War-rooms directory (relative to the root); OSTwin uses `.war-rooms`.
     pub war_rooms: Option<PathBuf>,
@@ -301,7 +305,11 @@ impl ConfigFile {
 
     /// Applies the file to default paths and settings.
     pub fn apply(&self, paths: &mut Paths, settings: &mut Settings) -> Result<()> {
-        if let Some(p) = &self.ledger {
+        if let Some(url) = self.ledger.as_ref().and_then(|p| p.to_str())
+            && crate::store::pg::DbUrl::is_url(url)
+        {
+            paths.database = Some(crate::store::pg::DbUrl::parse("ledger", url)?);
+        } else if let Some(p) = &self.ledger {
             paths.ledger = paths.rooted(p);
             if let Some(dir) = paths.ledger.parent().map(Path::to_path_buf) {
                 paths.trust(&dir);

@@ -297,6 +297,11 @@ impl Tail {
         self
     }
 
+    /// Where this tail may open its file.
+    pub fn jail(&self) -> Option<&crate::fsx::Jail> {
+        self.jail.as_deref()
+    }
+
     /// The file this tail reads.
     pub fn path(&self) -> &Path {
         &self.path

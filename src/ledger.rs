@@ -12,12 +12,15 @@ use crate::clock::Timestamp;
 use crate::entry::{Entry, EntryRef};
 use crate::error::{Error, Result};
 use crate::index::{LedgerIndex, Loc, Scratch};
-use crate::jsonl::{AppendLock, AppendOptions, Poll, RawLine, Tail};
+use crate::jsonl::{AppendOptions, Poll, RawLine};
+use crate::store::{Backend, Keys, Lock, Source, Stream};
 
 /// A ledger file with its derived index.
 #[derive(Debug)]
 pub struct Ledger {
-    tail: Tail,
+    /// The file's path (with files; kept for messages and the chain tip).
+    path: PathBuf,
+    source: Source,
     index: LedgerIndex,
     opts: AppendOptions,
     /// Reusable search accumulator (kept here so a search allocates nothing per call).
@@ -55,13 +58,23 @@ fn apply_line(index: &mut LedgerIndex, line: RawLine<'_>) {
 impl Ledger {
     /// Opens the ledger at `path` (it need not exist) and reads it whole.
     pub fn open(path: impl Into<PathBuf>, opts: AppendOptions) -> Result<Ledger> {
+        Ledger::open_in(&Backend::Files, path, opts)
+    }
+
+    /// Opens the ledger in `backend` (at `path` when that is files) and reads it whole.
+    pub fn open_in(
+        backend: &Backend,
+        path: impl Into<PathBuf>,
+        opts: AppendOptions,
+    ) -> Result<Ledger> {
         let path = path.into();
         let mut index = LedgerIndex::default();
         // About 500 bytes per line is typical; a good guess saves regrowing big vectors.
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         index.reserve((bytes / 500) as usize);
         let mut ledger = Ledger {
-            tail: Tail::new(path).jailed(opts.jail.clone()),
+            source: backend.source(Stream::Ledger, path.clone(), opts.jail.clone()),
+            path,
             index,
             opts,
             scratch: Scratch::default(),
@@ -70,9 +83,19 @@ impl Ledger {
         Ok(ledger)
     }
 
-    /// The ledger file.
+    /// The ledger file (with the files backend).
     pub fn path(&self) -> &Path {
-        self.tail.path()
+        &self.path
+    }
+
+    /// Where the ledger is, for messages: its path, or the database without credentials.
+    pub fn label(&self) -> String {
+        self.source.label()
+    }
+
+    /// The storage the ledger is read from.
+    pub fn source(&self) -> &Source {
+        &self.source
     }
 
     /// The index as of the last refresh.
@@ -82,20 +105,21 @@ impl Ledger {
 
     /// Bytes after the last complete line: a write in flight or a torn tail.
     pub fn pending_bytes(&self) -> u64 {
-        self.tail.pending_bytes()
+        self.source.pending_bytes()
     }
 
     /// Bytes of the file consumed so far.
     pub fn offset(&self) -> u64 {
-        self.tail.offset()
+        self.source.offset()
     }
 
     /// Reads whatever was appended since the last call and applies it to the index.
     /// True if [`Ledger::refresh`] could pick anything up (a `stat` of the file).
     pub fn may_have_news(&self) -> Result<bool> {
-        self.tail
-            .may_have_news()
-            .map_err(|e| Error::io("checking ledger", self.tail.path(), e))
+        self.source.may_have_news().map_err(|e| Error::Io {
+            context: format!("checking ledger {}", self.source.label()),
+            source: e,
+        })
     }
 
     /// Picks up what other processes appended (or rebuilds if the file was replaced).
@@ -105,12 +129,15 @@ impl Ledger {
         loop {
             let index = &mut self.index;
             let poll = self
-                .tail
+                .source
                 .poll(|line| apply_line(index, line))
-                .map_err(|e| Error::io("reading ledger", self.tail.path(), e))?;
+                .map_err(|e| Error::Io {
+                    context: format!("reading ledger {}", self.source.label()),
+                    source: e,
+                })?;
             match poll {
                 Poll::Reset(why) => {
-                    tracing::warn!(ledger = %self.tail.path().display(), %why, "ledger changed under us; rebuilding the index");
+                    tracing::warn!(ledger = %self.source.label(), %why, "ledger changed under us; rebuilding the index");
                     self.index = LedgerIndex::default();
                     out.reset = Some(why);
                 }
@@ -131,21 +158,19 @@ impl Ledger {
             return;
         }
         for p in kept.iter().skip(before).take(10) {
-            tracing::warn!(ledger = %self.tail.path().display(), line = p.loc.line, offset = p.loc.offset, "{}", p.message);
+            tracing::warn!(ledger = %self.source.label(), line = p.loc.line, offset = p.loc.offset, "{}", p.message);
         }
         if total - before > 10 {
-            tracing::warn!(ledger = %self.tail.path().display(), "{} more problems; run `warroom-memory verify`", total - before - 10);
+            tracing::warn!(ledger = %self.source.label(), "{} more problems; run `warroom-memory verify`", total - before - 10);
         }
     }
 
     /// Takes the append lock of the ledger at `path` (creating its directory), waiting at
     /// most `opts.lock_wait`. Callers take it *before* any in-process lock on the derived
     /// state, so readers never wait behind a writer that waits for another process.
-    pub fn lock(path: &Path, opts: &AppendOptions) -> Result<AppendLock> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
-        }
-        AppendLock::acquire_in(path, opts.lock_wait, opts.jail.as_deref())
+    pub fn lock(backend: &Backend, path: &Path, opts: &AppendOptions) -> Result<Lock> {
+        backend
+            .lock(&Stream::Ledger, path, opts)
             .map_err(|e| Error::io("locking ledger", path, e))
     }
 
@@ -154,16 +179,17 @@ impl Ledger {
     /// position in the index, after reading it back.
     pub fn append(
         &mut self,
-        mut lock: AppendLock,
+        mut lock: Lock,
         entry: &Entry,
         idempotency_key: Option<&str>,
         check: impl FnOnce(&LedgerIndex) -> Result<()>,
     ) -> Result<u32> {
-        let path = self.tail.path().to_path_buf();
+        let path = self.path.clone();
         self.refresh()?;
         check(&self.index)?;
-        // Under the lock: link to the file's last line, and never date a line before it.
-        let tip = crate::chain::tip(&path, self.opts.jail.as_deref())
+        // Under the lock: link to the ledger's last line, and never date a line before it.
+        let tip = lock
+            .tip(&path, &self.opts)
             .map_err(|e| Error::io("reading the ledger's last line", &path, e))?;
         if let (Some(last), Ok(ts)) = (tip.ts, crate::clock::parse_rfc3339(&entry.ts))
             && ts.0 < last.0 - crate::chain::SKEW_SECONDS
@@ -182,12 +208,21 @@ impl Ledger {
             line = crate::chain::with_field(&line, "idempotency_key", k);
         }
         let line = crate::chain::seal(&line, &tip.prev);
-        let receipt = lock.append(&line, &self.opts).map_err(|e| Error::Io {
-            context: format!(
-                "could not append to {} (nothing was written; the file is unchanged)",
-                path.display()
-            ),
-            source: e,
+        let keys = Keys {
+            id: Some(&entry.id),
+            supersedes: entry.supersedes.as_deref(),
+        };
+        let receipt = lock.append(&line, keys, &self.opts).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                return Error::Conflict(e.to_string());
+            }
+            Error::Io {
+                context: format!(
+                    "could not append to {} (nothing was written; the ledger is unchanged)",
+                    self.source.label()
+                ),
+                source: e,
+            }
         })?;
         if receipt.repaired_torn_tail {
             tracing::warn!(ledger = %path.display(), "ledger ended with a torn line; terminated it before appending");

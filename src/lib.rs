@@ -34,5 +34,6 @@ pub mod render_audit;
 pub mod scenario;
 pub mod schema;
 pub mod secrets;
+pub mod store;
 pub mod stress;
 pub mod validate;

@@ -29,24 +29,6 @@ impl Line<'_> {
     }
 }
 
-/// The bytes `[from, to)` of the file at `path` (opened like every project file).
-pub fn read_range(
-    path: &std::path::Path,
-    from: u64,
-    to: u64,
-    jail: &crate::fsx::Jail,
-) -> crate::error::Result<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = crate::fsx::open_read_in(path, Some(jail))
-        .map_err(|e| crate::error::Error::io("opening", path, e))?;
-    f.seek(SeekFrom::Start(from))
-        .map_err(|e| crate::error::Error::io("seeking in", path, e))?;
-    let mut buf = vec![0u8; (to - from) as usize];
-    f.read_exact(&mut buf)
-        .map_err(|e| crate::error::Error::io("reading", path, e))?;
-    Ok(buf)
-}
-
 /// Splits `data` into lines.
 pub fn lines(data: &[u8]) -> Vec<Line<'_>> {
     let mut out = Vec::new();

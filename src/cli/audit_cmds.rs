@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use super::ledger_cmds::FilterFlags;
@@ -173,18 +174,35 @@ pub struct VerifyCmd {
 
 impl VerifyCmd {
     pub(super) fn run(self, g: &Global) -> anyhow::Result<Outcome> {
-        let path = match self.file {
-            Some(p) => p,
-            None => g.layout()?.0.ledger,
-        };
-        let report = verify::verify(&path, self.head.as_deref(), &mut |done, total| {
+        let mut progress = |done: u64, total: u64| {
             note(&format!(
                 "verify: {} of {} MiB ({}%)",
                 done >> 20,
                 total >> 20,
                 done * 100 / total.max(1)
             ));
-        })?;
+        };
+        let (paths, _, _) = g.layout()?;
+        let report = match (self.file, paths.database) {
+            (Some(p), _) => verify::verify(&p, self.head.as_deref(), &mut progress)?,
+            (None, None) => verify::verify(&paths.ledger, self.head.as_deref(), &mut progress)?,
+            (None, Some(url)) => {
+                // The database's ledger, exported to a private temporary file and checked
+                // by the same code, byte for byte.
+                let db = crate::store::pg::Db::open(url.clone())
+                    .with_context(|| format!("opening the database {url}"))?;
+                let mut tmp =
+                    tempfile::NamedTempFile::new().context("creating a temporary file")?;
+                {
+                    let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+                    db.export(&crate::store::Stream::Ledger, &mut w)?;
+                    std::io::Write::flush(&mut w).context("writing the temporary export")?;
+                }
+                let mut r = verify::verify(tmp.path(), self.head.as_deref(), &mut progress)?;
+                r.file = format!("{url} (ledger)");
+                r
+            }
+        };
         emit(g.json, &report, render_audit::verify);
         Ok(if report.ok() {
             Outcome::Ok

@@ -6,6 +6,7 @@
 mod audit_cmds;
 mod bench;
 mod daemon_cmd;
+mod db_cmd;
 mod ledger_cmds;
 pub mod out;
 mod room_cmds;
@@ -52,6 +53,17 @@ pub(crate) struct Global {
     /// Ledger file (default: <root>/.agents/ledger.jsonl).
     #[arg(long, global = true, value_name = "FILE", env = "WARROOM_LEDGER")]
     ledger: Option<PathBuf>,
+    /// Keep the ledger and channels in this PostgreSQL database instead of files
+    /// (postgres://USER@HOST:PORT/DB; also `ledger: postgres://…` in .agents/warroom.yaml).
+    /// A password in it is never shown or logged.
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        env = "WARROOM_DATABASE_URL",
+        hide_env_values = true
+    )]
+    database_url: Option<String>,
     /// Directory of war-rooms (default: <root>/.agents/war-rooms; OSTwin: .war-rooms).
     #[arg(long, global = true, value_name = "DIR", env = "WARROOM_WAR_ROOMS")]
     war_rooms: Option<PathBuf>,
@@ -121,6 +133,9 @@ enum Command {
     Stress(stress_cmd::StressCmd),
     /// Measure cold start, search, query, tail pick-up and publish on generated ledgers.
     Bench(bench::BenchCmd),
+    /// The PostgreSQL backend: migrate the schema, import a JSONL ledger, export it back.
+    #[command(subcommand)]
+    Db(db_cmd::DbCmd),
 }
 
 /// Everything a command needs from the global options.
@@ -222,6 +237,12 @@ impl Global {
             if let Some(dir) = paths.ledger.parent().map(|d| d.to_path_buf()) {
                 paths.trust(&dir);
             }
+        }
+        if let Some(u) = self.database_url.as_deref().filter(|u| !u.is_empty()) {
+            paths.database = Some(crate::store::pg::DbUrl::parse(
+                "--database-url / WARROOM_DATABASE_URL",
+                u,
+            )?);
         }
         if let Some(w) = &self.war_rooms {
             paths.war_rooms = abs(w);
@@ -329,6 +350,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Scenario(cmd) => cmd.run(g.json),
         Command::Stress(cmd) => cmd.run(g.json),
         Command::Bench(cmd) => cmd.run(g.json),
+        Command::Db(cmd) => cmd.run(g),
     }
 }
 

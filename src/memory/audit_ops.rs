@@ -98,6 +98,11 @@ impl Memory {
                 }
                 self.since_report(t1, t2)
             }
+            (None, Some(_)) if self.backend().is_database() => Err(Error::invalid(
+                "git_from",
+                "this project's ledger is in a database, not in a git-tracked file",
+                "compare two times (since/until), or two `warroom-memory db export` files",
+            )),
             (None, Some(from)) => {
                 let a = git::read_at(ledger, Some(from))?;
                 let b = git::read_at(ledger, args.git_to.as_deref())?;
@@ -130,7 +135,15 @@ impl Memory {
         };
         let ((o1, line1), (o2, _)) = (cut(t1), cut(t2));
         let bytes = if o2 > o1 {
-            crate::audit::read_range(&self.paths().ledger, o1, o2, &self.paths().jail())?
+            let label = state.ledger.label();
+            state
+                .ledger
+                .source()
+                .read_range(line1.unwrap_or(1), o1, o2)
+                .map_err(|e| Error::Io {
+                    context: format!("reading {label}"),
+                    source: e,
+                })?
         } else {
             Vec::new()
         };

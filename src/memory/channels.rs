@@ -105,7 +105,8 @@ impl Memory {
             })?;
         let path = self.paths().channel(&room);
         self.paths().confine(&path)?;
-        let lock = crate::channel::Channels::lock(&path, self.append_opts())?;
+        let lock =
+            crate::channel::Channels::lock(self.backend(), &room, &path, self.append_opts())?;
         let mut state = self.fresh()?;
         if let Some(k) = &key
             && let Some(first) = state

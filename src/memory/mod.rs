@@ -21,7 +21,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::clock::{Clock, Timestamp};
 use crate::config::{Paths, Settings};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::jsonl::{AppendOptions, FaultBudget};
 use crate::ledger::Ledger;
 
@@ -58,6 +58,8 @@ pub struct Memory {
     /// The clock of reads (decay, "24h ago"), when pinned apart from writes (`--now`).
     read_clock: Option<Arc<dyn Clock>>,
     append_opts: AppendOptions,
+    /// Where every byte of the ledger and channels goes (files or PostgreSQL).
+    backend: crate::store::Backend,
     /// Derived state. Reads share it (many sessions of a daemon side by side); catching up
     /// with the files and writing take it alone, and only when there is something to do.
     state: RwLock<State>,
@@ -85,17 +87,30 @@ impl Memory {
                 (None, None) => None,
             },
         };
-        paths.confine(&paths.ledger)?;
-        let ledger = Ledger::open(paths.ledger.clone(), opts.clone())?;
+        let backend = match &paths.database {
+            Some(url) => crate::store::Backend::Postgres(
+                crate::store::pg::Db::open(url.clone()).map_err(|e| Error::Io {
+                    context: format!("opening the database {url}"),
+                    source: e,
+                })?,
+            ),
+            None => {
+                paths.confine(&paths.ledger)?;
+                crate::store::Backend::Files
+            }
+        };
+        let ledger = Ledger::open_in(&backend, paths.ledger.clone(), opts.clone())?;
+        let channel_backend = backend.clone();
         Ok(Memory {
             paths,
             settings,
             clock,
             read_clock: None,
+            backend,
             append_opts: opts,
             state: RwLock::new(State {
                 ledger,
-                channels: crate::channel::Channels::jailed(Some(jail)),
+                channels: crate::channel::Channels::new(channel_backend, Some(jail)),
                 plans: Default::default(),
             }),
         })
@@ -226,6 +241,11 @@ impl Memory {
     pub fn set_fsync(&self, on: bool) {
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         state.ledger.set_fsync(on);
+    }
+
+    /// Where the ledger and channels are stored.
+    pub fn backend(&self) -> &crate::store::Backend {
+        &self.backend
     }
 
     /// How appends to channels are made durable.

@@ -26,7 +26,7 @@ impl Memory {
         let mut entry = self.build_entry(args, who)?;
         // The file lock first, the state second: a publish waiting for another process
         // never keeps this process's readers waiting.
-        let lock = Ledger::lock(&self.paths().ledger, self.append_opts())?;
+        let lock = Ledger::lock(self.backend(), &self.paths().ledger, self.append_opts())?;
         let mut state = self.fresh()?;
         // A retry (same key, under the lock so two retries cannot both write): the first
         // result when the content is the same, a conflict when it is not.

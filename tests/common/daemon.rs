@@ -27,7 +27,8 @@ pub fn daemon_cmd(root: &Path, runtime: &Path, args: &[&str]) -> Command {
         .args(args)
         .env("XDG_RUNTIME_DIR", runtime)
         .env_remove("WARROOM_ROOM_ID")
-        .env_remove("WARROOM_ROLE");
+        .env_remove("WARROOM_ROLE")
+        .env_remove("WARROOM_DATABASE_URL");
     cmd
 }
 

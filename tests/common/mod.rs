@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod daemon;
+pub mod pg;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -98,6 +99,7 @@ impl Spawn<'_> {
             .env_remove("WARROOM_NOW")
             .env_remove("WARROOM_NOW_FILE")
             .env_remove("WARROOM_ROOT")
+            .env_remove("WARROOM_DATABASE_URL")
             .env_remove("AGENT_OS_ROOM_DIR")
             .env_remove("AGENT_OS_ROLE")
             .env("WARROOM_LOG", "info");
@@ -276,6 +278,7 @@ pub fn cli_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String
         .env_remove("WARROOM_ROLE")
         .env_remove("WARROOM_NOW")
         .env_remove("WARROOM_NOW_FILE")
+        .env_remove("WARROOM_DATABASE_URL")
         .env_remove("WARROOM_ROOT");
     for (k, v) in env {
         cmd.env(k, v);

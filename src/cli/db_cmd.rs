@@ -1,0 +1,161 @@
+//! `db migrate | import | export | status`: the PostgreSQL backend's own commands.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Subcommand;
+
+use super::Global;
+use super::out::{Outcome, emit, note};
+use crate::store::Stream;
+use crate::store::pg::{Db, DbUrl, schema};
+
+/// Commands of the PostgreSQL backend. The database is `--database-url`,
+/// `WARROOM_DATABASE_URL` or `ledger: postgres://…` in .agents/warroom.yaml.
+#[derive(Debug, Subcommand)]
+pub enum DbCmd {
+    /// Create or upgrade the tables (also done on first use); refuses a newer schema.
+    Migrate,
+    /// Copy a JSON Lines ledger into the database, byte for byte. Idempotent and
+    /// resumable: the database must be empty or hold a prefix of this same file.
+    Import {
+        /// The ledger file (default: the project's ledger file).
+        file: Option<PathBuf>,
+    },
+    /// Write the database's ledger (or one room's channel) as JSON Lines to stdout:
+    /// byte-identical to the imported file plus everything appended since.
+    Export {
+        /// A room's channel instead of the ledger.
+        #[arg(long, value_name = "ROOM")]
+        channel: Option<String>,
+    },
+    /// Schema version, line counts and the newest line's time.
+    Status,
+}
+
+fn database(g: &Global) -> anyhow::Result<(DbUrl, PathBuf)> {
+    let (paths, _, _) = g.layout()?;
+    let url = paths.database.context(
+        "no database is configured. Fix: pass --database-url postgres://USER@HOST:PORT/DB, set \
+         WARROOM_DATABASE_URL, or write `ledger: postgres://…` in .agents/warroom.yaml",
+    )?;
+    Ok((url, paths.ledger))
+}
+
+fn open(url: &DbUrl) -> anyhow::Result<Arc<Db>> {
+    Db::open(url.clone()).with_context(|| format!("opening the database {url}"))
+}
+
+/// What `db status` reports.
+#[derive(Debug, serde::Serialize)]
+struct Status {
+    database: String,
+    schema_version: i32,
+    ledger_lines: i64,
+    channel_lines: i64,
+    rooms_with_channels: i64,
+}
+
+impl DbCmd {
+    pub(super) fn run(self, g: &Global) -> anyhow::Result<Outcome> {
+        let (url, ledger_file) = database(g)?;
+        match self {
+            DbCmd::Migrate => {
+                let mut c = Db::connect(&url)?;
+                let m = schema::migrate(&mut c)?;
+                let text = if m.from == m.to {
+                    format!("{url}: schema version {} (up to date)", m.to)
+                } else {
+                    format!("{url}: schema migrated from version {} to {}", m.from, m.to)
+                };
+                emit(
+                    g.json,
+                    &serde_json::json!({"from": m.from, "to": m.to}),
+                    |_| text,
+                );
+                Ok(Outcome::Ok)
+            }
+            DbCmd::Import { file } => {
+                let file = file.unwrap_or(ledger_file);
+                let db = open(&url)?;
+                let mut last_note = std::time::Instant::now();
+                let report = crate::store::pg::transfer::import(&db, &file, &mut |done| {
+                    if last_note.elapsed().as_secs_f64() >= 1.0 {
+                        note(&format!("import: {done} lines stored"));
+                        last_note = std::time::Instant::now();
+                    }
+                })
+                .with_context(|| format!("importing {} into {url}", file.display()))?;
+                if report.torn_tail_bytes > 0 {
+                    note(&format!(
+                        "warning: {} ends with {} bytes without a newline (a torn line); they \
+                         were not imported",
+                        file.display(),
+                        report.torn_tail_bytes
+                    ));
+                }
+                emit(g.json, &report, |r| {
+                    format!(
+                        "{}: {} lines; {} already in {url}, {} imported{}",
+                        file.display(),
+                        r.file_lines,
+                        r.already,
+                        r.imported,
+                        if r.unkeyed > 0 {
+                            format!(
+                                "; {} lines repeat an earlier id or supersede and were stored \
+                                 without that key (run `warroom-memory verify`)",
+                                r.unkeyed
+                            )
+                        } else {
+                            String::new()
+                        }
+                    )
+                });
+                Ok(Outcome::Ok)
+            }
+            DbCmd::Export { channel } => {
+                let db = open(&url)?;
+                let stream = match channel {
+                    Some(room) => {
+                        crate::validate::path_component("--channel", &room)?;
+                        Stream::Channel(room)
+                    }
+                    None => Stream::Ledger,
+                };
+                let stdout = std::io::stdout();
+                let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+                let n = db.export(&stream, &mut out)?;
+                out.flush().context("writing the export")?;
+                note(&format!("export: {n} lines from {url}"));
+                Ok(Outcome::Ok)
+            }
+            DbCmd::Status => {
+                let db = open(&url)?;
+                let status = db
+                    .status()
+                    .with_context(|| format!("reading the status of {url}"))?;
+                let s = Status {
+                    database: url.to_string(),
+                    schema_version: status.0,
+                    ledger_lines: status.1,
+                    channel_lines: status.2,
+                    rooms_with_channels: status.3,
+                };
+                emit(g.json, &s, |s| {
+                    format!(
+                        "{}: schema version {}, {} ledger lines, {} channel lines in {} rooms",
+                        s.database,
+                        s.schema_version,
+                        s.ledger_lines,
+                        s.channel_lines,
+                        s.rooms_with_channels
+                    )
+                });
+                Ok(Outcome::Ok)
+            }
+        }
+    }
+}

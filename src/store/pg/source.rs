@@ -1,0 +1,386 @@
+//! Reading a stream from its table ([`PgSource`]) and appending to it under the stream's
+//! advisory lock ([`PgLock`]).
+
+use std::io;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use postgres::fallible_iterator::FallibleIterator;
+
+use super::schema::{LOCK_CHANNEL, LOCK_LEDGER};
+use super::{Db, Pooled, error};
+use crate::chain::Tip;
+use crate::jsonl::{AppendReceipt, MAX_LINE_BYTES, Poll, RawLine};
+use crate::store::{Keys, Stream};
+
+/// Incremental reader of one stream's rows, by sequence number.
+#[derive(Debug)]
+pub struct PgSource {
+    db: Arc<Db>,
+    stream: Stream,
+    /// The ledger's identity (`warroom_meta.ledger_id`) when first read: a different one
+    /// means the database was replaced.
+    identity: Option<String>,
+    last_seq: i64,
+    offset: u64,
+    next_line: u64,
+}
+
+/// `(identity, max seq)` of a stream.
+fn head(c: &mut postgres::Client, stream: &Stream) -> Result<(String, i64), postgres::Error> {
+    let row = match stream {
+        Stream::Ledger => c.query_one(
+            "SELECT (SELECT value FROM warroom_meta WHERE key = 'ledger_id'),
+                    coalesce((SELECT max(seq) FROM ledger_lines), 0)",
+            &[],
+        )?,
+        Stream::Channel(room) => c.query_one(
+            "SELECT (SELECT value FROM warroom_meta WHERE key = 'ledger_id'),
+                    coalesce((SELECT max(seq) FROM channel_lines WHERE room = $1), 0)",
+            &[room],
+        )?,
+    };
+    Ok((row.get(0), row.get(1)))
+}
+
+impl PgSource {
+    pub(crate) fn new(db: Arc<Db>, stream: Stream) -> PgSource {
+        PgSource {
+            db,
+            stream,
+            identity: None,
+            last_seq: 0,
+            offset: 0,
+            next_line: 1,
+        }
+    }
+
+    /// The stream, named without credentials.
+    pub fn label(&self) -> String {
+        match &self.stream {
+            Stream::Ledger => format!("{} (ledger)", self.db.url),
+            Stream::Channel(room) => format!("{} (channel of {room})", self.db.url),
+        }
+    }
+
+    /// Bytes consumed, as the export would count them.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// One small query: is there a line after the last one read (or a new database)?
+    pub fn may_have_news(&self) -> io::Result<bool> {
+        let (id, max) = self
+            .db
+            .with("checking the database for news", |c| head(c, &self.stream))?;
+        Ok(self.identity.as_deref() != Some(id.as_str()) || max != self.last_seq)
+    }
+
+    fn restart(&mut self, why: String) -> Poll {
+        *self = PgSource::new(self.db.clone(), self.stream.clone());
+        Poll::Reset(why)
+    }
+
+    /// Hands every row after the last one read to `on_line`, in sequence order.
+    pub fn poll(&mut self, mut on_line: impl FnMut(RawLine<'_>)) -> io::Result<Poll> {
+        let mut c = self.db.client()?;
+        let (id, max) = head(c.client(), &self.stream).map_err(|e| {
+            c.broken = true;
+            error("reading the database", &e)
+        })?;
+        match &self.identity {
+            Some(old) if *old != id => {
+                return Ok(self.restart("the database holds a different ledger".into()));
+            }
+            _ if max < self.last_seq => {
+                return Ok(self.restart(format!(
+                    "the database's last line is {max}, before line {} already read",
+                    self.last_seq
+                )));
+            }
+            _ if max == self.last_seq => {
+                self.identity = Some(id);
+                return Ok(Poll::Unchanged);
+            }
+            _ => self.identity = Some(id),
+        }
+        let n = self
+            .read_rows(&mut c, &mut on_line)
+            .inspect_err(|_| c.broken = true)?;
+        Ok(Poll::Appended(n))
+    }
+
+    fn read_rows(
+        &mut self,
+        c: &mut Pooled,
+        on_line: &mut impl FnMut(RawLine<'_>),
+    ) -> io::Result<usize> {
+        let last = self.last_seq;
+        let what = "reading lines from the database";
+        let mut rows = match &self.stream {
+            Stream::Ledger => c.client().query_raw(
+                "SELECT seq, line FROM ledger_lines WHERE seq > $1 ORDER BY seq",
+                [&last as &(dyn postgres::types::ToSql + Sync)],
+            ),
+            Stream::Channel(room) => c.client().query_raw(
+                "SELECT seq, line FROM channel_lines WHERE room = $2 AND seq > $1 ORDER BY seq",
+                [&last as &(dyn postgres::types::ToSql + Sync), room],
+            ),
+        }
+        .map_err(|e| error(what, &e))?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
+            let seq: i64 = row.get(0);
+            let raw: &[u8] = row.get(1);
+            let bytes = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let oversized = bytes.len() > MAX_LINE_BYTES;
+            on_line(RawLine {
+                bytes: if oversized { &[] } else { bytes },
+                line_no: self.next_line,
+                offset: self.offset,
+                oversized,
+            });
+            self.offset += raw.len() as u64 + 1;
+            self.next_line += 1;
+            self.last_seq = seq;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// `len` bytes of the export from the start of line `first` (1-based).
+    pub fn read_range(&self, first: u64, len: u64) -> io::Result<Vec<u8>> {
+        let skip = first.saturating_sub(1) as i64;
+        let what = "reading lines from the database";
+        let mut c = self.db.client()?;
+        let mut rows = match &self.stream {
+            Stream::Ledger => c.client().query_raw(
+                "SELECT line FROM ledger_lines ORDER BY seq OFFSET $1",
+                [&skip as &(dyn postgres::types::ToSql + Sync)],
+            ),
+            Stream::Channel(room) => c.client().query_raw(
+                "SELECT line FROM channel_lines WHERE room = $2 ORDER BY seq OFFSET $1",
+                [&skip as &(dyn postgres::types::ToSql + Sync), room],
+            ),
+        }
+        .map_err(|e| error(what, &e))?;
+        let mut out = Vec::with_capacity(len as usize);
+        while (out.len() as u64) < len {
+            let Some(row) = rows.next().map_err(|e| error(what, &e))? else {
+                break;
+            };
+            out.extend_from_slice(row.get::<_, &[u8]>(0));
+            out.push(b'\n');
+        }
+        out.truncate(len as usize);
+        Ok(out)
+    }
+}
+
+/// A transaction holding a stream's advisory lock. Dropped without
+/// [`PgLock::append`], it rolls back and writes nothing.
+pub struct PgLock {
+    conn: Option<Pooled>,
+    stream: Stream,
+}
+
+impl std::fmt::Debug for PgLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PgLock({:?})", self.stream)
+    }
+}
+
+fn lock_key(stream: &Stream) -> (i32, String) {
+    match stream {
+        Stream::Ledger => (LOCK_LEDGER, String::new()),
+        Stream::Channel(room) => (LOCK_CHANNEL, room.clone()),
+    }
+}
+
+impl Db {
+    /// Begins a transaction and takes `stream`'s advisory lock, waiting at most `wait`
+    /// (zero: the default lock wait) and giving up at once when the call is cancelled.
+    pub(crate) fn lock(self: &Arc<Self>, stream: &Stream, wait: Duration) -> io::Result<PgLock> {
+        let wait = if wait.is_zero() {
+            crate::jsonl::DEFAULT_LOCK_WAIT
+        } else {
+            wait
+        };
+        let mut conn = self.client()?;
+        let (ns, key) = lock_key(stream);
+        let what = "taking the database's append lock";
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(1);
+        let fail = |conn: &mut Pooled, e: postgres::Error| {
+            conn.broken = true;
+            error(what, &e)
+        };
+        conn.client()
+            .batch_execute("BEGIN")
+            .map_err(|e| fail(&mut conn, e))?;
+        let mut lock = PgLock {
+            conn: Some(conn),
+            stream: stream.clone(),
+        };
+        loop {
+            if crate::cancel::requested() {
+                return Err(crate::cancel::error());
+            }
+            let c = lock.conn();
+            let got: bool = c
+                .client()
+                .query_one(
+                    "SELECT pg_try_advisory_xact_lock($1, hashtext($2))",
+                    &[&ns, &key],
+                )
+                .map(|r| r.get(0))
+                .map_err(|e| fail(c, e))?;
+            if got {
+                return Ok(lock);
+            }
+            let waited = started.elapsed();
+            if waited >= wait {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "another writer holds the append lock of {} in the database; gave \
+                         up after {:.1} s and wrote nothing. Fix: retry, or raise \
+                         lock_wait_seconds in .agents/warroom.yaml",
+                        self.url,
+                        waited.as_secs_f64()
+                    ),
+                ));
+            }
+            std::thread::sleep(pause.min(wait - waited));
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+}
+
+impl PgLock {
+    fn conn(&mut self) -> &mut Pooled {
+        self.conn.as_mut().expect("present until commit or drop")
+    }
+
+    /// The stream's last line (ledger only; a channel has no chain).
+    pub fn tip(&mut self) -> io::Result<Tip> {
+        let c = self.conn();
+        let row = c
+            .client()
+            .query_opt(
+                "SELECT line FROM ledger_lines ORDER BY seq DESC LIMIT 1",
+                &[],
+            )
+            .map_err(|e| {
+                c.broken = true;
+                error("reading the ledger's last line", &e)
+            })?;
+        Ok(match row {
+            None => Tip {
+                prev: crate::chain::GENESIS.to_string(),
+                ts: None,
+            },
+            Some(r) => {
+                let bytes: &[u8] = r.get(0);
+                Tip {
+                    prev: crate::chain::hex(&crate::chain::link_of(bytes)),
+                    ts: crate::chain::line_ts(bytes),
+                }
+            }
+        })
+    }
+
+    /// Inserts `line` and commits. A lost connection during the commit leaves its outcome
+    /// unknown to us: then the line's id is looked up on a fresh connection, so an
+    /// acknowledged line is never reported as failed nor retried into a duplicate.
+    pub fn append(&mut self, line: &str, keys: Keys<'_>) -> io::Result<AppendReceipt> {
+        if crate::cancel::requested() {
+            return Err(crate::cancel::error());
+        }
+        let mut conn = self.conn.take().expect("one append per lock");
+        let inserted = match &self.stream {
+            Stream::Ledger => conn.client().execute(
+                "INSERT INTO ledger_lines (line, entry_id, supersedes) VALUES ($1, $2, $3)",
+                &[&line.as_bytes(), &keys.id, &keys.supersedes],
+            ),
+            Stream::Channel(room) => conn.client().execute(
+                "INSERT INTO channel_lines (room, line, msg_id) VALUES ($1, $2, $3)",
+                &[room, &line.as_bytes(), &keys.id],
+            ),
+        };
+        if let Err(e) = inserted {
+            conn.broken = true;
+            return Err(refused(&e, keys)
+                .unwrap_or_else(|| error("writing to the database (nothing was written)", &e)));
+        }
+        if let Err(e) = conn.client().batch_execute("COMMIT") {
+            conn.broken = true;
+            let db = conn.db.clone();
+            drop(conn);
+            return match (keys.id, e.as_db_error()) {
+                (Some(id), None) if self.committed(&db, id)? => Ok(receipt()),
+                _ => Err(error(
+                    "committing to the database (nothing was written)",
+                    &e,
+                )),
+            };
+        }
+        Ok(receipt())
+    }
+
+    /// After a commit whose answer was lost: is `id` stored?
+    fn committed(&self, db: &Arc<Db>, id: &str) -> io::Result<bool> {
+        let found = db.with(
+            "checking whether the lost commit was stored",
+            |c| match &self.stream {
+                Stream::Ledger => {
+                    c.query_opt("SELECT 1 FROM ledger_lines WHERE entry_id = $1", &[&id])
+                }
+                Stream::Channel(room) => c.query_opt(
+                    "SELECT 1 FROM channel_lines WHERE room = $1 AND msg_id = $2",
+                    &[room, &id],
+                ),
+            },
+        )?;
+        Ok(found.is_some())
+    }
+}
+
+fn receipt() -> AppendReceipt {
+    AppendReceipt {
+        offset: 0,
+        repaired_torn_tail: false,
+    }
+}
+
+/// The database refused the line for a key: the same conflict the file backend reports.
+fn refused(e: &postgres::Error, keys: Keys<'_>) -> Option<io::Error> {
+    let db = e.as_db_error()?;
+    if db.code() != &postgres::error::SqlState::UNIQUE_VIOLATION {
+        return None;
+    }
+    let constraint = db.constraint().unwrap_or("");
+    let text = if constraint.contains("supersedes") {
+        format!(
+            "entry `{}` is already superseded (the database refused a second supersede); \
+             nothing was written. Fix: supersede the newer entry instead (see `history`)",
+            keys.supersedes.unwrap_or("")
+        )
+    } else {
+        format!(
+            "`{}` is already stored (the database refused a duplicate id); nothing was written",
+            keys.id.unwrap_or("")
+        )
+    };
+    Some(io::Error::new(io::ErrorKind::AlreadyExists, text))
+}
+
+impl Drop for PgLock {
+    fn drop(&mut self) {
+        if let Some(mut conn) = self.conn.take()
+            && conn.client().batch_execute("ROLLBACK").is_err()
+        {
+            conn.broken = true;
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Moving a ledger between backends: `db import` (a JSON Lines file into the database:
+//! byte-exact, idempotent, resumable) and `db export` (the database back to JSON Lines,
+//! byte-identical to what was imported and appended).
+
+use std::collections::HashSet;
+use std::io::{self, BufRead, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use postgres::fallible_iterator::FallibleIterator;
+
+use super::schema::LOCK_LEDGER;
+use super::{Db, error};
+use crate::store::Stream;
+
+/// Lines inserted per transaction by an import.
+const BATCH: usize = 5_000;
+
+/// What `db import` did.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct ImportReport {
+    /// Complete lines in the file.
+    pub file_lines: u64,
+    /// Lines the database already held (the same bytes, in the same order).
+    pub already: u64,
+    /// Lines inserted now.
+    pub imported: u64,
+    /// Lines stored without their id or supersede key because an earlier line already
+    /// used it (a legacy file's violation, kept byte-exact and reported by `verify`).
+    pub unkeyed: u64,
+    /// Bytes after the file's last newline (a torn line), not imported.
+    pub torn_tail_bytes: u64,
+}
+
+/// The keys of a ledger line, when it parses as an entry.
+fn keys(line: &[u8]) -> (Option<String>, Option<String>) {
+    let bytes = line.strip_suffix(b"\r").unwrap_or(line);
+    match crate::entry::EntryRef::parse(bytes) {
+        Ok((e, _)) => (
+            Some(e.id.into_owned()),
+            e.supersedes.map(|s| s.into_owned()),
+        ),
+        Err(_) => (None, None),
+    }
+}
+
+/// Imports the ledger file at `path`. The database must hold nothing, or a prefix of this
+/// file (an earlier, interrupted import of it): those lines are checked byte for byte and
+/// the rest is appended in batches, each one transaction under the ledger's lock.
+/// `progress(lines_done, lines_total_so_far)` is called after each batch.
+pub fn import(
+    db: &Arc<Db>,
+    path: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> io::Result<ImportReport> {
+    let file = crate::fsx::open_read(path)?;
+    let mut reader = io::BufReader::with_capacity(1 << 20, file);
+    let mut report = ImportReport::default();
+    let mut ids: HashSet<String> = HashSet::new();
+    let mut sups: HashSet<String> = HashSet::new();
+    let mut buf = Vec::new();
+    let mut next_line = |reader: &mut io::BufReader<std::fs::File>,
+                         report: &mut ImportReport|
+     -> io::Result<Option<Vec<u8>>> {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(None);
+        }
+        if buf.last() != Some(&b'\n') {
+            report.torn_tail_bytes = buf.len() as u64;
+            return Ok(None);
+        }
+        buf.pop();
+        report.file_lines += 1;
+        Ok(Some(buf.clone()))
+    };
+    // 1. What the database holds must be this file's first lines.
+    let mut last_seq: i64 = 0;
+    {
+        let mut c = db.client()?;
+        let what = "reading the database's ledger";
+        let mut rows = c
+            .client()
+            .query_raw(
+                "SELECT seq, line FROM ledger_lines ORDER BY seq",
+                std::iter::empty::<i64>(),
+            )
+            .map_err(|e| error(what, &e))?;
+        while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
+            let stored: &[u8] = row.get(1);
+            let n = report.already + 1;
+            match next_line(&mut reader, &mut report)? {
+                Some(line) if line == stored => {}
+                other => {
+                    return Err(io::Error::other(format!(
+                        "the database's line {n} {} {}; nothing was imported. Fix: import \
+                         into an empty database (or one holding an earlier, interrupted \
+                         import of this same file)",
+                        if other.is_some() {
+                            "differs from line"
+                        } else {
+                            "is past the end of"
+                        },
+                        path.display()
+                    )));
+                }
+            }
+            let (id, sup) = keys(stored);
+            ids.extend(id);
+            sups.extend(sup);
+            last_seq = row.get(0);
+            report.already = n;
+        }
+    }
+    // 2. The rest, in batches.
+    loop {
+        let mut lines: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+        let mut id_col: Vec<Option<String>> = Vec::with_capacity(BATCH);
+        let mut sup_col: Vec<Option<String>> = Vec::with_capacity(BATCH);
+        while lines.len() < BATCH {
+            let Some(line) = next_line(&mut reader, &mut report)? else {
+                break;
+            };
+            let (id, sup) = keys(&line);
+            let fresh = |k: Option<String>, seen: &mut HashSet<String>| {
+                k.filter(|k| seen.insert(k.clone()))
+            };
+            let (had_id, had_sup) = (id.is_some(), sup.is_some());
+            let (id, sup) = (fresh(id, &mut ids), fresh(sup, &mut sups));
+            if (had_id && id.is_none()) || (had_sup && sup.is_none()) {
+                report.unkeyed += 1;
+            }
+            lines.push(line);
+            id_col.push(id);
+            sup_col.push(sup);
+        }
+        if lines.is_empty() {
+            break;
+        }
+        last_seq = insert_batch(db, last_seq, &lines, &id_col, &sup_col)?;
+        report.imported += lines.len() as u64;
+        progress(report.already + report.imported);
+    }
+    Ok(report)
+}
+
+/// One batch in one transaction, under the ledger's lock, after checking nobody else
+/// appended since `last_seq`. Returns the new last sequence number.
+fn insert_batch(
+    db: &Arc<Db>,
+    last_seq: i64,
+    lines: &[Vec<u8>],
+    ids: &[Option<String>],
+    sups: &[Option<String>],
+) -> io::Result<i64> {
+    let outcome = db.with("importing into the database", |c| {
+        let mut tx = c.transaction()?;
+        tx.batch_execute("SET LOCAL lock_timeout = '30s'")?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext(''))",
+            &[&LOCK_LEDGER],
+        )?;
+        let max: i64 = tx
+            .query_one("SELECT coalesce(max(seq), 0) FROM ledger_lines", &[])?
+            .get(0);
+        if max != last_seq {
+            return Ok(Err(max));
+        }
+        tx.execute(
+            "INSERT INTO ledger_lines (line, entry_id, supersedes)
+             SELECT l, i, s FROM unnest($1::bytea[], $2::text[], $3::text[])
+                 WITH ORDINALITY AS t(l, i, s, o) ORDER BY o",
+            &[&lines, &ids, &sups],
+        )?;
+        let new_max: i64 = tx
+            .query_one("SELECT max(seq) FROM ledger_lines", &[])?
+            .get(0);
+        tx.commit()?;
+        Ok(Ok(new_max))
+    })?;
+    outcome.map_err(|_| {
+        io::Error::other(
+            "another process appended to the database's ledger during the import; the lines \
+             imported so far are kept. Fix: stop every server of this project and run the \
+             import again (it resumes where it stopped)",
+        )
+    })
+}
+
+impl Db {
+    /// Writes every line of `stream` with its `\n`, in order; returns the number of lines.
+    pub(crate) fn export(
+        self: &Arc<Self>,
+        stream: &Stream,
+        out: &mut dyn Write,
+    ) -> io::Result<u64> {
+        let mut c = self.client()?;
+        let what = "exporting from the database";
+        let mut rows = match stream {
+            Stream::Ledger => c.client().query_raw(
+                "SELECT line FROM ledger_lines ORDER BY seq",
+                std::iter::empty::<String>(),
+            ),
+            Stream::Channel(room) => c.client().query_raw(
+                "SELECT line FROM channel_lines WHERE room = $1 ORDER BY seq",
+                [room],
+            ),
+        }
+        .map_err(|e| error(what, &e))?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
+            out.write_all(row.get::<_, &[u8]>(0))?;
+            out.write_all(b"\n")?;
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+impl Db {
+    /// (schema version, ledger lines, channel lines, rooms with a channel).
+    pub fn status(self: &Arc<Self>) -> io::Result<(i32, i64, i64, i64)> {
+        self.with("reading the database's status", |c| {
+            let r = c.query_one(
+                "SELECT (SELECT value FROM warroom_meta WHERE key = 'schema_version'),
+                        (SELECT count(*) FROM ledger_lines),
+                        (SELECT count(*) FROM channel_lines),
+                        (SELECT count(DISTINCT room) FROM channel_lines)",
+                &[],
+            )?;
+            let v: String = r.get(0);
+            Ok((v.parse().unwrap_or(0), r.get(1), r.get(2), r.get(3)))
+        })
+    }
+}
