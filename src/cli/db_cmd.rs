@@ -18,11 +18,15 @@ use crate::store::pg::{Db, DbUrl, schema};
 pub enum DbCmd {
     /// Create or upgrade the tables (also done on first use); refuses a newer schema.
     Migrate,
-    /// Copy a JSON Lines ledger into the database, byte for byte. Idempotent and
-    /// resumable: the database must be empty or hold a prefix of this same file.
+    /// Copy the project's files into the database, byte for byte: the ledger and every
+    /// room's channel (or only FILE, as the ledger or as `--channel ROOM`). Idempotent
+    /// and resumable: each stream must be empty or hold a prefix of its file.
     Import {
-        /// The ledger file (default: the project's ledger file).
+        /// One file to import (default: the project's ledger and all its channels).
         file: Option<PathBuf>,
+        /// Import FILE as this room's channel instead of as the ledger.
+        #[arg(long, value_name = "ROOM", requires = "file")]
+        channel: Option<String>,
     },
     /// Write the database's ledger (or one room's channel) as JSON Lines to stdout:
     /// byte-identical to the imported file plus everything appended since.
@@ -35,17 +39,39 @@ pub enum DbCmd {
     Status,
 }
 
-fn database(g: &Global) -> anyhow::Result<(DbUrl, PathBuf)> {
+fn database(g: &Global) -> anyhow::Result<DbUrl> {
     let (paths, _, _) = g.layout()?;
-    let url = paths.database.context(
+    paths.database.context(
         "no database is configured. Fix: pass --database-url postgres://USER@HOST:PORT/DB, set \
          WARROOM_DATABASE_URL, or write `ledger: postgres://…` in .agents/warroom.yaml",
-    )?;
-    Ok((url, paths.ledger))
+    )
 }
 
 fn open(url: &DbUrl) -> anyhow::Result<Arc<Db>> {
     Db::open(url.clone()).with_context(|| format!("opening the database {url}"))
+}
+
+/// The project's ledger file and every `<war-rooms>/<room>/channel.jsonl`.
+fn project_files(paths: &crate::config::Paths) -> anyhow::Result<Vec<(Stream, PathBuf)>> {
+    let mut jobs = vec![(Stream::Ledger, paths.ledger.clone())];
+    anyhow::ensure!(
+        paths.ledger.exists(),
+        "{} does not exist; nothing to import. Fix: name the file to import",
+        paths.ledger.display()
+    );
+    let mut rooms: Vec<String> = match std::fs::read_dir(&paths.war_rooms) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|room| paths.channel(room).is_file())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    rooms.sort();
+    for room in rooms {
+        crate::validate::path_component("room directory", &room)?;
+        jobs.push((Stream::Channel(room.clone()), paths.channel(&room)));
+    }
+    Ok(jobs)
 }
 
 /// What `db status` reports.
@@ -60,7 +86,7 @@ struct Status {
 
 impl DbCmd {
     pub(super) fn run(self, g: &Global) -> anyhow::Result<Outcome> {
-        let (url, ledger_file) = database(g)?;
+        let url = database(g)?;
         match self {
             DbCmd::Migrate => {
                 let mut c = Db::connect(&url)?;
@@ -77,42 +103,57 @@ impl DbCmd {
                 );
                 Ok(Outcome::Ok)
             }
-            DbCmd::Import { file } => {
-                let file = file.unwrap_or(ledger_file);
-                let db = open(&url)?;
-                let mut last_note = std::time::Instant::now();
-                let report = crate::store::pg::transfer::import(&db, &file, &mut |done| {
-                    if last_note.elapsed().as_secs_f64() >= 1.0 {
-                        note(&format!("import: {done} lines stored"));
-                        last_note = std::time::Instant::now();
+            DbCmd::Import { file, channel } => {
+                let (paths, _, _) = g.layout()?;
+                let jobs: Vec<(Stream, PathBuf)> = match (file, channel) {
+                    (Some(f), Some(room)) => {
+                        crate::validate::path_component("--channel", &room)?;
+                        vec![(Stream::Channel(room), f)]
                     }
-                })
-                .with_context(|| format!("importing {} into {url}", file.display()))?;
-                if report.torn_tail_bytes > 0 {
-                    note(&format!(
-                        "warning: {} ends with {} bytes without a newline (a torn line); they \
-                         were not imported",
-                        file.display(),
-                        report.torn_tail_bytes
-                    ));
+                    (Some(f), None) => vec![(Stream::Ledger, f)],
+                    (None, _) => project_files(&paths)?,
+                };
+                let db = open(&url)?;
+                let mut reports = Vec::new();
+                for (stream, file) in jobs {
+                    let mut last_note = std::time::Instant::now();
+                    let report =
+                        crate::store::pg::transfer::import(&db, &stream, &file, &mut |done| {
+                            if last_note.elapsed().as_secs_f64() >= 1.0 {
+                                note(&format!("import: {} lines of {}", done, file.display()));
+                                last_note = std::time::Instant::now();
+                            }
+                        })
+                        .with_context(|| format!("importing {} into {url}", file.display()))?;
+                    if report.torn_tail_bytes > 0 {
+                        note(&format!(
+                            "warning: {} ends with {} bytes without a newline (a torn line); \
+                             they were not imported",
+                            file.display(),
+                            report.torn_tail_bytes
+                        ));
+                    }
+                    reports.push(report);
                 }
-                emit(g.json, &report, |r| {
-                    format!(
-                        "{}: {} lines; {} already in {url}, {} imported{}",
-                        file.display(),
-                        r.file_lines,
-                        r.already,
-                        r.imported,
-                        if r.unkeyed > 0 {
+                emit(g.json, &reports, |rs| {
+                    rs.iter()
+                        .map(|r| {
+                            let unkeyed = if r.unkeyed > 0 {
+                                format!(
+                                    "; {} lines repeat an earlier id or supersede and were \
+                                     stored without that key (run `warroom-memory verify`)",
+                                    r.unkeyed
+                                )
+                            } else {
+                                String::new()
+                            };
                             format!(
-                                "; {} lines repeat an earlier id or supersede and were stored \
-                                 without that key (run `warroom-memory verify`)",
-                                r.unkeyed
+                                "{}: {} lines; {} already in {url}, {} imported{unkeyed}",
+                                r.stream, r.file_lines, r.already, r.imported
                             )
-                        } else {
-                            String::new()
-                        }
-                    )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 });
                 Ok(Outcome::Ok)
             }

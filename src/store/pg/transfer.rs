@@ -1,6 +1,6 @@
-//! Moving a ledger between backends: `db import` (a JSON Lines file into the database:
-//! byte-exact, idempotent, resumable) and `db export` (the database back to JSON Lines,
-//! byte-identical to what was imported and appended).
+//! Moving lines between backends: `db import` (a JSON Lines file into one stream of the
+//! database: byte-exact, idempotent, resumable) and `db export` (a stream back to JSON
+//! Lines, byte-identical to what was imported and appended).
 
 use std::collections::HashSet;
 use std::io::{self, BufRead, Write};
@@ -9,16 +9,18 @@ use std::sync::Arc;
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::schema::LOCK_LEDGER;
+use super::schema::{LOCK_CHANNEL, LOCK_LEDGER};
 use super::{Db, error};
 use crate::store::Stream;
 
 /// Lines inserted per transaction by an import.
 const BATCH: usize = 5_000;
 
-/// What `db import` did.
+/// What `db import` did with one stream.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct ImportReport {
+    /// `ledger`, or `channel:<room>`.
+    pub stream: String,
     /// Complete lines in the file.
     pub file_lines: u64,
     /// Lines the database already held (the same bytes, in the same order).
@@ -32,30 +34,61 @@ pub struct ImportReport {
     pub torn_tail_bytes: u64,
 }
 
-/// The keys of a ledger line, when it parses as an entry.
-fn keys(line: &[u8]) -> (Option<String>, Option<String>) {
+/// The keys of a line (id, supersedes), when it parses as an entry or a message.
+fn keys(stream: &Stream, line: &[u8]) -> (Option<String>, Option<String>) {
     let bytes = line.strip_suffix(b"\r").unwrap_or(line);
-    match crate::entry::EntryRef::parse(bytes) {
-        Ok((e, _)) => (
-            Some(e.id.into_owned()),
-            e.supersedes.map(|s| s.into_owned()),
-        ),
-        Err(_) => (None, None),
+    match stream {
+        Stream::Ledger => match crate::entry::EntryRef::parse(bytes) {
+            Ok((e, _)) => (
+                Some(e.id.into_owned()),
+                e.supersedes.map(|s| s.into_owned()),
+            ),
+            Err(_) => (None, None),
+        },
+        Stream::Channel(_) => match crate::channel::parse_message(bytes) {
+            Ok((m, _)) => (Some(m.id), None),
+            Err(_) => (None, None),
+        },
     }
 }
 
-/// Imports the ledger file at `path`. The database must hold nothing, or a prefix of this
-/// file (an earlier, interrupted import of it): those lines are checked byte for byte and
-/// the rest is appended in batches, each one transaction under the ledger's lock.
-/// `progress(lines_done, lines_total_so_far)` is called after each batch.
+/// A stream's lock (namespace, key), table, name and row filter (`$1` is the key).
+fn parts(stream: &Stream) -> (i32, String, &'static str, String, &'static str) {
+    match stream {
+        Stream::Ledger => (
+            LOCK_LEDGER,
+            String::new(),
+            "ledger_lines",
+            "ledger".into(),
+            "$1 = ''",
+        ),
+        Stream::Channel(room) => (
+            LOCK_CHANNEL,
+            room.clone(),
+            "channel_lines",
+            format!("channel:{room}"),
+            "room = $1",
+        ),
+    }
+}
+
+/// Imports the JSON Lines file at `path` into `stream`. The stream must hold nothing, or
+/// a prefix of this file (an earlier, interrupted import of it): those lines are checked
+/// byte for byte and the rest is appended in batches, each one transaction under the
+/// stream's lock. `progress(lines_stored)` is called after each batch.
 pub fn import(
     db: &Arc<Db>,
+    stream: &Stream,
     path: &Path,
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<ImportReport> {
     let file = crate::fsx::open_read(path)?;
     let mut reader = io::BufReader::with_capacity(1 << 20, file);
-    let mut report = ImportReport::default();
+    let (_, key, table, name, filter) = parts(stream);
+    let mut report = ImportReport {
+        stream: name,
+        ..ImportReport::default()
+    };
     let mut ids: HashSet<String> = HashSet::new();
     let mut sups: HashSet<String> = HashSet::new();
     let mut buf = Vec::new();
@@ -78,12 +111,12 @@ pub fn import(
     let mut last_seq: i64 = 0;
     {
         let mut c = db.client()?;
-        let what = "reading the database's ledger";
+        let what = "reading what the database holds";
         let mut rows = c
             .client()
             .query_raw(
-                "SELECT seq, line FROM ledger_lines ORDER BY seq",
-                std::iter::empty::<i64>(),
+                &format!("SELECT seq, line FROM {table} WHERE {filter} ORDER BY seq"),
+                [&key],
             )
             .map_err(|e| error(what, &e))?;
         while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
@@ -93,9 +126,10 @@ pub fn import(
                 Some(line) if line == stored => {}
                 other => {
                     return Err(io::Error::other(format!(
-                        "the database's line {n} {} {}; nothing was imported. Fix: import \
-                         into an empty database (or one holding an earlier, interrupted \
-                         import of this same file)",
+                        "the database's {} line {n} {} {}; nothing was imported. Fix: \
+                         import into an empty database (or one holding an earlier, \
+                         interrupted import of this same file)",
+                        report.stream,
                         if other.is_some() {
                             "differs from line"
                         } else {
@@ -105,7 +139,7 @@ pub fn import(
                     )));
                 }
             }
-            let (id, sup) = keys(stored);
+            let (id, sup) = keys(stream, stored);
             ids.extend(id);
             sups.extend(sup);
             last_seq = row.get(0);
@@ -121,7 +155,7 @@ pub fn import(
             let Some(line) = next_line(&mut reader, &mut report)? else {
                 break;
             };
-            let (id, sup) = keys(&line);
+            let (id, sup) = keys(stream, &line);
             let fresh = |k: Option<String>, seen: &mut HashSet<String>| {
                 k.filter(|k| seen.insert(k.clone()))
             };
@@ -137,52 +171,59 @@ pub fn import(
         if lines.is_empty() {
             break;
         }
-        last_seq = insert_batch(db, last_seq, &lines, &id_col, &sup_col)?;
+        last_seq = insert_batch(db, stream, last_seq, &lines, &id_col, &sup_col)?;
         report.imported += lines.len() as u64;
         progress(report.already + report.imported);
     }
     Ok(report)
 }
 
-/// One batch in one transaction, under the ledger's lock, after checking nobody else
+/// One batch in one transaction, under the stream's lock, after checking nobody else
 /// appended since `last_seq`. Returns the new last sequence number.
 fn insert_batch(
     db: &Arc<Db>,
+    stream: &Stream,
     last_seq: i64,
     lines: &[Vec<u8>],
     ids: &[Option<String>],
     sups: &[Option<String>],
 ) -> io::Result<i64> {
+    let (ns, key, table, _, filter) = parts(stream);
     let outcome = db.with("importing into the database", |c| {
         let mut tx = c.transaction()?;
         tx.batch_execute("SET LOCAL lock_timeout = '30s'")?;
         tx.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext(''))",
-            &[&LOCK_LEDGER],
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&ns, &key],
         )?;
-        let max: i64 = tx
-            .query_one("SELECT coalesce(max(seq), 0) FROM ledger_lines", &[])?
-            .get(0);
+        let head = format!("SELECT coalesce(max(seq), 0) FROM {table} WHERE {filter}");
+        let max: i64 = tx.query_one(&head, &[&key])?.get(0);
         if max != last_seq {
             return Ok(Err(max));
         }
-        tx.execute(
-            "INSERT INTO ledger_lines (line, entry_id, supersedes)
-             SELECT l, i, s FROM unnest($1::bytea[], $2::text[], $3::text[])
-                 WITH ORDINALITY AS t(l, i, s, o) ORDER BY o",
-            &[&lines, &ids, &sups],
-        )?;
-        let new_max: i64 = tx
-            .query_one("SELECT max(seq) FROM ledger_lines", &[])?
-            .get(0);
+        match stream {
+            Stream::Ledger => tx.execute(
+                "INSERT INTO ledger_lines (line, entry_id, supersedes)
+                 SELECT l, i, s FROM unnest($1::bytea[], $2::text[], $3::text[])
+                     WITH ORDINALITY AS t(l, i, s, o) ORDER BY o",
+                &[&lines, &ids, &sups],
+            )?,
+            Stream::Channel(room) => tx.execute(
+                "INSERT INTO channel_lines (room, line, msg_id)
+                 SELECT $3, l, i FROM unnest($1::bytea[], $2::text[])
+                     WITH ORDINALITY AS t(l, i, o) ORDER BY o",
+                &[&lines, &ids, room],
+            )?,
+        };
+        let new_max: i64 = tx.query_one(&head, &[&key])?.get(0);
         tx.commit()?;
         Ok(Ok(new_max))
     })?;
     outcome.map_err(|_| {
         io::Error::other(
-            "another process appended to the database's ledger during the import; the lines \
-             imported so far are kept. Fix: stop every server of this project and run the \
-             import again (it resumes where it stopped)",
+            "another process appended to this stream in the database during the import; \
+             the lines imported so far are kept. Fix: stop every server of this project \
+             and run the import again (it resumes where it stopped)",
         )
     })
 }
