@@ -120,3 +120,34 @@ fn an_invalid_scenario_is_refused_with_a_clear_message() {
     let (code, out) = run(&["scenario", "run", "no/such/dir"]);
     assert_eq!(code, 2, "{out}");
 }
+
+/// Scenario files that name only the files backend (`backends: [files]`).
+fn files_only_count() -> usize {
+    std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
+        .unwrap()
+        .filter_map(|e| std::fs::read_to_string(e.unwrap().path()).ok())
+        .filter(|t| t.lines().any(|l| l.starts_with("backends: [files]")))
+        .count()
+}
+
+#[test]
+fn every_scenario_passes_on_postgres_in_direct_mode_and_under_a_daemon() {
+    // Each scenario gets its own database on a real server; every process of the
+    // scenario's project keeps its ledger and channels there.
+    let admin = common::pg::server().admin.clone();
+    let (files, only_files) = (scenario_count(), files_only_count());
+    assert_eq!(only_files, 1, "only torn-tail-crash is about files alone");
+    for extra in [&[][..], &["--daemon"]] {
+        let mut args = vec!["scenario", "run", "scenarios", "--postgres", &admin];
+        args.extend(extra);
+        let (code, out) = run(&args);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains(&format!(
+                "{} passed, 0 failed, {only_files} not applicable to this backend",
+                files - only_files
+            )),
+            "{out}"
+        );
+    }
+}

@@ -26,9 +26,16 @@ pub struct RunArgs {
     /// attaches to it (`--daemon require`), so the suite checks the daemon's semantics.
     #[arg(long)]
     daemon: bool,
+    /// Run every scenario on the PostgreSQL backend: each gets a new database on this
+    /// server (URL of a user allowed to CREATE DATABASE), dropped when it ends.
+    #[arg(long, value_name = "ADMIN_URL")]
+    postgres: Option<String>,
 }
 
 fn describe(o: &ScenarioOutcome) -> String {
+    if let Some(why) = &o.not_applicable {
+        return format!("– {} — {} (not run: {why})", o.id, o.title);
+    }
     if o.passed {
         return format!("✓ {} — {} ({} steps, {} ms)", o.id, o.title, o.steps, o.ms);
     }
@@ -76,21 +83,48 @@ impl ScenarioCmd {
             .worker_threads(2)
             .enable_all()
             .build()?;
+        let admin = match &args.postgres {
+            Some(u) => Some(crate::store::pg::DbUrl::parse("--postgres", u)?),
+            None => None,
+        };
         let mut outcomes = Vec::new();
-        for f in &files {
-            let o = rt.block_on(runner::run_file(f, &exe, args.daemon));
+        for (i, f) in files.iter().enumerate() {
+            let name = format!("warroom_scenario_{}_{i}", std::process::id());
+            let database = match &admin {
+                Some(a) => {
+                    a.drop_database(&name)?;
+                    a.create_database(&name)?;
+                    Some(a.url_of_database(&name))
+                }
+                None => None,
+            };
+            let o = rt.block_on(runner::run_file(f, &exe, args.daemon, database.as_deref()));
+            if let Some(a) = &admin
+                && let Err(e) = a.drop_database(&name)
+            {
+                tracing::warn!("{e}");
+            }
             if !json {
                 print(&describe(&o));
             }
             outcomes.push(o);
         }
         let failed = outcomes.iter().filter(|o| !o.passed).count();
+        let not_run = outcomes
+            .iter()
+            .filter(|o| o.not_applicable.is_some())
+            .count();
         if json {
             print(&serde_json::to_string_pretty(&outcomes)?);
         } else {
             print(&format!(
-                "{} passed, {failed} failed",
-                outcomes.len() - failed
+                "{} passed, {failed} failed{}",
+                outcomes.len() - failed - not_run,
+                if not_run > 0 {
+                    format!(", {not_run} not applicable to this backend")
+                } else {
+                    String::new()
+                }
             ));
         }
         if let Some(path) = args.report {

@@ -7,12 +7,51 @@ use super::runner::{Failed, Run, failed};
 use super::{CheckFile, CliStep};
 
 impl Run<'_> {
+    /// With a database: `Some(None)` if `rel` is the ledger's file, `Some(Some(room))` if
+    /// it is a room's channel file.
+    fn stream_of(&self, rel: &str) -> Option<Option<String>> {
+        self.database.as_ref()?;
+        if rel == ".agents/ledger.jsonl" {
+            return Some(None);
+        }
+        let room = rel
+            .strip_prefix(".agents/war-rooms/")?
+            .strip_suffix("/channel.jsonl")?;
+        (!room.contains('/')).then(|| Some(room.to_string()))
+    }
+
+    /// `db export` of the ledger or of `room`'s channel, through the binary.
+    fn export(&self, room: Option<String>) -> Result<Vec<u8>, String> {
+        let mut cmd = std::process::Command::new(self.exe);
+        cmd.arg("--root").arg(&self.root).args(["db", "export"]);
+        if let Some(r) = room {
+            cmd.args(["--channel", &r]);
+        }
+        let out = cmd.output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        Ok(out.stdout)
+    }
+
     pub(super) fn check_file(&self, c: &CheckFile, label: &str) -> Result<(), Failed> {
         let p = self
             .path(&c.path)
             .map_err(|e| failed(label, "a path inside the root", e))?;
+        // On the database backend, the ledger's and channels' files are the database's
+        // streams: checked as `db export` writes them.
+        let exported = match self.stream_of(&c.path) {
+            Some(stream) => Some(
+                self.export(stream)
+                    .map_err(|e| failed(label, "db export", e))?,
+            ),
+            None => None,
+        };
+        let exists = exported
+            .as_ref()
+            .map_or_else(|| p.exists(), |d| !d.is_empty());
         if c.exists == Some(false) {
-            return if p.exists() {
+            return if exists {
                 Err(failed(
                     label,
                     format!("{} does not exist", c.path),
@@ -22,8 +61,11 @@ impl Run<'_> {
                 Ok(())
             };
         }
-        let data = std::fs::read(&p)
-            .map_err(|e| failed(label, format!("{} exists", c.path), e.to_string()))?;
+        let data = match exported {
+            Some(d) => d,
+            None => std::fs::read(&p)
+                .map_err(|e| failed(label, format!("{} exists", c.path), e.to_string()))?,
+        };
         let lines = crate::audit::lines(&data);
         let valid = lines
             .iter()

@@ -25,6 +25,9 @@ pub struct Scenario {
     pub title: String,
     /// The design principles this scenario proves.
     pub proves: Vec<String>,
+    /// The storage backends it applies to (`files`, `postgres`; default both).
+    #[serde(default)]
+    pub backends: Option<Vec<String>>,
     /// What exists before the first step.
     #[serde(default)]
     pub setup: Setup,

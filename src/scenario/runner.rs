@@ -35,6 +35,9 @@ pub struct Outcome {
     pub ms: u128,
     /// The first failure.
     pub failure: Option<Failed>,
+    /// Why it was not run on this backend (`backends:` in the scenario), if it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<String>,
 }
 
 /// The failing step and why.
@@ -73,6 +76,8 @@ pub(super) struct Run<'a> {
     pub(super) clock: PathBuf,
     /// Where logs and the daemon's runtime dir go (outside the project).
     work: PathBuf,
+    /// The scenario's own PostgreSQL database, when the suite runs on that backend.
+    pub(super) database: Option<String>,
     fsync: bool,
     specs: &'a BTreeMap<String, super::AgentSpec>,
     agents: HashMap<String, Agent>,
@@ -187,6 +192,16 @@ impl Run<'_> {
                 std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
             }
             std::fs::write(&p, content).map_err(|e| e.to_string())?;
+        }
+        if let Some(url) = &self.database {
+            // Every process of the project (agents, daemon, CLI steps) reads this.
+            let config = self.root.join(".agents").join(crate::config::CONFIG_FILE);
+            let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+            text.push_str(&format!(
+                "\nledger: {}\n",
+                serde_json::to_string(url).expect("a string")
+            ));
+            std::fs::write(&config, text).map_err(|e| e.to_string())?;
         }
         if self.under_daemon {
             self.daemon = Some(self.start_daemon()?);
@@ -470,7 +485,12 @@ async fn call(peer: &Peer<RoleClient>, tool: &str, args: Value) -> Result<Value,
 /// Runs one scenario file.
 /// Runs one scenario file; with `under_daemon`, a daemon serves the scenario's project
 /// and every agent attaches to it.
-pub async fn run_file(path: &Path, exe: &Path, under_daemon: bool) -> Outcome {
+pub async fn run_file(
+    path: &Path,
+    exe: &Path,
+    under_daemon: bool,
+    database: Option<&str>,
+) -> Outcome {
     let started = Instant::now();
     let file = path.display().to_string();
     let scenario = match super::load(path) {
@@ -487,9 +507,34 @@ pub async fn run_file(path: &Path, exe: &Path, under_daemon: bool) -> Outcome {
                 ms: started.elapsed().as_millis(),
                 failure: Some(failed("load", "a valid scenario file", e)),
                 file,
+                not_applicable: None,
             };
         }
     };
+    let backend = if database.is_some() {
+        "postgres"
+    } else {
+        "files"
+    };
+    if let Some(only) = scenario
+        .backends
+        .as_ref()
+        .filter(|b| !b.iter().any(|b| b == backend))
+    {
+        return Outcome {
+            file,
+            id: scenario.id,
+            title: scenario.title,
+            passed: true,
+            steps: 0,
+            ms: 0,
+            failure: None,
+            not_applicable: Some(format!(
+                "applies to {} only (`backends:` in the scenario)",
+                only.join(", ")
+            )),
+        };
+    }
     let tmp = match tempfile::tempdir() {
         Ok(t) => t,
         Err(e) => {
@@ -501,6 +546,7 @@ pub async fn run_file(path: &Path, exe: &Path, under_daemon: bool) -> Outcome {
                 steps: 0,
                 ms: 0,
                 failure: Some(failed("setup", "a temporary directory", e.to_string())),
+                not_applicable: None,
             };
         }
     };
@@ -520,6 +566,7 @@ pub async fn run_file(path: &Path, exe: &Path, under_daemon: bool) -> Outcome {
         agents: HashMap::new(),
         vars: HashMap::new(),
         spawned: 0,
+        database: database.map(str::to_string),
     };
     let mut failure = run
         .setup(&scenario)
@@ -548,6 +595,7 @@ pub async fn run_file(path: &Path, exe: &Path, under_daemon: bool) -> Outcome {
         steps,
         ms: started.elapsed().as_millis(),
         failure,
+        not_applicable: None,
     }
 }
 

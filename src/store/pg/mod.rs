@@ -72,6 +72,59 @@ impl DbUrl {
     pub fn config(&self) -> &postgres::Config {
         &self.config
     }
+
+    /// A `postgresql://` URL of database `name` on the same server, as the same user
+    /// (password included: for writing into a throwaway project's config).
+    pub fn url_of_database(&self, name: &str) -> String {
+        let enc = |s: &[u8]| -> String {
+            s.iter()
+                .map(|&b| {
+                    if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                        (b as char).to_string()
+                    } else {
+                        format!("%{b:02X}")
+                    }
+                })
+                .collect()
+        };
+        let c = &self.config;
+        let user = enc(c.get_user().unwrap_or("postgres").as_bytes());
+        let password = c
+            .get_password()
+            .map(|p| format!(":{}", enc(p)))
+            .unwrap_or_default();
+        let port = c.get_ports().first().copied().unwrap_or(5432);
+        match c.get_hosts().first() {
+            Some(postgres::config::Host::Unix(p)) => format!(
+                "postgresql://{user}{password}@/{}?host={}&port={port}",
+                enc(name.as_bytes()),
+                enc(p.to_string_lossy().as_bytes())
+            ),
+            Some(postgres::config::Host::Tcp(h)) => format!(
+                "postgresql://{user}{password}@{}:{port}/{}",
+                enc(h.as_bytes()),
+                enc(name.as_bytes())
+            ),
+            None => format!(
+                "postgresql://{user}{password}@localhost:{port}/{}",
+                enc(name.as_bytes())
+            ),
+        }
+    }
+
+    /// Creates database `name` (the user must be allowed to).
+    pub fn create_database(&self, name: &str) -> io::Result<()> {
+        let mut c = Db::connect(self)?;
+        c.batch_execute(&format!("CREATE DATABASE \"{name}\""))
+            .map_err(|e| error(&format!("creating database {name}"), &e))
+    }
+
+    /// Drops database `name`, disconnecting whoever is still connected.
+    pub fn drop_database(&self, name: &str) -> io::Result<()> {
+        let mut c = Db::connect(self)?;
+        c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+            .map_err(|e| error(&format!("dropping database {name}"), &e))
+    }
 }
 
 /// `postgres://user@host:port/db` from a config, without its password.
