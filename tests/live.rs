@@ -158,6 +158,23 @@ async fn a_room_is_told_of_its_upstream_rooms_new_entries_in_direct_mode() {
 }
 
 #[tokio::test]
+async fn a_room_is_told_of_its_upstream_rooms_new_entries_on_postgres() {
+    // The ledger in a database: the server is woken by the database's NOTIFY.
+    let p = planned_project();
+    let url = std::thread::spawn(|| pg::server().fresh_db())
+        .join()
+        .unwrap();
+    std::fs::write(
+        p.path().join(".agents/warroom.yaml"),
+        format!("ledger: \"{url}\"\n"),
+    )
+    .unwrap();
+    let (client, rx) = subscriber(p.path(), "room-b", &[("WARROOM_DAEMON", "off")]).await;
+    upstream_updates_arrive(p.path(), client, rx).await;
+    assert!(!common::ledger(p.path()).exists());
+}
+
+#[tokio::test]
 async fn a_room_is_told_of_its_upstream_rooms_new_entries_through_the_daemon() {
     let p = planned_project();
     let runtime = tempfile::tempdir().unwrap();

@@ -29,7 +29,8 @@ use tokio::sync::broadcast;
 use crate::config::Identity;
 use crate::memory::{Cursor, Memory};
 
-/// How often the feed looks for new entries.
+/// How often the feed looks for new entries (on PostgreSQL, a `NOTIFY` from any host
+/// wakes it at once).
 pub const POLL: Duration = Duration::from_millis(200);
 /// Entries a resource read returns.
 pub const RESOURCE_ENTRIES: usize = 20;
@@ -65,7 +66,7 @@ impl Feed {
                             tracing::warn!(error = %e, "live feed: reading the ledger failed")
                         }
                     }
-                    std::thread::sleep(POLL);
+                    memory.wait_for_news(POLL);
                 }
             })
             .expect("the feed thread starts");

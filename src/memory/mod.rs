@@ -243,6 +243,15 @@ impl Memory {
         state.ledger.set_fsync(on);
     }
 
+    /// Waits until another process may have appended, at most `timeout`: on PostgreSQL
+    /// until a `NOTIFY` from any host, on files simply `timeout` (files have no wake-up).
+    pub fn wait_for_news(&self, timeout: std::time::Duration) {
+        match &self.backend {
+            crate::store::Backend::Postgres(db) => db.wait_for_news(timeout),
+            crate::store::Backend::Files => std::thread::sleep(timeout),
+        }
+    }
+
     /// Where the ledger and channels are stored.
     pub fn backend(&self) -> &crate::store::Backend {
         &self.backend
