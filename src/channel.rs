@@ -206,9 +206,11 @@ impl Channels {
     /// Takes the append lock of the channel file at `path` (creating the room directory),
     /// waiting at most `opts.lock_wait`; taken before the in-process state lock.
     pub fn lock(backend: &Backend, room: &str, path: &Path, opts: &AppendOptions) -> Result<Lock> {
-        backend
-            .lock(&Stream::Channel(room.to_string()), path, opts)
-            .map_err(|e| Error::io("locking channel", path, e))
+        let stream = Stream::Channel(room.to_string());
+        backend.lock(&stream, path, opts).map_err(|e| Error::Io {
+            context: format!("locking channel {}", backend.label(&stream, path)),
+            source: e,
+        })
     }
 
     /// Appends `msg` under `lock` (from [`Channels::lock`]) and returns it as read back.

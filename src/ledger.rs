@@ -171,7 +171,10 @@ impl Ledger {
     pub fn lock(backend: &Backend, path: &Path, opts: &AppendOptions) -> Result<Lock> {
         backend
             .lock(&Stream::Ledger, path, opts)
-            .map_err(|e| Error::io("locking ledger", path, e))
+            .map_err(|e| Error::Io {
+                context: format!("locking ledger {}", backend.label(&Stream::Ledger, path)),
+                source: e,
+            })
     }
 
     /// Appends `entry` under `lock` (from [`Ledger::lock`]). `check` runs after the tail has caught up under the

@@ -183,6 +183,17 @@ impl Backend {
         }
     }
 
+    /// Where `stream` lives, for messages: the file, or the database without credentials.
+    pub fn label(&self, stream: &Stream, path: &Path) -> String {
+        match (self, stream) {
+            (Backend::Files, _) => path.display().to_string(),
+            (Backend::Postgres(db), Stream::Ledger) => format!("{} (ledger)", db.url()),
+            (Backend::Postgres(db), Stream::Channel(room)) => {
+                format!("{} (channel of {room})", db.url())
+            }
+        }
+    }
+
     /// True for PostgreSQL.
     pub fn is_database(&self) -> bool {
         matches!(self, Backend::Postgres(_))

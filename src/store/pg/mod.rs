@@ -256,7 +256,7 @@ impl Db {
             ));
         config
             .connect(NoTls)
-            .map_err(|e| error(&format!("connecting to {url}"), &e))
+            .map_err(|e| error(&format!("connecting to the database {url}"), &e))
     }
 
     /// A pooled connection (an idle one, or a new one).
