@@ -258,3 +258,54 @@ fn concurrent_writers_lose_nothing_and_keep_one_chain() {
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["lines"], 150);
 }
+
+#[test]
+fn a_held_database_lock_costs_a_clear_error_after_lock_wait_never_a_hang() {
+    let (dir, url) = server().project();
+    let root = dir.path();
+    let config = root.join(".agents/warroom.yaml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("lock_wait_seconds: 1\n");
+    std::fs::write(&config, text).unwrap();
+    // Another client (a stuck writer on another host) holds the ledger's append lock
+    // (namespace 0x57520001, see store::pg::schema::LOCK_LEDGER).
+    let mut holder = PgServer::client(&url);
+    holder
+        .batch_execute("BEGIN; SELECT pg_advisory_xact_lock(1464991745, hashtext(''))")
+        .unwrap();
+    let started = std::time::Instant::now();
+    let (code, _, err) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "room-001",
+            "--role",
+            "engineer",
+            "--summary",
+            "Blocked?",
+        ],
+    );
+    let waited = started.elapsed();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("another writer holds the append lock") && err.contains("wrote nothing"),
+        "{err}"
+    );
+    assert!(
+        waited < std::time::Duration::from_secs(30),
+        "bounded: {waited:?}"
+    );
+    assert!(lines_in_db(&url).is_empty());
+    holder.batch_execute("COMMIT").unwrap();
+    cli_publish_as(
+        root,
+        None,
+        ("decision", "room-001", "engineer"),
+        "Not blocked",
+        &[],
+    );
+    assert_eq!(lines_in_db(&url).len(), 1);
+}

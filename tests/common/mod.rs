@@ -50,16 +50,35 @@ pub struct Agent {
 pub struct Spawn<'a> {
     root: &'a Path,
     env: Vec<(String, String)>,
+    netns: Option<String>,
 }
 
 pub fn agent(root: &Path) -> Spawn<'_> {
     Spawn {
         root,
         env: Vec::new(),
+        netns: None,
+    }
+}
+
+/// `BIN`, or `ip netns exec NS BIN` to run it on another (simulated) host.
+pub fn bin_in(netns: Option<&str>) -> tokio::process::Command {
+    match netns {
+        Some(ns) => {
+            let mut c = tokio::process::Command::new("ip");
+            c.args(["netns", "exec", ns, BIN]);
+            c
+        }
+        None => tokio::process::Command::new(BIN),
     }
 }
 
 impl Spawn<'_> {
+    /// Runs the server in network namespace `ns` (a host of a multi-host test).
+    pub fn netns(mut self, ns: &str) -> Self {
+        self.netns = Some(ns.to_string());
+        self
+    }
     pub fn room(mut self, room: &str) -> Self {
         self.env.push(("WARROOM_ROOM_ID".into(), room.into()));
         self
@@ -90,7 +109,7 @@ impl Spawn<'_> {
         let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
         let stderr_log = self.root.join(format!("stderr-{n}.log"));
         let log = std::fs::File::create(&stderr_log).unwrap();
-        let mut cmd = tokio::process::Command::new(BIN);
+        let mut cmd = bin_in(self.netns.as_deref());
         cmd.arg("serve")
             .arg("--root")
             .arg(self.root)

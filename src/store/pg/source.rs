@@ -9,6 +9,9 @@ use postgres::fallible_iterator::FallibleIterator;
 
 use super::schema::{LOCK_CHANNEL, LOCK_LEDGER};
 use super::{Db, Pooled, error};
+
+/// Longest one wait for the append lock before checking for cancellation again.
+const LOCK_SLICE: Duration = Duration::from_millis(250);
 use crate::chain::Tip;
 use crate::jsonl::{AppendReceipt, MAX_LINE_BYTES, Poll, RawLine};
 use crate::store::{Keys, Stream};
@@ -206,37 +209,25 @@ impl Db {
         } else {
             wait
         };
-        let mut conn = self.client()?;
+        let conn = self.client()?;
         let (ns, key) = lock_key(stream);
         let what = "taking the database's append lock";
         let started = Instant::now();
-        let mut pause = Duration::from_millis(1);
         let fail = |conn: &mut Pooled, e: postgres::Error| {
             conn.broken = true;
             error(what, &e)
         };
-        conn.client()
-            .batch_execute("BEGIN")
-            .map_err(|e| fail(&mut conn, e))?;
+        let mut begin = "BEGIN; ";
         let mut lock = PgLock {
             conn: Some(conn),
             stream: stream.clone(),
         };
+        // Wait in the database's own queue (fair, woken at once), in slices so that a
+        // cancelled call stops waiting within one slice: a timed-out slice rolls back to
+        // the savepoint and the transaction goes on.
         loop {
             if crate::cancel::requested() {
                 return Err(crate::cancel::error());
-            }
-            let c = lock.conn();
-            let got: bool = c
-                .client()
-                .query_one(
-                    "SELECT pg_try_advisory_xact_lock($1, hashtext($2))",
-                    &[&ns, &key],
-                )
-                .map(|r| r.get(0))
-                .map_err(|e| fail(c, e))?;
-            if got {
-                return Ok(lock);
             }
             let waited = started.elapsed();
             if waited >= wait {
@@ -251,8 +242,31 @@ impl Db {
                     ),
                 ));
             }
-            std::thread::sleep(pause.min(wait - waited));
-            pause = (pause * 2).min(Duration::from_millis(20));
+            let slice = (wait - waited).min(LOCK_SLICE).as_millis().max(1);
+            let c = lock.conn();
+            c.client()
+                .batch_execute(&format!(
+                    "{begin}SET LOCAL lock_timeout = '{slice}ms'; SAVEPOINT warroom_lock"
+                ))
+                .map_err(|e| fail(c, e))?;
+            begin = "";
+            match c.client().execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+                &[&ns, &key],
+            ) {
+                Ok(_) => {
+                    c.client()
+                        .batch_execute("RELEASE SAVEPOINT warroom_lock; SET LOCAL lock_timeout = 0")
+                        .map_err(|e| fail(c, e))?;
+                    return Ok(lock);
+                }
+                Err(e) if e.code() == Some(&postgres::error::SqlState::LOCK_NOT_AVAILABLE) => {
+                    c.client()
+                        .batch_execute("ROLLBACK TO SAVEPOINT warroom_lock")
+                        .map_err(|e| fail(c, e))?;
+                }
+                Err(e) => return Err(fail(c, e)),
+            }
         }
     }
 }
