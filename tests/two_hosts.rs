@@ -147,6 +147,7 @@ impl Drop for Net {
 /// One host: a project whose ledger is the shared database, and its daemon.
 struct Host {
     ns: String,
+    daemon: Option<std::process::Child>,
     root: tempfile::TempDir,
     runtime: tempfile::TempDir,
 }
@@ -159,16 +160,19 @@ impl Host {
             format!("ledger: \"{url}\"\n"),
         )
         .unwrap();
-        let host = Host {
+        let mut host = Host {
             ns,
+            daemon: None,
             root,
             runtime: tempfile::tempdir().unwrap(),
         };
         let log = std::fs::File::create(host.root.path().join("daemon.log")).unwrap();
-        host.cmd(&["daemon", "--listen", "none"])
-            .stderr(Stdio::from(log))
-            .spawn()
-            .unwrap();
+        host.daemon = Some(
+            host.cmd(&["daemon", "--listen", "none"])
+                .stderr(Stdio::from(log))
+                .spawn()
+                .unwrap(),
+        );
         let deadline = Instant::now() + Duration::from_secs(30);
         while !host
             .cmd(&["daemon", "status"])
@@ -234,6 +238,10 @@ impl Host {
 impl Drop for Host {
     fn drop(&mut self) {
         let _ = self.cmd(&["daemon", "stop"]).output();
+        if let Some(mut d) = self.daemon.take() {
+            let _ = d.kill();
+            let _ = d.wait();
+        }
     }
 }
 
@@ -357,14 +365,15 @@ async fn two_hosts_share_one_postgres_ledger() {
         lags.push(t.elapsed());
     }
     lags.sort();
-    eprintln!(
+    // The measurement is this test's report (README § PostgreSQL has the bench's).
+    report(&format!(
         "two hosts: {total} publishes + {} posts by {} agents in {publish_secs:.1} s; \
          A→B visibility p50 {:.1} ms, max {:.1} ms",
         posted.len(),
         2 * AGENTS_PER_HOST,
         lags[lags.len() / 2].as_secs_f64() * 1e3,
         lags[lags.len() - 1].as_secs_f64() * 1e3
-    );
+    ));
 
     // 4. Both hosts find every entry exactly once, and every message.
     for host in [&host_a, &host_b] {
@@ -410,4 +419,10 @@ async fn two_hosts_share_one_postgres_ledger() {
     drop(host_a);
     drop(host_b);
     drop(net);
+}
+
+/// Prints a measurement with the test's output (shown with `--nocapture`).
+#[allow(clippy::print_stderr)]
+fn report(text: &str) {
+    eprintln!("{text}");
 }
