@@ -10,6 +10,7 @@ pub mod daemon;
 pub mod http_client;
 pub mod locomo;
 pub mod measure;
+pub mod pg;
 pub mod quality;
 pub mod secrets;
 mod sqlite;

@@ -49,6 +49,52 @@ enum BenchMode {
     /// entries, LoCoMo), and scan time of 16 KB hostile inputs. Exit 1 if a positive
     /// sample is missed or a corpus negative is flagged.
     Secrets(SecretsCmd),
+    /// The PostgreSQL backend next to JSONL files on the same generated ledgers: import,
+    /// cold start, search, publish, and catch-up with another server's commit.
+    Postgres(PgBenchCmd),
+}
+
+/// Options of `bench postgres`.
+#[derive(Debug, Args)]
+struct PgBenchCmd {
+    /// A server to measure on: URL of a user allowed to CREATE DATABASE (a database is
+    /// created per size and dropped after).
+    #[arg(
+        long,
+        value_name = "ADMIN_URL",
+        env = "WARROOM_BENCH_DATABASE_URL",
+        hide_env_values = true
+    )]
+    database_url: String,
+    /// Ledger sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "100000")]
+    sizes: Vec<usize>,
+    /// Timed calls per operation.
+    #[arg(long, default_value_t = 300)]
+    queries: usize,
+    /// Where generated ledgers are kept between runs.
+    #[arg(long, value_name = "DIR", default_value = "target/bench-data")]
+    dir: PathBuf,
+}
+
+impl PgBenchCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let admin = crate::store::pg::DbUrl::parse("--database-url", &self.database_url)?;
+        std::fs::create_dir_all(&self.dir)?;
+        let mut reports = Vec::new();
+        for &n in &self.sizes {
+            let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;
+            reports.push(bench::pg::measure(
+                &admin,
+                &corpus,
+                n,
+                self.queries.max(10),
+                &mut |m| note(&format!("bench postgres: {m}")),
+            )?);
+        }
+        emit(json, &reports, |r| bench::pg::markdown(r));
+        Ok(Outcome::Ok)
+    }
 }
 
 /// LoCoMo's file: none with `--no-locomo`, the one given, else the shared bench data's
@@ -253,6 +299,7 @@ impl BenchCmd {
             Some(BenchMode::Quality(q)) => return q.run(json),
             Some(BenchMode::Daemon(d)) => return d.run(json),
             Some(BenchMode::Secrets(s)) => return s.run(json),
+            Some(BenchMode::Postgres(p)) => return p.run(json),
             None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =

@@ -55,6 +55,7 @@ impl Feed {
             .spawn(move || {
                 let mut cursor = Cursor::default();
                 loop {
+                    let mark = memory.news_mark();
                     // Keep the cursor current even with no subscriber, so a first
                     // subscriber is not sent the backlog.
                     match memory.rooms_appended_since(&mut cursor) {
@@ -66,7 +67,7 @@ impl Feed {
                             tracing::warn!(error = %e, "live feed: reading the ledger failed")
                         }
                     }
-                    memory.wait_for_news(POLL);
+                    memory.wait_for_news(mark, POLL);
                 }
             })
             .expect("the feed thread starts");

@@ -243,11 +243,21 @@ impl Memory {
         state.ledger.set_fsync(on);
     }
 
-    /// Waits until another process may have appended, at most `timeout`: on PostgreSQL
-    /// until a `NOTIFY` from any host, on files simply `timeout` (files have no wake-up).
-    pub fn wait_for_news(&self, timeout: std::time::Duration) {
+    /// A mark for [`Memory::wait_for_news`], taken before checking for news so that an
+    /// append in between is not missed (PostgreSQL: notifications seen; files: 0).
+    pub fn news_mark(&self) -> u64 {
         match &self.backend {
-            crate::store::Backend::Postgres(db) => db.wait_for_news(timeout),
+            crate::store::Backend::Postgres(db) => db.news_mark(),
+            crate::store::Backend::Files => 0,
+        }
+    }
+
+    /// Waits until another process may have appended after `mark`, at most `timeout`:
+    /// on PostgreSQL until a `NOTIFY` from any host, on files simply `timeout` (files
+    /// have no wake-up).
+    pub fn wait_for_news(&self, mark: u64, timeout: std::time::Duration) {
+        match &self.backend {
+            crate::store::Backend::Postgres(db) => db.wait_for_news(mark, timeout),
             crate::store::Backend::Files => std::thread::sleep(timeout),
         }
     }

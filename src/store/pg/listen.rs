@@ -19,8 +19,9 @@ pub(super) struct News {
     wake: Condvar,
 }
 
-/// Waits up to `timeout` for a notification (any stream), starting the listener first.
-pub(super) fn wait(db: &Arc<Db>, timeout: Duration) {
+/// The count of notifications seen so far (starting the listener on first use): pass it
+/// to [`wait`] after checking for news, so a notification in between is not missed.
+pub(super) fn mark(db: &Arc<Db>) -> u64 {
     let news = &db.news;
     if !news.started.swap(true, Ordering::SeqCst) {
         let weak = Arc::downgrade(db);
@@ -33,12 +34,17 @@ pub(super) fn wait(db: &Arc<Db>, timeout: Duration) {
             tracing::warn!("could not start the database listener: {e}");
         }
     }
-    let seen = news.generation.load(Ordering::SeqCst);
+    news.generation.load(Ordering::SeqCst)
+}
+
+/// Waits up to `timeout` for a notification after `mark` (from [`mark`]).
+pub(super) fn wait(db: &Arc<Db>, mark: u64, timeout: Duration) {
+    let news = &db.news;
     let guard = news.lock.lock().unwrap_or_else(|p| p.into_inner());
     let _ = news
         .wake
         .wait_timeout_while(guard, timeout, |_| {
-            news.generation.load(Ordering::SeqCst) == seen
+            news.generation.load(Ordering::SeqCst) == mark
         })
         .unwrap_or_else(|p| p.into_inner());
 }

@@ -286,9 +286,15 @@ impl Db {
         })
     }
 
-    /// Waits at most `timeout` for another process to append anything (woken by
-    /// `NOTIFY`); starts the listening connection on first use.
-    pub fn wait_for_news(self: &Arc<Self>, timeout: Duration) {
-        listen::wait(self, timeout);
+    /// How many notifications of appends this process has seen (starts listening on
+    /// first use). Take it *before* checking for news, then [`Db::wait_for_news`].
+    pub fn news_mark(self: &Arc<Self>) -> u64 {
+        listen::mark(self)
+    }
+
+    /// Waits at most `timeout` for a notification of an append (from any host) after
+    /// `mark`.
+    pub fn wait_for_news(self: &Arc<Self>, mark: u64, timeout: Duration) {
+        listen::wait(self, mark, timeout);
     }
 }
