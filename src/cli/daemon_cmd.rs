@@ -84,7 +84,10 @@ impl DaemonCmd {
                 let opts = DaemonOptions {
                     root: paths.root.clone(),
                     place,
-                    ledger: paths.ledger.clone(),
+                    ledger: match &paths.database {
+                        Some(url) => format!("{url} (ledger)").into(),
+                        None => paths.ledger.clone(),
+                    },
                     tools: self.tools,
                     started: g.clock().now().to_rfc3339(),
                     http: self.http()?,

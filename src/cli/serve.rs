@@ -79,7 +79,7 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
     tracing::info!(
         root = %paths.root.display(),
         root_from = how,
-        ledger = %paths.ledger.display(),
+        ledger = %ctx.memory.backend().label(&crate::store::Stream::Ledger, &paths.ledger),
         layout = paths.layout.0.name(),
         layout_why = %paths.layout.1,
         entries = stats.entries,
