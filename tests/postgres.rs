@@ -309,3 +309,74 @@ fn a_held_database_lock_costs_a_clear_error_after_lock_wait_never_a_hang() {
     );
     assert_eq!(lines_in_db(&url).len(), 1);
 }
+
+#[test]
+fn diff_since_reads_the_right_rows_across_sequence_gaps() {
+    let (dir, url) = server().project();
+    let root = dir.path();
+    let gap = || {
+        // A rolled-back insert consumes a sequence number: rows and lines part ways.
+        let mut c = PgServer::client(&url);
+        c.batch_execute(
+            "BEGIN; INSERT INTO ledger_lines (line) VALUES ('{}'::bytea); ROLLBACK;
+             BEGIN; INSERT INTO ledger_lines (line) VALUES ('{}'::bytea); ROLLBACK;",
+        )
+        .unwrap();
+    };
+    for (i, day) in ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04"]
+        .iter()
+        .enumerate()
+    {
+        cli_publish_as(
+            root,
+            Some(&format!("{day}T10:00:00Z")),
+            ("decision", "room-001", "engineer"),
+            &format!("Decision {i}"),
+            &[],
+        );
+        gap();
+    }
+    let seqs: Vec<i64> = PgServer::client(&url)
+        .query("SELECT seq FROM ledger_lines ORDER BY seq", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(seqs, vec![1, 4, 7, 10], "the test made gaps");
+    // The same ledger as a file.
+    let files = common::project();
+    let out = std::process::Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["db", "export"])
+        .output()
+        .unwrap();
+    std::fs::write(files.path().join(".agents/ledger.jsonl"), &out.stdout).unwrap();
+    for since in ["2026-11-02", "2026-11-03T12:00:00Z", "2026-10-01"] {
+        let args = [
+            "--json",
+            "--now",
+            "2026-11-05T00:00:00Z",
+            "diff",
+            "--since",
+            since,
+        ];
+        let (c1, a, e1) = cli(root, &args);
+        let (c2, b, e2) = cli(files.path(), &args);
+        assert_eq!((c1, c2), (0, 0), "{e1}{e2}");
+        assert_eq!(a, b, "since {since}");
+    }
+    let (_, a, _) = cli(
+        root,
+        &[
+            "--json",
+            "--now",
+            "2026-11-05T00:00:00Z",
+            "diff",
+            "--since",
+            "2026-11-02",
+        ],
+    );
+    let report: Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(report["counts"]["added"], 3, "{report}");
+}

@@ -10,6 +10,9 @@ use postgres::fallible_iterator::FallibleIterator;
 use super::schema::{LOCK_CHANNEL, LOCK_LEDGER};
 use super::{Db, Pooled, error};
 
+/// Rows read per query when catching up.
+const READ_BATCH: i64 = 50_000;
+
 /// Longest one wait for the append lock before checking for cancellation again.
 const LOCK_SLICE: Duration = Duration::from_millis(250);
 use crate::chain::Tip;
@@ -27,6 +30,8 @@ pub struct PgSource {
     last_seq: i64,
     offset: u64,
     next_line: u64,
+    /// `(first line, seq − line)` wherever that difference changes: line → seq.
+    gaps: Vec<(u64, i64)>,
 }
 
 /// `(identity, max seq)` of a stream.
@@ -55,6 +60,7 @@ impl PgSource {
             last_seq: 0,
             offset: 0,
             next_line: 1,
+            gaps: Vec::new(),
         }
     }
 
@@ -113,70 +119,109 @@ impl PgSource {
         Ok(Poll::Appended(n))
     }
 
+    /// Reads the rows after `last_seq` in batches of [`READ_BATCH`]: a `LIMIT` keeps the
+    /// plan an index range scan whatever the table's statistics say (right after a bulk
+    /// import, without one, PostgreSQL would sort the whole table for every catch-up).
     fn read_rows(
         &mut self,
         c: &mut Pooled,
         on_line: &mut impl FnMut(RawLine<'_>),
     ) -> io::Result<usize> {
-        let last = self.last_seq;
         let what = "reading lines from the database";
-        let mut rows = match &self.stream {
-            Stream::Ledger => c.client().query_raw(
-                "SELECT seq, line FROM ledger_lines WHERE seq > $1 ORDER BY seq",
-                [&last as &(dyn postgres::types::ToSql + Sync)],
-            ),
-            Stream::Channel(room) => c.client().query_raw(
-                "SELECT seq, line FROM channel_lines WHERE room = $2 AND seq > $1 ORDER BY seq",
-                [&last as &(dyn postgres::types::ToSql + Sync), room],
-            ),
-        }
-        .map_err(|e| error(what, &e))?;
         let mut n = 0;
-        while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
-            let seq: i64 = row.get(0);
-            let raw: &[u8] = row.get(1);
-            let bytes = raw.strip_suffix(b"\r").unwrap_or(raw);
-            let oversized = bytes.len() > MAX_LINE_BYTES;
-            on_line(RawLine {
-                bytes: if oversized { &[] } else { bytes },
-                line_no: self.next_line,
-                offset: self.offset,
-                oversized,
-            });
-            self.offset += raw.len() as u64 + 1;
-            self.next_line += 1;
-            self.last_seq = seq;
-            n += 1;
+        loop {
+            let last = self.last_seq;
+            let mut rows = match &self.stream {
+                Stream::Ledger => c.client().query_raw(
+                    "SELECT seq, line FROM ledger_lines WHERE seq > $1 ORDER BY seq LIMIT $2",
+                    [&last as &(dyn postgres::types::ToSql + Sync), &READ_BATCH],
+                ),
+                Stream::Channel(room) => c.client().query_raw(
+                    "SELECT seq, line FROM channel_lines WHERE room = $3 AND seq > $1 \
+                     ORDER BY seq LIMIT $2",
+                    [
+                        &last as &(dyn postgres::types::ToSql + Sync),
+                        &READ_BATCH,
+                        room,
+                    ],
+                ),
+            }
+            .map_err(|e| error(what, &e))?;
+            let mut batch = 0;
+            while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
+                let seq: i64 = row.get(0);
+                let raw: &[u8] = row.get(1);
+                let bytes = raw.strip_suffix(b"\r").unwrap_or(raw);
+                let oversized = bytes.len() > MAX_LINE_BYTES;
+                on_line(RawLine {
+                    bytes: if oversized { &[] } else { bytes },
+                    line_no: self.next_line,
+                    offset: self.offset,
+                    oversized,
+                });
+                let delta = seq - self.next_line as i64;
+                if self.gaps.last().map_or(0, |g| g.1) != delta {
+                    self.gaps.push((self.next_line, delta));
+                }
+                self.offset += raw.len() as u64 + 1;
+                self.next_line += 1;
+                self.last_seq = seq;
+                batch += 1;
+            }
+            n += batch;
+            if batch < READ_BATCH {
+                return Ok(n as usize);
+            }
         }
-        Ok(n)
     }
 
     /// `len` bytes of the export from the start of line `first` (1-based).
     pub fn read_range(&self, first: u64, len: u64) -> io::Result<Vec<u8>> {
-        let skip = first.saturating_sub(1) as i64;
         let what = "reading lines from the database";
         let mut c = self.db.client()?;
-        let mut rows = match &self.stream {
-            Stream::Ledger => c.client().query_raw(
-                "SELECT line FROM ledger_lines ORDER BY seq OFFSET $1",
-                [&skip as &(dyn postgres::types::ToSql + Sync)],
-            ),
-            Stream::Channel(room) => c.client().query_raw(
-                "SELECT line FROM channel_lines WHERE room = $2 ORDER BY seq OFFSET $1",
-                [&skip as &(dyn postgres::types::ToSql + Sync), room],
-            ),
-        }
-        .map_err(|e| error(what, &e))?;
         let mut out = Vec::with_capacity(len as usize);
+        let mut from = self.seq_of(first);
         while (out.len() as u64) < len {
-            let Some(row) = rows.next().map_err(|e| error(what, &e))? else {
+            let mut rows = match &self.stream {
+                Stream::Ledger => c.client().query_raw(
+                    "SELECT seq, line FROM ledger_lines WHERE seq >= $1 ORDER BY seq LIMIT $2",
+                    [&from as &(dyn postgres::types::ToSql + Sync), &READ_BATCH],
+                ),
+                Stream::Channel(room) => c.client().query_raw(
+                    "SELECT seq, line FROM channel_lines WHERE room = $3 AND seq >= $1 \
+                     ORDER BY seq LIMIT $2",
+                    [
+                        &from as &(dyn postgres::types::ToSql + Sync),
+                        &READ_BATCH,
+                        room,
+                    ],
+                ),
+            }
+            .map_err(|e| error(what, &e))?;
+            let mut any = false;
+            while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
+                any = true;
+                from = row.get::<_, i64>(0) + 1;
+                out.extend_from_slice(row.get::<_, &[u8]>(1));
+                out.push(b'\n');
+                if out.len() as u64 >= len {
+                    break;
+                }
+            }
+            if !any {
                 break;
-            };
-            out.extend_from_slice(row.get::<_, &[u8]>(0));
-            out.push(b'\n');
+            }
         }
         out.truncate(len as usize);
         Ok(out)
+    }
+
+    /// The sequence number of line `line` (1-based) as read: sequence numbers run with
+    /// the line numbers except across gaps (rolled-back inserts), remembered in `gaps`.
+    fn seq_of(&self, line: u64) -> i64 {
+        let i = self.gaps.partition_point(|&(first, _)| first <= line);
+        let delta = if i == 0 { 0 } else { self.gaps[i - 1].1 };
+        line as i64 + delta
     }
 }
 

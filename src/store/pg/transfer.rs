@@ -175,6 +175,12 @@ pub fn import(
         report.imported += lines.len() as u64;
         progress(report.already + report.imported);
     }
+    if report.imported > 0 {
+        // Fresh statistics for the planner after a bulk load.
+        db.with("analysing the imported table", |c| {
+            c.batch_execute(&format!("ANALYZE {table}"))
+        })?;
+    }
     Ok(report)
 }
 
