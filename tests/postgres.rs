@@ -380,3 +380,46 @@ fn diff_since_reads_the_right_rows_across_sequence_gaps() {
     let report: Value = serde_json::from_str(&a).unwrap();
     assert_eq!(report["counts"]["added"], 3, "{report}");
 }
+
+#[test]
+fn migrations_upgrade_an_older_schema_and_refuse_a_newer_one() {
+    let (dir, url) = server().project();
+    let root = dir.path();
+    let (code, out, err) = cli(root, &["--json", "db", "migrate"]);
+    assert_eq!(code, 0, "{err}");
+    let m: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((m["from"].as_i64(), m["to"].as_i64()), (Some(0), Some(2)));
+    // Back to version 1 (what a server of the first release created): the plans table
+    // did not exist yet.
+    let mut c = PgServer::client(&url);
+    c.batch_execute(
+        "DROP TABLE plan_lines; DROP FUNCTION warroom_notify_plans();
+         UPDATE warroom_meta SET value = '1' WHERE key = 'schema_version'",
+    )
+    .unwrap();
+    let (code, out, _) = cli(root, &["db", "migrate"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("from version 1 to 2"), "{out}");
+    let plan = r#"{"plan_id": "p1", "epics": [{"ref": "EPIC-001", "room_id": "room-001"}]}"#;
+    let file = root.join("p1.json");
+    std::fs::write(&file, plan).unwrap();
+    let (code, _, err) = cli(root, &["plan", "register", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // A schema newer than this binary is refused, and nothing is changed.
+    c.batch_execute("UPDATE warroom_meta SET value = '99' WHERE key = 'schema_version'")
+        .unwrap();
+    let (code, _, err) = cli(root, &["search", "anything"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("version 99, newer than this binary knows"),
+        "{err}"
+    );
+    let v: String = c
+        .query_one(
+            "SELECT value FROM warroom_meta WHERE key = 'schema_version'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(v, "99");
+}

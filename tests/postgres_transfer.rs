@@ -147,13 +147,23 @@ fn both_projects() -> (tempfile::TempDir, tempfile::TempDir) {
     assert_eq!(
         streams,
         [
+            "plans",
             "ledger",
             "channel:room-001",
             "channel:room-002",
             "channel:room-003"
         ]
     );
+    // Again: nothing new anywhere.
+    let (code, out, _) = cli(db.path(), &["--json", "db", "import"]);
+    assert_eq!(code, 0);
+    let again: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        again.as_array().unwrap().iter().all(|r| r["imported"] == 0),
+        "{again}"
+    );
     std::fs::remove_file(db.path().join(".agents/ledger.jsonl")).unwrap();
+    std::fs::remove_dir_all(db.path().join(".agents/plan")).unwrap();
     for room in ["room-001", "room-002", "room-003"] {
         std::fs::remove_file(
             db.path()
@@ -190,6 +200,7 @@ fn auditors_get_the_same_answers_on_both_backends() {
         ],
         &["--json", "search", "--room", "*", "checkout payment"],
         &["context", "room-003"],
+        &["--json", "plan", "show"],
         &["--json", "channel", "read", "--room", "room-002"],
     ] {
         let (a, b) = on_both(&projects, args);
@@ -267,5 +278,5 @@ fn db_commands_explain_a_missing_or_bad_database_and_never_show_a_password() {
     assert_eq!(code, 0, "{err}");
     let s: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(s["ledger_lines"], 1);
-    assert_eq!(s["schema_version"], 1);
+    assert_eq!(s["schema_version"], 2);
 }

@@ -338,6 +338,18 @@ async fn two_hosts_share_one_postgres_ledger() {
         );
     }
 
+    // A plan registered on A is B's plan too (the epic DAG lives in the database).
+    let plan = json!({"plan_id": "hosts", "epics": [
+        {"ref": "EPIC-1", "room_id": "room-p1"},
+        {"ref": "EPIC-2", "room_id": "room-p2", "depends_on": ["EPIC-1"]}]});
+    racer_a
+        .ok("memory_register_plan", json!({"plan": plan}))
+        .await;
+    let shown =
+        tokio::task::block_in_place(|| host_b.cmd(&["--json", "plan", "show"]).output().unwrap());
+    let dag: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert!(dag["edges"].to_string().contains("hosts/EPIC-1"), "{dag}");
+
     // 3. How soon one host sees the other's entry: publish on A, poll search on B.
     let mut lags = Vec::new();
     for probe in 0..20 {

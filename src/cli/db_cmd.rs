@@ -18,9 +18,10 @@ use crate::store::pg::{Db, DbUrl, schema};
 pub enum DbCmd {
     /// Create or upgrade the tables (also done on first use); refuses a newer schema.
     Migrate,
-    /// Copy the project's files into the database, byte for byte: the ledger and every
-    /// room's channel (or only FILE, as the ledger or as `--channel ROOM`). Idempotent
-    /// and resumable: each stream must be empty or hold a prefix of its file.
+    /// Copy the project's files into the database: the registered plans, the ledger and
+    /// every room's channel byte for byte (or only FILE, as the ledger or as `--channel
+    /// ROOM`). Idempotent and resumable: each stream must be empty or hold a prefix of its
+    /// file; a plan already registered as it is is skipped.
     Import {
         /// One file to import (default: the project's ledger and all its channels).
         file: Option<PathBuf>,
@@ -32,8 +33,11 @@ pub enum DbCmd {
     /// byte-identical to the imported file plus everything appended since.
     Export {
         /// A room's channel instead of the ledger.
-        #[arg(long, value_name = "ROOM")]
+        #[arg(long, value_name = "ROOM", conflicts_with = "plans")]
         channel: Option<String>,
+        /// Every registration of every plan (one JSON line each, oldest first) instead.
+        #[arg(long)]
+        plans: bool,
     },
     /// Schema version, line counts and the newest line's time.
     Status,
@@ -105,6 +109,7 @@ impl DbCmd {
             }
             DbCmd::Import { file, channel } => {
                 let (paths, _, _) = g.layout()?;
+                let import_all = file.is_none();
                 let jobs: Vec<(Stream, PathBuf)> = match (file, channel) {
                     (Some(f), Some(room)) => {
                         crate::validate::path_component("--channel", &room)?;
@@ -115,6 +120,15 @@ impl DbCmd {
                 };
                 let db = open(&url)?;
                 let mut reports = Vec::new();
+                if import_all {
+                    let files = crate::plan::sources::plan_files(&paths);
+                    if !files.is_empty() {
+                        reports.push(
+                            crate::store::pg::transfer::import_plans(&db, &files, &paths.jail())
+                                .with_context(|| format!("importing the plans into {url}"))?,
+                        );
+                    }
+                }
                 for (stream, file) in jobs {
                     let mut last_note = std::time::Instant::now();
                     let report =
@@ -157,13 +171,14 @@ impl DbCmd {
                 });
                 Ok(Outcome::Ok)
             }
-            DbCmd::Export { channel } => {
+            DbCmd::Export { channel, plans } => {
                 let db = open(&url)?;
                 let stream = match channel {
                     Some(room) => {
                         crate::validate::path_component("--channel", &room)?;
                         Stream::Channel(room)
                     }
+                    None if plans => Stream::Plans,
                     None => Stream::Ledger,
                 };
                 let stdout = std::io::stdout();

@@ -53,7 +53,7 @@ pub(crate) struct Global {
     /// Ledger file (default: <root>/.agents/ledger.jsonl).
     #[arg(long, global = true, value_name = "FILE", env = "WARROOM_LEDGER")]
     ledger: Option<PathBuf>,
-    /// Keep the ledger and channels in this PostgreSQL database instead of files
+    /// Keep the ledger, channels and registered plans in this PostgreSQL database
     /// (postgres://USER@HOST:PORT/DB; also `ledger: postgres://…` in .agents/warroom.yaml).
     /// A password in it is never shown or logged.
     #[arg(

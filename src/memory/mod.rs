@@ -101,6 +101,7 @@ impl Memory {
         };
         let ledger = Ledger::open_in(&backend, paths.ledger.clone(), opts.clone())?;
         let channel_backend = backend.clone();
+        let plans_backend = backend.clone();
         Ok(Memory {
             paths,
             settings,
@@ -111,7 +112,7 @@ impl Memory {
             state: RwLock::new(State {
                 ledger,
                 channels: crate::channel::Channels::new(channel_backend, Some(jail)),
-                plans: Default::default(),
+                plans: plans::PlanState::new(&plans_backend),
             }),
         })
     }
@@ -158,7 +159,7 @@ impl Memory {
         // one line under the OS lock), and derived state is rebuilt from the files anyway.
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         state.ledger.refresh()?;
-        state.plans.refresh(&self.paths);
+        state.plans.refresh(&self.paths)?;
         Ok(state)
     }
 
@@ -169,7 +170,7 @@ impl Memory {
         let plans = plans::PlanState::fingerprint(&self.paths);
         {
             let state = self.state.read().unwrap_or_else(|p| p.into_inner());
-            if !state.ledger.may_have_news()? && state.plans.is_current(&plans) {
+            if !state.ledger.may_have_news()? && state.plans.is_current(&plans)? {
                 return Ok(state);
             }
         }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::plan::dag::Dag;
 use crate::plan::sources::{self, Fingerprint};
 use crate::plan::{OSTWIN_PLAN, Plan, markdown};
+use crate::store::{Backend, Keys, Source, Stream};
 use crate::validate::path_component;
 
 /// Largest plan accepted (markdown text or JSON), in bytes.
@@ -21,31 +22,99 @@ pub const MAX_PLAN_BYTES: usize = 256 * 1024;
 pub(crate) struct PlanState {
     fingerprint: Option<Fingerprint>,
     pub(crate) dag: Dag,
+    /// With a database: the registered plans' stream and the plans read from it (newest
+    /// registration of each id), instead of `<plans>/*.json`.
+    registered: Option<Registered>,
+}
+
+#[derive(Debug)]
+struct Registered {
+    source: Source,
+    plans: Vec<Plan>,
 }
 
 impl PlanState {
+    /// Plans registered in `backend`: files under `<plans>/`, or the database's stream.
+    pub(crate) fn new(backend: &Backend) -> PlanState {
+        PlanState {
+            registered: backend.is_database().then(|| Registered {
+                source: backend.source(Stream::Plans, Default::default(), None),
+                plans: Vec::new(),
+            }),
+            ..PlanState::default()
+        }
+    }
+
     /// The current fingerprint of the plan sources (file stats; no lock needed).
     pub(crate) fn fingerprint(paths: &crate::config::Paths) -> sources::Fingerprint {
         sources::fingerprint(paths)
     }
 
-    /// True if the DAG was built from sources with fingerprint `fp`.
-    pub(crate) fn is_current(&self, fp: &sources::Fingerprint) -> bool {
-        self.fingerprint.as_ref() == Some(fp)
+    /// True if the DAG was built from sources with fingerprint `fp` and, with a
+    /// database, nothing was registered since (one small query).
+    pub(crate) fn is_current(&self, fp: &sources::Fingerprint) -> Result<bool> {
+        if self.fingerprint.as_ref() != Some(fp) {
+            return Ok(false);
+        }
+        match &self.registered {
+            Some(r) => Ok(!r.source.may_have_news().map_err(|e| Error::Io {
+                context: format!("checking {}", r.source.label()),
+                source: e,
+            })?),
+            None => Ok(true),
+        }
+    }
+
+    /// The registered plans, as the DAG's sources should see them.
+    pub(crate) fn sources(&self, paths: &crate::config::Paths) -> sources::Sources {
+        sources::load_with(paths, self.registered.as_ref().map(|r| &r.plans[..]))
     }
 
     /// Rebuilds the DAG if any plan source changed.
-    pub(crate) fn refresh(&mut self, paths: &crate::config::Paths) {
-        let fp = sources::fingerprint(paths);
-        if self.is_current(&fp) {
-            return;
+    pub(crate) fn refresh(&mut self, paths: &crate::config::Paths) -> Result<()> {
+        let mut changed = false;
+        if let Some(r) = &mut self.registered {
+            loop {
+                let plans = &mut r.plans;
+                let poll = r
+                    .source
+                    .poll(|line| {
+                        changed = true;
+                        match serde_json::from_slice(line.bytes)
+                            .map_err(|e| e.to_string())
+                            .and_then(|v| Plan::from_json(&v).map_err(|e| e.to_string()))
+                        {
+                            Ok(p) => {
+                                plans.retain(|old| old.plan_id != p.plan_id);
+                                plans.push(p);
+                            }
+                            Err(e) => tracing::warn!(line = line.line_no, "registered plan: {e}"),
+                        }
+                    })
+                    .map_err(|e| Error::Io {
+                        context: format!("reading {}", r.source.label()),
+                        source: e,
+                    })?;
+                match poll {
+                    crate::jsonl::Poll::Reset(_) => {
+                        r.plans.clear();
+                        changed = true;
+                    }
+                    _ => break,
+                }
+            }
         }
-        let s = sources::load(paths);
+        let fp = sources::fingerprint(paths);
+        if !changed && self.fingerprint.as_ref() == Some(&fp) {
+            return Ok(());
+        }
+        let s = self.sources(paths);
         self.dag = Dag::build(&s);
         for p in &self.dag.problems {
             tracing::warn!("plans: {p}");
         }
         self.fingerprint = Some(fp);
+        Ok(())
     }
 
     /// The plan to stamp on an entry published from `room`, if the room runs an epic of a
@@ -162,8 +231,21 @@ impl Memory {
         }
         plan.registered_at = Some(self.write_now().to_rfc3339());
         plan.registered_by = who.room_id.clone();
+        // In a database, registrations from every host serialise on the plans' lock,
+        // taken before the state (the lock order of every write).
+        let lock = match self.backend() {
+            Backend::Postgres(_) => Some(
+                self.backend()
+                    .lock(&Stream::Plans, &self.paths().plans, self.append_opts())
+                    .map_err(|e| Error::Io {
+                        context: "locking the registered plans".into(),
+                        source: e,
+                    })?,
+            ),
+            Backend::Files => None,
+        };
         let mut state = self.fresh()?;
-        let mut sources = sources::load(self.paths());
+        let mut sources = state.plans.sources(self.paths());
         self.may_register(&plan, &sources, who)?;
         let replaced = sources.plans.iter().any(|p| p.plan_id == plan.plan_id);
         sources.plans.retain(|p| p.plan_id != plan.plan_id);
@@ -201,12 +283,37 @@ impl Memory {
             ));
         }
         let path = self.paths().plans.join(format!("{}.json", plan.plan_id));
-        self.paths().confine(&path)?;
-        write_atomically(
-            &path,
-            &serde_json::to_string_pretty(&plan).expect("plans serialize"),
-        )?;
-        state.plans.refresh(self.paths());
+        let file = match lock {
+            Some(mut lock) => {
+                let line = serde_json::to_string(&plan).expect("plans serialize");
+                let keys = Keys {
+                    id: Some(&plan.plan_id),
+                    supersedes: None,
+                };
+                lock.append(&line, keys, self.append_opts())
+                    .map_err(|e| Error::Io {
+                        context: "registering the plan (nothing was stored)".into(),
+                        source: e,
+                    })?;
+                format!(
+                    "{} plan {}",
+                    self.backend().label(&Stream::Plans, &path),
+                    plan.plan_id
+                )
+            }
+            None => {
+                self.paths().confine(&path)?;
+                write_atomically(
+                    &path,
+                    &serde_json::to_string_pretty(&plan).expect("plans serialize"),
+                )?;
+                path.strip_prefix(&self.paths().root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string()
+            }
+        };
+        state.plans.refresh(self.paths())?;
         let label = |n: usize| dag.nodes[n].label();
         let edges: Vec<[String; 2]> = dag
             .edges()
@@ -226,11 +333,7 @@ impl Memory {
                 .filter(|n| mine.contains(n))
                 .map(|&n| label(n))
                 .collect(),
-            file: path
-                .strip_prefix(&self.paths().root)
-                .unwrap_or(&path)
-                .display()
-                .to_string(),
+            file,
             replaced,
         })
     }

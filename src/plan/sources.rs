@@ -60,11 +60,16 @@ fn dir_entries(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-fn files(paths: &Paths) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = dir_entries(&paths.plans)
+/// The registered plan files of `<plans>/`.
+pub fn plan_files(paths: &Paths) -> Vec<PathBuf> {
+    dir_entries(&paths.plans)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
+        .collect()
+}
+
+fn files(paths: &Paths) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = plan_files(paths);
     out.push(paths.war_rooms.join("DAG.json"));
     for room in dir_entries(&paths.war_rooms) {
         if room.is_dir() {
@@ -124,7 +129,8 @@ fn foreign(
     })
 }
 
-fn read_json(path: &Path, jail: &crate::fsx::Jail) -> Result<Value, String> {
+/// A JSON file of the project (BOM tolerated), read inside `jail`.
+pub fn read_json(path: &Path, jail: &crate::fsx::Jail) -> Result<Value, String> {
     let text = crate::fsx::read_to_string_in(path, Some(jail))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     // PowerShell's ConvertTo-Json | Set-Content writes a byte order mark first.
@@ -134,10 +140,19 @@ fn read_json(path: &Path, jail: &crate::fsx::Jail) -> Result<Value, String> {
 
 /// Reads every plan source.
 pub fn load(paths: &Paths) -> Sources {
+    load_with(paths, None)
+}
+
+/// Reads every plan source; with `registered`, those are the registered plans (from the
+/// database) and `<plans>/` is not read.
+pub fn load_with(paths: &Paths, registered: Option<&[Plan]>) -> Sources {
     let mut s = Sources::default();
     let jail = paths.jail();
+    if let Some(plans) = registered {
+        s.plans.extend(plans.iter().cloned());
+    }
     for path in files(paths) {
-        if !path.exists() {
+        if !path.exists() || (registered.is_some() && path.starts_with(&paths.plans)) {
             continue;
         }
         let v = match read_json(&path, &jail) {

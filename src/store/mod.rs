@@ -40,6 +40,8 @@ pub enum Stream {
     Ledger,
     /// The channel of one war-room.
     Channel(String),
+    /// Registered plans (PostgreSQL only; with files they are `<plans>/<id>.json`).
+    Plans,
 }
 
 /// The keys the database enforces on a line (ignored by files, where the same checks run
@@ -191,6 +193,7 @@ impl Backend {
             (Backend::Postgres(db), Stream::Channel(room)) => {
                 format!("{} (channel of {room})", db.url())
             }
+            (Backend::Postgres(db), Stream::Plans) => format!("{} (registered plans)", db.url()),
         }
     }
 

@@ -2,7 +2,8 @@
 //! (`warroom-memory db migrate`, and on first use).
 //!
 //! Append-only is enforced by the database, not by our code: triggers refuse every
-//! `UPDATE`, `DELETE` and `TRUNCATE` of `ledger_lines` and `channel_lines`, whoever sends
+//! `UPDATE`, `DELETE` and `TRUNCATE` of `ledger_lines`, `channel_lines` and `plan_lines`
+//! (version 2: every registration of a plan, newest wins), whoever sends
 //! it — a buggy or hostile client holding the application's credentials included. Only
 //! the tables' owner can drop those triggers; README § PostgreSQL says how to run the
 //! application as a role that does not own them. A unique index on `supersedes` makes a
@@ -20,11 +21,15 @@ pub const LOCK_LEDGER: i32 = 0x5752_0001;
 /// Advisory-lock namespace of channels (second key: `hashtext(room)`).
 pub const LOCK_CHANNEL: i32 = 0x5752_0002;
 
+/// Advisory-lock namespace of registered plans.
+pub const LOCK_PLANS: i32 = 0x5752_0003;
+
 /// The schema version this binary writes and understands.
-pub const VERSION: i32 = 1;
+pub const VERSION: i32 = 2;
 
 /// Migration `n` (1-based) brings the schema from version `n − 1` to `n`.
-const MIGRATIONS: [&str; 1] = [r#"
+const MIGRATIONS: [&str; 2] = [
+    r#"
 CREATE TABLE ledger_lines (
     seq        bigserial PRIMARY KEY,
     line       bytea NOT NULL,
@@ -75,7 +80,29 @@ CREATE TRIGGER channel_lines_notify AFTER INSERT ON channel_lines
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION warroom_notify_channel();
 
 INSERT INTO warroom_meta (key, value) VALUES ('ledger_id', md5(random()::text || clock_timestamp()::text));
-"#];
+"#,
+    r#"
+-- Version 2: registered plans, so that every host sees the same epic DAG. Each
+-- registration is one row (the plan as one JSON line); the newest row of a plan_id wins.
+CREATE TABLE plan_lines (
+    seq        bigserial PRIMARY KEY,
+    plan_id    text NOT NULL,
+    line       bytea NOT NULL,
+    stored_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE TRIGGER plan_lines_append_only BEFORE UPDATE OR DELETE ON plan_lines
+    FOR EACH ROW EXECUTE FUNCTION warroom_refuse_rewrite();
+CREATE TRIGGER plan_lines_no_truncate BEFORE TRUNCATE ON plan_lines
+    FOR EACH STATEMENT EXECUTE FUNCTION warroom_refuse_rewrite();
+CREATE FUNCTION warroom_notify_plans() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('warroom', 'plans:' || (SELECT max(seq) FROM new_rows));
+    RETURN NULL;
+END $$;
+CREATE TRIGGER plan_lines_notify AFTER INSERT ON plan_lines
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION warroom_notify_plans();
+"#,
+];
 
 /// What [`migrate`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::schema::{LOCK_CHANNEL, LOCK_LEDGER};
+use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS};
 use super::{Db, Pooled, error};
 
 /// Rows read per query when catching up.
@@ -36,19 +36,25 @@ pub struct PgSource {
 
 /// `(identity, max seq)` of a stream.
 fn head(c: &mut postgres::Client, stream: &Stream) -> Result<(String, i64), postgres::Error> {
-    let row = match stream {
-        Stream::Ledger => c.query_one(
+    let (table, filter, key) = rows(stream, 1);
+    let row = c.query_one(
+        &format!(
             "SELECT (SELECT value FROM warroom_meta WHERE key = 'ledger_id'),
-                    coalesce((SELECT max(seq) FROM ledger_lines), 0)",
-            &[],
-        )?,
-        Stream::Channel(room) => c.query_one(
-            "SELECT (SELECT value FROM warroom_meta WHERE key = 'ledger_id'),
-                    coalesce((SELECT max(seq) FROM channel_lines WHERE room = $1), 0)",
-            &[room],
-        )?,
-    };
+                    coalesce((SELECT max(seq) FROM {table} WHERE {filter}), 0)"
+        ),
+        &[&key],
+    )?;
     Ok((row.get(0), row.get(1)))
+}
+
+/// The rows of `stream`: its table, a row filter whose parameter is number `param`, and
+/// that parameter's value. Every query of a stream is built from this.
+pub(super) fn rows(stream: &Stream, param: usize) -> (&'static str, String, String) {
+    match stream {
+        Stream::Ledger => ("ledger_lines", format!("${param} = ''"), String::new()),
+        Stream::Channel(room) => ("channel_lines", format!("room = ${param}"), room.clone()),
+        Stream::Plans => ("plan_lines", format!("${param} = ''"), String::new()),
+    }
 }
 
 impl PgSource {
@@ -69,6 +75,7 @@ impl PgSource {
         match &self.stream {
             Stream::Ledger => format!("{} (ledger)", self.db.url),
             Stream::Channel(room) => format!("{} (channel of {room})", self.db.url),
+            Stream::Plans => format!("{} (registered plans)", self.db.url),
         }
     }
 
@@ -131,22 +138,21 @@ impl PgSource {
         let mut n = 0;
         loop {
             let last = self.last_seq;
-            let mut rows = match &self.stream {
-                Stream::Ledger => c.client().query_raw(
-                    "SELECT seq, line FROM ledger_lines WHERE seq > $1 ORDER BY seq LIMIT $2",
-                    [&last as &(dyn postgres::types::ToSql + Sync), &READ_BATCH],
-                ),
-                Stream::Channel(room) => c.client().query_raw(
-                    "SELECT seq, line FROM channel_lines WHERE room = $3 AND seq > $1 \
-                     ORDER BY seq LIMIT $2",
+            let (table, filter, key) = rows(&self.stream, 3);
+            let mut rows = c
+                .client()
+                .query_raw(
+                    &format!(
+                        "SELECT seq, line FROM {table} WHERE {filter} AND seq > $1 \
+                         ORDER BY seq LIMIT $2"
+                    ),
                     [
                         &last as &(dyn postgres::types::ToSql + Sync),
                         &READ_BATCH,
-                        room,
+                        &key,
                     ],
-                ),
-            }
-            .map_err(|e| error(what, &e))?;
+                )
+                .map_err(|e| error(what, &e))?;
             let mut batch = 0;
             while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
                 let seq: i64 = row.get(0);
@@ -182,22 +188,21 @@ impl PgSource {
         let mut out = Vec::with_capacity(len as usize);
         let mut from = self.seq_of(first);
         while (out.len() as u64) < len {
-            let mut rows = match &self.stream {
-                Stream::Ledger => c.client().query_raw(
-                    "SELECT seq, line FROM ledger_lines WHERE seq >= $1 ORDER BY seq LIMIT $2",
-                    [&from as &(dyn postgres::types::ToSql + Sync), &READ_BATCH],
-                ),
-                Stream::Channel(room) => c.client().query_raw(
-                    "SELECT seq, line FROM channel_lines WHERE room = $3 AND seq >= $1 \
-                     ORDER BY seq LIMIT $2",
+            let (table, filter, key) = rows(&self.stream, 3);
+            let mut rows = c
+                .client()
+                .query_raw(
+                    &format!(
+                        "SELECT seq, line FROM {table} WHERE {filter} AND seq >= $1 \
+                         ORDER BY seq LIMIT $2"
+                    ),
                     [
                         &from as &(dyn postgres::types::ToSql + Sync),
                         &READ_BATCH,
-                        room,
+                        &key,
                     ],
-                ),
-            }
-            .map_err(|e| error(what, &e))?;
+                )
+                .map_err(|e| error(what, &e))?;
             let mut any = false;
             while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
                 any = true;
@@ -242,6 +247,7 @@ fn lock_key(stream: &Stream) -> (i32, String) {
     match stream {
         Stream::Ledger => (LOCK_LEDGER, String::new()),
         Stream::Channel(room) => (LOCK_CHANNEL, room.clone()),
+        Stream::Plans => (LOCK_PLANS, String::new()),
     }
 }
 
@@ -366,6 +372,10 @@ impl PgLock {
                 "INSERT INTO channel_lines (room, line, msg_id) VALUES ($1, $2, $3)",
                 &[room, &line.as_bytes(), &keys.id],
             ),
+            Stream::Plans => conn.client().execute(
+                "INSERT INTO plan_lines (plan_id, line) VALUES ($1, $2)",
+                &[&keys.id.unwrap_or(""), &line.as_bytes()],
+            ),
         };
         if let Err(e) = inserted {
             conn.broken = true;
@@ -377,7 +387,9 @@ impl PgLock {
             let db = conn.db.clone();
             drop(conn);
             return match (keys.id, e.as_db_error()) {
-                (Some(id), None) if self.committed(&db, id)? => Ok(receipt()),
+                (Some(id), None) if self.stream != Stream::Plans && self.committed(&db, id)? => {
+                    Ok(receipt())
+                }
                 _ => Err(error(
                     "committing to the database (nothing was written)",
                     &e,
@@ -399,6 +411,7 @@ impl PgLock {
                     "SELECT 1 FROM channel_lines WHERE room = $1 AND msg_id = $2",
                     &[room, &id],
                 ),
+                Stream::Plans => Ok(None),
             },
         )?;
         Ok(found.is_some())

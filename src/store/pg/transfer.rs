@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::schema::{LOCK_CHANNEL, LOCK_LEDGER};
+use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS};
 use super::{Db, error};
 use crate::store::Stream;
 
@@ -49,27 +49,19 @@ fn keys(stream: &Stream, line: &[u8]) -> (Option<String>, Option<String>) {
             Ok((m, _)) => (Some(m.id), None),
             Err(_) => (None, None),
         },
+        Stream::Plans => (None, None),
     }
 }
 
 /// A stream's lock (namespace, key), table, name and row filter (`$1` is the key).
-fn parts(stream: &Stream) -> (i32, String, &'static str, String, &'static str) {
-    match stream {
-        Stream::Ledger => (
-            LOCK_LEDGER,
-            String::new(),
-            "ledger_lines",
-            "ledger".into(),
-            "$1 = ''",
-        ),
-        Stream::Channel(room) => (
-            LOCK_CHANNEL,
-            room.clone(),
-            "channel_lines",
-            format!("channel:{room}"),
-            "room = $1",
-        ),
-    }
+fn parts(stream: &Stream) -> (i32, String, &'static str, String, String) {
+    let (table, filter, key) = super::source::rows(stream, 1);
+    let (ns, name) = match stream {
+        Stream::Ledger => (LOCK_LEDGER, "ledger".to_string()),
+        Stream::Channel(room) => (LOCK_CHANNEL, format!("channel:{room}")),
+        Stream::Plans => (LOCK_PLANS, "plans".to_string()),
+    };
+    (ns, key, table, name, filter)
 }
 
 /// Imports the JSON Lines file at `path` into `stream`. The stream must hold nothing, or
@@ -220,6 +212,12 @@ fn insert_batch(
                      WITH ORDINALITY AS t(l, i, o) ORDER BY o",
                 &[&lines, &ids, room],
             )?,
+            Stream::Plans => tx.execute(
+                "INSERT INTO plan_lines (plan_id, line)
+                 SELECT coalesce(i, ''), l FROM unnest($1::bytea[], $2::text[])
+                     WITH ORDINALITY AS t(l, i, o) ORDER BY o",
+                &[&lines, &ids],
+            )?,
         };
         let new_max: i64 = tx.query_one(&head, &[&key])?.get(0);
         tx.commit()?;
@@ -243,17 +241,14 @@ impl Db {
     ) -> io::Result<u64> {
         let mut c = self.client()?;
         let what = "exporting from the database";
-        let mut rows = match stream {
-            Stream::Ledger => c.client().query_raw(
-                "SELECT line FROM ledger_lines ORDER BY seq",
-                std::iter::empty::<String>(),
-            ),
-            Stream::Channel(room) => c.client().query_raw(
-                "SELECT line FROM channel_lines WHERE room = $1 ORDER BY seq",
-                [room],
-            ),
-        }
-        .map_err(|e| error(what, &e))?;
+        let (table, filter, key) = super::source::rows(stream, 1);
+        let mut rows = c
+            .client()
+            .query_raw(
+                &format!("SELECT line FROM {table} WHERE {filter} ORDER BY seq"),
+                [&key],
+            )
+            .map_err(|e| error(what, &e))?;
         let mut n = 0;
         while let Some(row) = rows.next().map_err(|e| error(what, &e))? {
             out.write_all(row.get::<_, &[u8]>(0))?;
@@ -279,4 +274,62 @@ impl Db {
             Ok((v.parse().unwrap_or(0), r.get(1), r.get(2), r.get(3)))
         })
     }
+}
+
+/// Imports registered plan files (`<plans>/*.json`, each one JSON document) as
+/// registrations: a plan whose newest stored registration is the same plan is skipped, so
+/// the import is idempotent. Plans are stored as written by `register_plan` (one compact
+/// JSON line), oldest registration first.
+pub fn import_plans(
+    db: &Arc<Db>,
+    files: &[std::path::PathBuf],
+    jail: &crate::fsx::Jail,
+) -> io::Result<ImportReport> {
+    let mut report = ImportReport {
+        stream: "plans".into(),
+        ..ImportReport::default()
+    };
+    let mut plans = Vec::new();
+    for f in files {
+        let v = crate::plan::sources::read_json(f, jail).map_err(io::Error::other)?;
+        let plan = crate::plan::Plan::from_json(&v)
+            .map_err(|e| io::Error::other(format!("{}: {e}", f.display())))?;
+        plans.push(plan);
+    }
+    plans.sort_by(|a, b| {
+        (a.registered_at.as_deref().unwrap_or(""), &a.plan_id)
+            .cmp(&(b.registered_at.as_deref().unwrap_or(""), &b.plan_id))
+    });
+    report.file_lines = plans.len() as u64;
+    let (stored, last_seq) = db.with("reading the registered plans", |c| {
+        let rows = c.query(
+            "SELECT seq, plan_id, line FROM plan_lines ORDER BY seq",
+            &[],
+        )?;
+        let mut newest = std::collections::HashMap::new();
+        let mut last = 0i64;
+        for r in rows {
+            last = r.get(0);
+            newest.insert(r.get::<_, String>(1), r.get::<_, Vec<u8>>(2));
+        }
+        Ok((newest, last))
+    })?;
+    let (mut lines, mut ids) = (Vec::new(), Vec::new());
+    for p in &plans {
+        let line = serde_json::to_string(p)
+            .expect("plans serialize")
+            .into_bytes();
+        if stored.get(&p.plan_id) == Some(&line) {
+            report.already += 1;
+            continue;
+        }
+        lines.push(line);
+        ids.push(Some(p.plan_id.clone()));
+    }
+    if !lines.is_empty() {
+        let none = vec![None; lines.len()];
+        insert_batch(db, &Stream::Plans, last_seq, &lines, &ids, &none)?;
+        report.imported = lines.len() as u64;
+    }
+    Ok(report)
 }
