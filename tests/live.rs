@@ -169,6 +169,11 @@ async fn a_room_is_told_of_its_upstream_rooms_new_entries_on_postgres() {
         format!("ledger: \"{url}\"\n"),
     )
     .unwrap();
+    // A plan file beside a database is not used until imported, and `plan show` says so.
+    let (_, out, _) = cli(p.path(), &["plan", "show"]);
+    assert!(out.contains("not registered in the database"), "{out}");
+    let (code, _, err) = cli(p.path(), &["db", "import", "--json"]);
+    assert_eq!(code, 0, "{err}");
     let (client, rx) = subscriber(p.path(), "room-b", &[("WARROOM_DAEMON", "off")]).await;
     upstream_updates_arrive(p.path(), client, rx).await;
     assert!(!common::ledger(p.path()).exists());

@@ -57,12 +57,15 @@ fn open(url: &DbUrl) -> anyhow::Result<Arc<Db>> {
 
 /// The project's ledger file and every `<war-rooms>/<room>/channel.jsonl`.
 fn project_files(paths: &crate::config::Paths) -> anyhow::Result<Vec<(Stream, PathBuf)>> {
-    let mut jobs = vec![(Stream::Ledger, paths.ledger.clone())];
-    anyhow::ensure!(
-        paths.ledger.exists(),
-        "{} does not exist; nothing to import. Fix: name the file to import",
-        paths.ledger.display()
-    );
+    let mut jobs = Vec::new();
+    if paths.ledger.exists() {
+        jobs.push((Stream::Ledger, paths.ledger.clone()));
+    } else {
+        note(&format!(
+            "import: no ledger file at {}",
+            paths.ledger.display()
+        ));
+    }
     let mut rooms: Vec<String> = match std::fs::read_dir(&paths.war_rooms) {
         Ok(rd) => rd
             .filter_map(|e| e.ok()?.file_name().into_string().ok())

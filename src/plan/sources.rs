@@ -152,7 +152,21 @@ pub fn load_with(paths: &Paths, registered: Option<&[Plan]>) -> Sources {
         s.plans.extend(plans.iter().cloned());
     }
     for path in files(paths) {
-        if !path.exists() || (registered.is_some() && path.starts_with(&paths.plans)) {
+        if !path.exists() {
+            continue;
+        }
+        if let Some(plans) = registered.filter(|_| path.starts_with(&paths.plans)) {
+            // A plan file beside a database backend: used only once imported.
+            let id = read_json(&path, &jail)
+                .ok()
+                .and_then(|v| v.get("plan_id")?.as_str().map(str::to_string));
+            if !id.is_some_and(|id| plans.iter().any(|p| p.plan_id == id)) {
+                s.problems.push(format!(
+                    "{}: not registered in the database, so not used; run `warroom-memory db \
+                     import` (or register it) to use it",
+                    path.display()
+                ));
+            }
             continue;
         }
         let v = match read_json(&path, &jail) {
