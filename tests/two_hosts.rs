@@ -90,6 +90,26 @@ impl Net {
         let mut text = std::fs::read_to_string(&hba).unwrap();
         text.push_str("host all all 10.213.0.0/24 trust\n");
         std::fs::write(&hba, text).unwrap();
+        self.start_in_netns();
+        // The administrator connects over the socket (file system, not network).
+        let admin = PgServer {
+            admin: format!(
+                "host={} port=5432 user=postgres dbname=postgres",
+                dir.display()
+            ),
+        };
+        let name = admin.fresh_db();
+        let db: postgres::Config = name.parse().unwrap();
+        format!(
+            "postgresql://postgres@10.213.0.1:5432/{}",
+            db.get_dbname().unwrap()
+        )
+    }
+
+    /// Starts the (stopped) server inside the database's namespace.
+    fn start_in_netns(&self) {
+        let dir = self.pg_dir.path();
+        let data = dir.join("data");
         let mut start = Command::new("ip");
         start.args(["netns", "exec", &self.ns("db")]);
         let pg = pg_command("pg_ctl");
@@ -113,19 +133,15 @@ impl Net {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        // The administrator connects over the socket (file system, not network).
-        let admin = PgServer {
-            admin: format!(
-                "host={} port=5432 user=postgres dbname=postgres",
-                dir.display()
-            ),
-        };
-        let name = admin.fresh_db();
-        let db: postgres::Config = name.parse().unwrap();
-        format!(
-            "postgresql://postgres@10.213.0.1:5432/{}",
-            db.get_dbname().unwrap()
-        )
+    }
+
+    /// Stops the server (fast: open connections are cut, as in a crash of the host).
+    fn stop_postgres(&self) {
+        let mut stop = pg_command("pg_ctl");
+        stop.args(["-w", "-D"])
+            .arg(self.pg_dir.path().join("data"))
+            .args(["-m", "fast", "stop"]);
+        assert!(stop.status().unwrap().success());
     }
 }
 
@@ -245,26 +261,36 @@ impl Drop for Host {
     }
 }
 
-/// One agent's share: publishes and channel posts; returns the acknowledged entry ids
-/// and message ids.
-async fn workload(a: Agent, tag: String) -> (Agent, Vec<String>, Vec<String>) {
-    let (mut ids, mut msgs) = (Vec::new(), Vec::new());
+/// Calls `tool` until it succeeds, retrying a failed call (the database restarting) with
+/// the same idempotency key; returns the result and the errors seen.
+async fn until_ok(a: &Agent, tool: &str, args: Value, errors: &mut Vec<String>) -> Value {
+    loop {
+        let r = a.call(tool, args.clone()).await;
+        if r.is_error != Some(true) {
+            return r.structured_content.expect("structured content");
+        }
+        errors.push(common::text(&r));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// One agent's share: publishes and channel posts, each retried until acknowledged;
+/// returns the acknowledged entry and message ids and the errors seen.
+async fn workload(a: Agent, tag: String) -> (Agent, Vec<String>, Vec<String>, Vec<String>) {
+    let (mut ids, mut msgs, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..PUBLISHES {
-        let e = a
-            .ok("memory_publish", json!({"kind": "artifact", "summary": format!("{tag} built part {i}"), "ref": "EPIC-1"}))
-            .await;
+        let args = json!({"kind": "artifact", "summary": format!("{tag} built part {i}"),
+                          "ref": "EPIC-1", "idempotency_key": format!("{tag}/{i}")});
+        let e = until_ok(&a, "memory_publish", args, &mut errors).await;
         ids.push(e["entry"]["id"].as_str().unwrap().to_string());
         if i % POST_EVERY == 0 {
-            let m = a
-                .ok(
-                    "channel_post",
-                    json!({"type": "done", "body": format!("{tag} finished part {i}")}),
-                )
-                .await;
+            let args = json!({"type": "done", "body": format!("{tag} finished part {i}"),
+                              "idempotency_key": format!("{tag}/post/{i}")});
+            let m = until_ok(&a, "channel_post", args, &mut errors).await;
             msgs.push(m["message"]["id"].as_str().unwrap().to_string());
         }
     }
-    (a, ids, msgs)
+    (a, ids, msgs, errors)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -289,16 +315,33 @@ async fn two_hosts_share_one_postgres_ledger() {
             tasks.push(tokio::spawn(workload(a, format!("host {h} agent {n}"))));
         }
     }
-    let (mut agents, mut acked, mut posted) = (Vec::new(), Vec::new(), Vec::new());
+    // PostgreSQL is stopped in the middle of the run and started again 1.5 s later.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let outage = Instant::now();
+    let n = &net;
+    std::thread::scope(|s| s.spawn(|| n.stop_postgres()).join().unwrap());
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    std::thread::scope(|s| s.spawn(|| n.start_in_netns()).join().unwrap());
+    let outage_secs = outage.elapsed().as_secs_f64();
+    let (mut agents, mut acked, mut posted, mut errors) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for t in tasks {
-        let (a, ids, msgs) = t.await.unwrap();
+        let (a, ids, msgs, errs) = t.await.unwrap();
         agents.push(a);
         acked.extend(ids);
         posted.extend(msgs);
+        errors.extend(errs);
     }
     let publish_secs = started.elapsed().as_secs_f64();
     let total = 2 * AGENTS_PER_HOST * PUBLISHES;
     assert_eq!(acked.len(), total);
+    assert!(!errors.is_empty(), "the agents saw the outage");
+    for e in &errors {
+        assert!(
+            e.contains("database") && e.contains("retry"),
+            "a clear error: {e}"
+        );
+    }
 
     // 2. Supersede races across hosts: the same room on both hosts replaces one entry at
     //    the same moment; exactly one wins, the other gets the files backend's error.
@@ -379,10 +422,12 @@ async fn two_hosts_share_one_postgres_ledger() {
     lags.sort();
     // The measurement is this test's report (README § PostgreSQL has the bench's).
     report(&format!(
-        "two hosts: {total} publishes + {} posts by {} agents in {publish_secs:.1} s; \
+        "two hosts: {total} publishes + {} posts by {} agents in {publish_secs:.1} s, \
+         through a {outage_secs:.1} s database restart ({} failed calls, all retried); \
          A→B visibility p50 {:.1} ms, max {:.1} ms",
         posted.len(),
         2 * AGENTS_PER_HOST,
+        errors.len(),
         lags[lags.len() / 2].as_secs_f64() * 1e3,
         lags[lags.len() - 1].as_secs_f64() * 1e3
     ));
