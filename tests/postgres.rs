@@ -423,3 +423,48 @@ fn migrations_upgrade_an_older_schema_and_refuse_a_newer_one() {
         .get(0);
     assert_eq!(v, "99");
 }
+
+#[test]
+fn a_password_in_the_url_is_never_printed_or_logged() {
+    // The test server trusts local connections, so the password is accepted and unused:
+    // every command succeeds, and none may print it, even at debug level.
+    let s = server();
+    let url = s.fresh_db().replacen(
+        "postgresql://postgres@",
+        "postgresql://postgres:hunter2-s3cret@",
+        1,
+    );
+    assert!(url.contains("hunter2"), "{url}");
+    let dir = common::project();
+    let root = dir.path();
+    let env = [
+        ("WARROOM_DATABASE_URL", url.as_str()),
+        ("WARROOM_LOG", "debug"),
+    ];
+    for args in [
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "room-001",
+            "--role",
+            "engineer",
+            "--summary",
+            "Use argon2id",
+        ][..],
+        &["search", "argon2id"],
+        &["db", "status"],
+        &["verify"],
+        &["db", "export"],
+    ] {
+        let (code, out, err) = common::cli_env(root, args, &env);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(
+            !out.contains("hunter2") && !err.contains("hunter2"),
+            "{args:?} printed the password:\n{out}\n{err}"
+        );
+    }
+    let (_, help, _) = common::cli_env(root, &["--help"], &env);
+    assert!(!help.contains("hunter2"));
+}
