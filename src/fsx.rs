@@ -12,7 +12,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Where project files may live: the root and the directories the operator configured.
@@ -141,4 +141,19 @@ pub fn read_to_string(path: &Path) -> io::Result<String> {
     let mut out = String::new();
     open_read(path)?.read_to_string(&mut out)?;
     Ok(out)
+}
+
+/// The PID holding a `flock` write lock on `file`, from Linux's `/proc/locks`
+/// (`1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`; waiters are marked `->`).
+pub fn lock_holder(file: &File) -> Option<u32> {
+    let ino = file.metadata().ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.get(1) == Some(&"->") || f.get(3) != Some(&"WRITE") {
+            return None;
+        }
+        let inode: u64 = f.get(5)?.rsplit(':').next()?.parse().ok()?;
+        (inode == ino).then(|| f.get(4)?.parse().ok()).flatten()
+    })
 }

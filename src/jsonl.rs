@@ -28,21 +28,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// The PID holding a `flock` write lock on `file`, from Linux's `/proc/locks`
-/// (`1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`; waiters are marked `->`).
-fn lock_holder(file: &File) -> Option<u32> {
-    let ino = file.metadata().ok()?.ino();
-    let locks = std::fs::read_to_string("/proc/locks").ok()?;
-    locks.lines().find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        if f.get(1) == Some(&"->") || f.get(3) != Some(&"WRITE") {
-            return None;
-        }
-        let inode: u64 = f.get(5)?.rsplit(':').next()?.parse().ok()?;
-        (inode == ino).then(|| f.get(4)?.parse().ok()).flatten()
-    })
-}
-
 /// Longest line a reader will buffer. Longer lines are skipped and reported as malformed.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 const CHUNK: usize = 4 * 1024 * 1024;
@@ -142,7 +127,7 @@ impl AppendLock {
             }
             let waited = started.elapsed();
             if waited >= wait {
-                let holder = lock_holder(&file)
+                let holder = crate::fsx::lock_holder(&file)
                     .map(|pid| format!(" by PID {pid}"))
                     .unwrap_or_default();
                 return Err(io::Error::new(

@@ -9,6 +9,19 @@ use common::pg::{PgServer, server};
 use common::{BIN, agent, cli, cli_publish_as, publish};
 use serde_json::{Value, json};
 
+/// A CLI publish of one decision by room-001's engineer.
+const PUBLISH_ARGON2: [&str; 9] = [
+    "publish",
+    "--kind",
+    "decision",
+    "--room",
+    "room-001",
+    "--role",
+    "engineer",
+    "--summary",
+    "Use argon2id",
+];
+
 /// Runs blocking database code off the async test's runtime threads.
 fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|s| s.spawn(f).join().unwrap())
@@ -274,20 +287,7 @@ fn a_held_database_lock_costs_a_clear_error_after_lock_wait_never_a_hang() {
         .batch_execute("BEGIN; SELECT pg_advisory_xact_lock(1464991745, hashtext(''))")
         .unwrap();
     let started = std::time::Instant::now();
-    let (code, _, err) = cli(
-        root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "room-001",
-            "--role",
-            "engineer",
-            "--summary",
-            "Blocked?",
-        ],
-    );
+    let (code, _, err) = cli(root, &PUBLISH_ARGON2);
     let waited = started.elapsed();
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -442,17 +442,7 @@ fn a_password_in_the_url_is_never_printed_or_logged() {
         ("WARROOM_LOG", "debug"),
     ];
     for args in [
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "room-001",
-            "--role",
-            "engineer",
-            "--summary",
-            "Use argon2id",
-        ][..],
+        &PUBLISH_ARGON2[..],
         &["search", "argon2id"],
         &["db", "status"],
         &["verify"],

@@ -217,19 +217,8 @@ pub fn measure(
     let tail_pickup = Micros::of(pickups);
 
     let publish = |i: usize| {
-        let args = PublishArgs {
-            kind: Kind::Decision,
-            summary: format!("benchmark decision number {i} about cache retry budgets"),
-            tags: vec!["bench".into()],
-            room_id: None,
-            author_role: None,
-            ref_: Some("EPIC-001".into()),
-            detail: None,
-            supersedes: None,
-            idempotency_key: None,
-        };
         memory
-            .publish(args, &who)
+            .publish(publish_args(i), &who)
             .map(|o| o.entry.id.len())
             .unwrap_or(0)
     };
@@ -269,6 +258,21 @@ pub fn measure(
         tantivy_search,
         tantivy_build_ms,
     })
+}
+
+/// The `i`-th entry a benchmark publishes.
+pub(crate) fn publish_args(i: usize) -> PublishArgs {
+    PublishArgs {
+        kind: Kind::Decision,
+        summary: format!("benchmark decision number {i} about cache retry budgets"),
+        tags: vec!["bench".into()],
+        room_id: None,
+        author_role: None,
+        ref_: Some("EPIC-001".into()),
+        detail: None,
+        supersedes: None,
+        idempotency_key: None,
+    }
 }
 
 /// A 100-epic plan over the corpus's rooms: epic i depends on epics i−1 and i/2.

@@ -11,11 +11,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::corpus::Corpus;
-use super::measure::Micros;
-use crate::api::ledger::{PublishArgs, SearchArgs};
+use super::measure::{Micros, publish_args};
+use crate::api::ledger::SearchArgs;
 use crate::clock::{FixedClock, Timestamp};
 use crate::config::{Identity, Paths, Settings};
-use crate::entry::Kind;
 use crate::memory::Memory;
 use crate::store::Stream;
 use crate::store::pg::{Db, DbUrl, transfer};
@@ -56,20 +55,6 @@ fn time(n: usize, mut f: impl FnMut(usize)) -> Micros {
             })
             .collect(),
     )
-}
-
-fn publish_args(i: usize) -> PublishArgs {
-    PublishArgs {
-        kind: Kind::Decision,
-        summary: format!("benchmark decision number {i} about cache retry budgets"),
-        tags: vec!["bench".into()],
-        room_id: None,
-        author_role: None,
-        ref_: Some("EPIC-001".into()),
-        detail: None,
-        supersedes: None,
-        idempotency_key: None,
-    }
 }
 
 /// Measures one size: `corpus` on files and in a new database `name` of `admin`'s server.

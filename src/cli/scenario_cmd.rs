@@ -68,7 +68,7 @@ impl ScenarioCmd {
         if let Some(missing) = paths.iter().find(|p| !p.exists()) {
             anyhow::bail!("{} does not exist", missing.display());
         }
-        let files = runner::expand(&paths);
+        let files = crate::scenario::expand(&paths);
         anyhow::ensure!(
             !files.is_empty(),
             "no *.scenario.yaml found in {}",

@@ -270,3 +270,21 @@ pub fn load(path: &Path) -> Result<Scenario, String> {
     check_steps(&s.steps, &s.setup.agents, "").map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(s)
 }
+
+/// Every `*.scenario.yaml` under the given files and directories, sorted.
+pub fn expand(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(p)
+                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            v.retain(|f| f.to_string_lossy().ends_with(".scenario.yaml"));
+            v.sort();
+            out.extend(v);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}

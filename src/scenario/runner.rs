@@ -529,10 +529,7 @@ pub async fn run_file(
             steps: 0,
             ms: 0,
             failure: None,
-            not_applicable: Some(format!(
-                "applies to {} only (`backends:` in the scenario)",
-                only.join(", ")
-            )),
+            not_applicable: Some(format!("applies to {} only (`backends:`)", only.join(", "))),
         };
     }
     let tmp = match tempfile::tempdir() {
@@ -597,22 +594,4 @@ pub async fn run_file(
         failure,
         not_applicable: None,
     }
-}
-
-/// Every `*.scenario.yaml` under the given files and directories, sorted.
-pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
-                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-                .unwrap_or_default();
-            v.retain(|f| f.to_string_lossy().ends_with(".scenario.yaml"));
-            v.sort();
-            out.extend(v);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    out
 }
