@@ -170,7 +170,21 @@ impl Memory {
         let plans = plans::PlanState::fingerprint(&self.paths);
         {
             let state = self.state.read().unwrap_or_else(|p| p.into_inner());
-            if !state.ledger.may_have_news()? && state.plans.is_current(&plans)? {
+            let current = match &self.backend {
+                // One query for the ledger's and the plans' last sequence numbers.
+                crate::store::Backend::Postgres(db) => {
+                    let heads = db.heads().map_err(|e| Error::Io {
+                        context: format!("checking {} for news", db.url()),
+                        source: e,
+                    })?;
+                    !state.ledger.source().behind(&heads)
+                        && state.plans.is_current_with(&plans, &heads)
+                }
+                crate::store::Backend::Files => {
+                    !state.ledger.may_have_news()? && state.plans.is_current(&plans)?
+                }
+            };
+            if current {
                 return Ok(state);
             }
         }

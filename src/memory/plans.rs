@@ -65,6 +65,19 @@ impl PlanState {
         }
     }
 
+    /// [`PlanState::is_current`] given the database's heads (no query of its own).
+    pub(crate) fn is_current_with(
+        &self,
+        fp: &sources::Fingerprint,
+        heads: &crate::store::pg::Heads,
+    ) -> bool {
+        self.fingerprint.as_ref() == Some(fp)
+            && self
+                .registered
+                .as_ref()
+                .is_none_or(|r| !r.source.behind(heads))
+    }
+
     /// The registered plans, as the DAG's sources should see them.
     pub(crate) fn sources(&self, paths: &crate::config::Paths) -> sources::Sources {
         sources::load_with(paths, self.registered.as_ref().map(|r| &r.plans[..]))

@@ -81,6 +81,15 @@ impl Source {
         }
     }
 
+    /// True if the database's `heads` show lines this source has not read (files: never
+    /// asked; use [`Source::may_have_news`]).
+    pub fn behind(&self, heads: &pg::Heads) -> bool {
+        match self {
+            Source::File(_) => true,
+            Source::Pg(p) => p.behind(heads),
+        }
+    }
+
     /// Hands every complete line appended since the last poll to `on_line`.
     pub fn poll(&mut self, on_line: impl FnMut(RawLine<'_>)) -> io::Result<Poll> {
         match self {

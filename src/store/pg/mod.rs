@@ -160,6 +160,18 @@ impl std::fmt::Debug for DbUrl {
     }
 }
 
+/// The last sequence numbers of the ledger and the plans, and the ledger's identity: what a
+/// read checks before answering, in one query.
+#[derive(Debug, Clone)]
+pub struct Heads {
+    /// `warroom_meta.ledger_id`.
+    pub id: String,
+    /// Last sequence number of `ledger_lines` (0: none).
+    pub ledger: i64,
+    /// Last sequence number of `plan_lines` (0: none).
+    pub plans: i64,
+}
+
 /// One database, shared by every stream of a process.
 pub struct Db {
     url: DbUrl,
@@ -283,6 +295,23 @@ impl Db {
         f(c.client()).map_err(|e| {
             c.broken = true;
             error(what, &e)
+        })
+    }
+
+    /// The ledger's and the plans' heads, in one query.
+    pub fn heads(self: &Arc<Self>) -> io::Result<Heads> {
+        self.with("checking the database for news", |c| {
+            let r = c.query_one(
+                "SELECT (SELECT value FROM warroom_meta WHERE key = 'ledger_id'),
+                        coalesce((SELECT max(seq) FROM ledger_lines), 0),
+                        coalesce((SELECT max(seq) FROM plan_lines), 0)",
+                &[],
+            )?;
+            Ok(Heads {
+                id: r.get(0),
+                ledger: r.get(1),
+                plans: r.get(2),
+            })
         })
     }
 

@@ -92,6 +92,16 @@ impl PgSource {
         Ok(self.identity.as_deref() != Some(id.as_str()) || max != self.last_seq)
     }
 
+    /// True if `heads` show lines after the last one read (or another database).
+    pub fn behind(&self, heads: &super::Heads) -> bool {
+        let last = match self.stream {
+            Stream::Ledger => heads.ledger,
+            Stream::Plans => heads.plans,
+            Stream::Channel(_) => return true,
+        };
+        self.identity.as_deref() != Some(heads.id.as_str()) || last != self.last_seq
+    }
+
     fn restart(&mut self, why: String) -> Poll {
         *self = PgSource::new(self.db.clone(), self.stream.clone());
         Poll::Reset(why)
