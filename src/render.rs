@@ -142,8 +142,9 @@ pub fn search(o: &SearchOutput) -> String {
         );
     }
     let mut s = format!(
-        "{} of {} for terms [{}] at {}{}",
+        "{} of {}{} for terms [{}] at {}{}",
         o.hits.len(),
+        if o.total_exact { "" } else { "at least " },
         count(o.total, "hit", "hits"),
         o.terms.join(", "),
         o.now,

@@ -145,8 +145,10 @@ pub struct SearchHitOut {
 pub struct SearchOutput {
     /// Hits, best first (ties: newer first).
     pub hits: Vec<SearchHitOut>,
-    /// How many entries matched in all.
+    /// How many entries matched in all; a lower bound when `total_exact` is false.
     pub total: usize,
+    /// False when a large search skipped entries that could not reach the hits.
+    pub total_exact: bool,
     /// True if more entries matched than were returned.
     pub truncated: bool,
     /// The query as indexed: lower-cased, stop words removed, stemmed.

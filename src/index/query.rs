@@ -43,8 +43,11 @@ pub struct SearchHit {
 pub struct SearchResult {
     /// At most `limit` hits, best first.
     pub hits: Vec<SearchHit>,
-    /// Every matching entry (BM25 > 0 and passing the filter), counted.
+    /// Every matching entry (BM25 > 0 and passing the filter), counted — or, when
+    /// `total_exact` is false, those the pruned search looked at (a lower bound).
     pub total: usize,
+    /// False when the search skipped entries that could not reach the results.
+    pub total_exact: bool,
     /// The query's tokens as the index sees them (after stop words and stemming).
     pub terms: Vec<String>,
 }
@@ -92,6 +95,10 @@ fn merge_descending<'a>(lists: &'a [&'a [u32]]) -> impl Iterator<Item = u32> + '
         }
     })
 }
+
+/// Searches touching more postings than this are pruned (MaxScore); smaller ones score
+/// every posting and count every match exactly.
+pub const PRUNE_ABOVE: usize = 20_000;
 
 /// The seed's decay: `exp(−ln 2 × age_hours / half_life_hours)`.
 pub fn decay(age_hours: f64, half_life_hours: f64) -> f64 {
@@ -175,7 +182,26 @@ impl LedgerIndex {
         scorer: &Scorer,
         scratch: &mut Scratch,
     ) -> SearchResult {
+        self.search_tuned(text, filter, limit, scorer, scratch, PRUNE_ABOVE)
+    }
+
+    /// [`LedgerIndex::search`], pruning when more than `prune_above` postings would be
+    /// scored (tests compare both paths).
+    #[doc(hidden)]
+    pub fn search_tuned(
+        &self,
+        text: &str,
+        filter: &Compiled,
+        limit: usize,
+        scorer: &Scorer,
+        scratch: &mut Scratch,
+        prune_above: usize,
+    ) -> SearchResult {
         let terms = self.text.query(text);
+        let work: usize = terms.iter().map(|q| self.text.postings_len(q)).sum();
+        if work > prune_above && !terms.is_empty() {
+            return self.search_pruned(text, &terms, filter, limit, scorer);
+        }
         self.text.score(&terms, scorer.ranking.scoring(), scratch);
         let cmp = |a: &SearchHit, b: &SearchHit| {
             b.score
@@ -222,6 +248,139 @@ impl LedgerIndex {
         SearchResult {
             hits,
             total,
+            total_exact: true,
+            terms: self.text.tokenize(text),
+        }
+    }
+}
+
+impl LedgerIndex {
+    /// Top-k search that skips documents which cannot reach the k-th score (MaxScore):
+    /// terms are split into "essential" lists, whose union is enumerated, and the rest,
+    /// probed only while their upper bounds could still lift a document over the
+    /// threshold. The time factor is at most 1, so a BM25 bound bounds the final score.
+    /// Scores are summed in the query's term order, as the exhaustive path does, so the
+    /// hits are identical. `total` counts the documents looked at (a lower bound).
+    fn search_pruned(
+        &self,
+        text: &str,
+        terms: &[super::text::QueryTerm],
+        filter: &Compiled,
+        limit: usize,
+        scorer: &Scorer,
+    ) -> SearchResult {
+        let scoring = scorer.ranking.scoring();
+        let t = &self.text;
+        // Terms by bound, ascending; `order[j]` is an index into `terms`.
+        let bounds: Vec<f64> = terms.iter().map(|q| t.upper_bound(q, scoring)).collect();
+        let mut order: Vec<usize> = (0..terms.len()).collect();
+        order.sort_by(|&a, &b| bounds[a].total_cmp(&bounds[b]));
+        let prefix: Vec<f64> = order
+            .iter()
+            .scan(0.0, |acc, &j| {
+                *acc += bounds[j];
+                Some(*acc)
+            })
+            .collect();
+        let mut cursor = vec![0usize; terms.len()];
+        let cmp = |a: &SearchHit, b: &SearchHit| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| self.newer_first(a.pos, b.pos))
+        };
+        let mut heap: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(limit + 1);
+        let mut total = 0;
+        let mut theta = f64::NEG_INFINITY;
+        // Terms order[..first_essential] are non-essential.
+        let mut first_essential = 0;
+        let mut contrib = vec![0.0f64; terms.len()];
+        // The next candidate: the smallest document among essential lists.
+        while let Some(doc) = order[first_essential..]
+            .iter()
+            .filter_map(|&j| t.doc_at(&terms[j], cursor[j]))
+            .min()
+        {
+            contrib.iter_mut().for_each(|c| *c = 0.0);
+            let mut partial = 0.0;
+            for &j in &order[first_essential..] {
+                if t.doc_at(&terms[j], cursor[j]) == Some(doc) {
+                    contrib[j] = t.term_score(&terms[j], cursor[j], scoring);
+                    partial += contrib[j];
+                    cursor[j] += 1;
+                }
+            }
+            let m = self.meta(doc);
+            if !filter.matches_meta(m)
+                || (filter.tags.is_some() && !filter.matches_tags(&self.stored(doc).tags))
+            {
+                continue;
+            }
+            if partial > 0.0 {
+                total += 1;
+            }
+            // Non-essential terms, largest bound first, while they could still matter.
+            let mut alive = true;
+            for k in (0..first_essential).rev() {
+                if partial + prefix[k] < theta {
+                    alive = false;
+                    break;
+                }
+                let j = order[k];
+                cursor[j] = t.seek(&terms[j], cursor[j], doc);
+                if t.doc_at(&terms[j], cursor[j]) == Some(doc) {
+                    contrib[j] = t.term_score(&terms[j], cursor[j], scoring);
+                    partial += contrib[j];
+                }
+            }
+            if !alive || (heap.len() == limit && partial < theta) {
+                continue;
+            }
+            // The exact score, summed in the query's term order like the exhaustive path.
+            let mut bm25 = 0.0;
+            for c in &contrib {
+                if *c != 0.0 {
+                    bm25 += c;
+                }
+            }
+            if bm25 == 0.0
+                || (heap.len() == limit && heap.peek().is_some_and(|w| bm25 < w.hit.score))
+            {
+                continue;
+            }
+            let age_hours = Timestamp(m.ts).age_hours(scorer.now);
+            let decay = decay(age_hours, scorer.half_lives[m.kind.index()]);
+            let time_factor = scorer.ranking.time_factor(decay);
+            let hit = SearchHit {
+                pos: doc,
+                score: bm25 * time_factor,
+                bm25,
+                decay,
+                time_factor,
+                age_hours,
+            };
+            if heap.len() < limit {
+                heap.push(Ranked { hit, cmp: &cmp });
+            } else if let Some(mut worst) = heap.peek_mut()
+                && cmp(&hit, &worst.hit) == Ordering::Less
+            {
+                worst.hit = hit;
+            }
+            if heap.len() == limit
+                && let Some(w) = heap.peek()
+                && w.hit.score > theta
+            {
+                theta = w.hit.score;
+                while first_essential < order.len() && prefix[first_essential] < theta {
+                    first_essential += 1;
+                }
+            }
+        }
+        let mut hits: Vec<SearchHit> = heap.into_iter().map(|r| r.hit).collect();
+        hits.sort_unstable_by(cmp);
+        SearchResult {
+            hits,
+            total,
+            total_exact: false,
             terms: self.text.tokenize(text),
         }
     }

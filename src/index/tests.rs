@@ -503,3 +503,64 @@ fn tag_union_in_time_order_is_merged_newest_first_without_duplicates() {
     assert_eq!(ids(&ix, &q.positions), vec!["e4", "e2", "e1"]);
     assert_eq!(q.total, 4);
 }
+
+mod pruned {
+    //! The pruned search (MaxScore) returns exactly the exhaustive search's hits.
+    use super::*;
+    use proptest::prelude::*;
+
+    const WORDS: [&str; 12] = [
+        "cache", "retry", "budget", "token", "auth", "login", "order", "payment", "queue", "index",
+        "schema", "deploy",
+    ];
+
+    fn build(docs: &[(Vec<usize>, u8, u8, u32)]) -> LedgerIndex {
+        let mut ix = LedgerIndex::default();
+        for (i, (words, kind, room, age)) in docs.iter().enumerate() {
+            let summary: Vec<&str> = words.iter().map(|&w| WORDS[w % WORDS.len()]).collect();
+            let ts = Timestamp(parse_rfc3339(NOW).unwrap().0 - i64::from(*age) * 3600);
+            let mut e = entry(
+                &format!("e{i}"),
+                &ts.to_rfc3339(),
+                Kind::ALL[*kind as usize % Kind::ALL.len()],
+                &format!("room-{}", room % 4),
+                &[WORDS[(*room as usize) % WORDS.len()]],
+                &summary.join(" "),
+            );
+            if i % 3 == 0 {
+                e.detail = format!("{} details", WORDS[(i / 3) % WORDS.len()]);
+            }
+            add(&mut ix, e);
+        }
+        ix
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        #[test]
+        fn pruned_equals_exhaustive(
+            docs in prop::collection::vec(
+                (prop::collection::vec(0usize..12, 1..8), 0u8..6, 0u8..6, 0u32..2000), 1..300),
+            query in prop::collection::vec(0usize..12, 1..4),
+            limit in 1usize..12,
+            ranking in 0u8..3,
+            exclude in prop::option::of(0u8..4),
+        ) {
+            let ix = build(&docs);
+            let text: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
+            let text = text.join(" ");
+            let ranking = [Ranking::Relevance, Ranking::default(), Ranking::Seed][ranking as usize];
+            let sc = scorer(parse_rfc3339(NOW).unwrap(), ranking);
+            let filter = Filter {
+                exclude_room: exclude.map(|r| RoomPattern::parse("x", &format!("room-{r}")).unwrap()),
+                ..Filter::default()
+            }
+            .compile(&ix);
+            let mut scratch = Scratch::default();
+            let full = ix.search_tuned(&text, &filter, limit, &sc, &mut scratch, usize::MAX);
+            let pruned = ix.search_tuned(&text, &filter, limit, &sc, &mut scratch, 0);
+            prop_assert_eq!(&pruned.hits, &full.hits);
+            prop_assert!(pruned.total <= full.total);
+        }
+    }
+}

@@ -123,6 +123,13 @@ pub struct TextIndex {
     /// chunk is tokenized once. Exact: the tokenizer never joins text across whitespace, so
     /// tokenizing chunk by chunk yields the same tokens as the whole text (a test checks).
     chunks: ChunkCache,
+    /// Upper bounds for pruned top-k search: per term, the largest pseudo term frequency
+    /// of any posting (BM25F `tf~`, and the seed's summary + tags `tf` over its length
+    /// norm), computed with the averages in `bound_avg`. Those are kept at or above the
+    /// real averages (a larger average only raises a posting's `tf~`), so the bounds hold.
+    bound_avg: (f64, f64),
+    bound_fielded: Vec<f64>,
+    bound_seed: Vec<f64>,
 }
 
 impl std::fmt::Debug for TextIndex {
@@ -159,6 +166,8 @@ impl TextIndex {
         self.terms.insert(term.into(), id);
         self.postings.push(Vec::new());
         self.df_seed.push(0);
+        self.bound_fielded.push(0.0);
+        self.bound_seed.push(0.0);
         id
     }
 
@@ -253,6 +262,116 @@ impl TextIndex {
             *total += u64::from(len);
         }
         self.doc_len.push(lens);
+        let avg = self.averages();
+        if avg.0 > self.bound_avg.0 || avg.1 > self.bound_avg.1 {
+            // Rare (the averages grow by a quarter at most ~50 times): recompute all.
+            self.bound_avg = (avg.0 * 1.25, avg.1 * 1.25);
+            for t in 0..self.postings.len() {
+                let (mut f, mut sd) = (0.0f64, 0.0f64);
+                for p in &self.postings[t] {
+                    let (a, b) = self.tf_bounds(p);
+                    f = f.max(a);
+                    sd = sd.max(b);
+                }
+                self.bound_fielded[t] = f;
+                self.bound_seed[t] = sd;
+            }
+        } else {
+            let mut j = 0;
+            while j < pairs.len() {
+                let term = pairs[j].0 as usize;
+                while j < pairs.len() && pairs[j].0 as usize == term {
+                    j += 1;
+                }
+                let p = *self.postings[term].last().expect("just pushed");
+                let (f, sd) = self.tf_bounds(&p);
+                self.bound_fielded[term] = self.bound_fielded[term].max(f);
+                self.bound_seed[term] = self.bound_seed[term].max(sd);
+            }
+        }
+    }
+
+    /// A posting's BM25F `tf~` and seed `tf`/norm at the bound averages.
+    fn tf_bounds(&self, p: &Posting) -> (f64, f64) {
+        let (parts, _) = self.fielded_tf(p, self.bound_avg);
+        let len = &self.doc_len[p.doc as usize];
+        let dl = f64::from(len[0]) + f64::from(len[1]);
+        let seed =
+            (f64::from(p.tf[0]) + f64::from(p.tf[1])) / (1.0 - B + B * dl / self.bound_avg.0);
+        (parts.iter().sum(), seed)
+    }
+
+    /// The largest score any document can get from term `q` under `scoring`.
+    pub fn upper_bound(&self, q: &QueryTerm, scoring: Scoring) -> f64 {
+        let (idf, t) = match scoring {
+            Scoring::Seed => (q.idf_seed, self.bound_seed[q.term as usize]),
+            Scoring::Fielded => (q.idf, self.bound_fielded[q.term as usize]),
+        };
+        // A hair above, so rounding can never make a real score exceed it.
+        idf * (K1 + 1.0) * t / (K1 + t) * (1.0 + 1e-9) + 1e-12
+    }
+
+    /// Number of documents containing term `q`.
+    pub fn postings_len(&self, q: &QueryTerm) -> usize {
+        self.postings[q.term as usize].len()
+    }
+
+    /// The documents containing `q`, ascending.
+    pub fn docs(&self, q: &QueryTerm) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.postings[q.term as usize].iter().map(|p| p.doc)
+    }
+
+    /// The score of term `q` in the posting at `i` of its list, exactly as
+    /// [`TextIndex::score`] adds it.
+    pub fn term_score(&self, q: &QueryTerm, i: usize, scoring: Scoring) -> f64 {
+        let p = &self.postings[q.term as usize][i];
+        let avg = self.averages();
+        let (b_st, b_d) = (B / avg.0, B / avg.1);
+        let len = &self.doc_len[p.doc as usize];
+        match scoring {
+            Scoring::Seed => {
+                let w = q.idf_seed * (K1 + 1.0);
+                let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
+                if tf == 0.0 {
+                    return 0.0;
+                }
+                let dl = f64::from(len[0]) + f64::from(len[1]);
+                w * tf / (tf + K1 * (1.0 - B + b_st * dl))
+            }
+            Scoring::Fielded => {
+                let w = q.idf * (K1 + 1.0);
+                let st = u32::from(p.tf[0]) + u32::from(p.tf[1]);
+                let mut tf = 0.0;
+                if st > 0 {
+                    let dl = f64::from(len[0]) + f64::from(len[1]);
+                    tf += f64::from(st) / (1.0 - B + b_st * dl);
+                }
+                if p.tf[2] > 0 {
+                    tf += W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len[2]));
+                }
+                tf += W_REF * f64::from(p.tf[3]);
+                w * tf / (K1 + tf)
+            }
+        }
+    }
+
+    /// The first index `≥ from` in `q`'s list whose document is `≥ doc` (galloping).
+    pub fn seek(&self, q: &QueryTerm, from: usize, doc: u32) -> usize {
+        let list = &self.postings[q.term as usize];
+        let mut step = 1;
+        let mut hi = from;
+        while hi < list.len() && list[hi].doc < doc {
+            hi = from + step;
+            step *= 2;
+        }
+        let lo = from + step / 4;
+        let hi = hi.min(list.len());
+        lo.min(hi) + list[lo.min(hi)..hi].partition_point(|p| p.doc < doc)
+    }
+
+    /// The document of posting `i` of `q`'s list, if any.
+    pub fn doc_at(&self, q: &QueryTerm, i: usize) -> Option<u32> {
+        self.postings[q.term as usize].get(i).map(|p| p.doc)
     }
 
     /// The distinct indexed terms of a query, with their idf. Terms absent from the index
@@ -398,154 +517,5 @@ impl TextIndex {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn index(docs: &[&str]) -> TextIndex {
-        let mut ix = TextIndex::default();
-        for (i, d) in docs.iter().enumerate() {
-            ix.add(i as u32, d, [], "", "");
-        }
-        ix
-    }
-
-    fn ranked_by(ix: &TextIndex, q: &str, scoring: Scoring) -> Vec<(u32, f64)> {
-        let mut s = Scratch::default();
-        ix.score(&ix.query(q), scoring, &mut s);
-        let mut v: Vec<(u32, f64)> = s.drain().collect();
-        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        v
-    }
-
-    fn ranked(ix: &TextIndex, q: &str) -> Vec<(u32, f64)> {
-        ranked_by(ix, q, Scoring::Seed)
-    }
-
-    #[test]
-    fn stems_and_drops_stop_words() {
-        let ix = TextIndex::default();
-        assert_eq!(
-            ix.tokenize("The Passwords are hashed"),
-            vec!["password", "hash"]
-        );
-    }
-
-    #[test]
-    fn bm25_matches_hand_computation() {
-        let docs = [
-            "bcrypt password hashing",
-            "argon2 password",
-            "jwt tokens expire",
-        ];
-        let ix = index(&docs);
-        // "bcrypt": df 1 of N 3 → idf = ln(1 + 2.5/1.5); lengths as the tokenizer counts them.
-        let lens: Vec<f64> = docs.iter().map(|d| ix.tokenize(d).len() as f64).collect();
-        assert_eq!(lens, vec![3.0, 2.0, 3.0]);
-        let idf = (1.0f64 + 2.5 / 1.5).ln();
-        let dl = lens[0];
-        let avgdl = lens.iter().sum::<f64>() / 3.0;
-        let expect = idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * dl / avgdl));
-        for scoring in [Scoring::Seed, Scoring::Fielded] {
-            // With text only in the summary, BM25F is the seed's BM25.
-            let got = ranked_by(&ix, "bcrypt", scoring);
-            assert_eq!(got.len(), 1);
-            assert!(
-                (got[0].1 - expect).abs() < 1e-12,
-                "{scoring:?}: {} vs {expect}",
-                got[0].1
-            );
-        }
-    }
-
-    #[test]
-    fn rarer_terms_and_shorter_docs_rank_higher() {
-        let ix = index(&[
-            "password hashing chosen for the auth service login flow today",
-            "password hashing",
-            "tokens",
-        ]);
-        let r = ranked(&ix, "password hashing");
-        assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 0]);
-        assert!(ranked(&ix, "nothing-here").is_empty());
-        assert!(ranked(&ix, "").is_empty());
-    }
-
-    #[test]
-    fn detail_and_ref_match_only_when_fielded_and_weigh_less() {
-        let mut ix = TextIndex::default();
-        ix.add(0, "JWT verification", ["auth"], "", "EPIC-001");
-        ix.add(
-            1,
-            "Token checks",
-            [],
-            "Keys are vetted and signed with RS256",
-            "",
-        );
-        ix.add(2, "RS256 keys everywhere", [], "", "");
-        // The seed sees summary + tags only.
-        assert_eq!(ranked_by(&ix, "vetted", Scoring::Seed), vec![]);
-        assert_eq!(ranked_by(&ix, "vetted", Scoring::Fielded)[0].0, 1);
-        assert_eq!(ranked_by(&ix, "EPIC-001", Scoring::Fielded)[0].0, 0);
-        // The same word in the summary outranks it in the detail.
-        let r = ranked_by(&ix, "RS256", Scoring::Fielded);
-        assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2, 1]);
-        // Field shares add up to the score and name where the match is.
-        let terms = ix.query("vetted");
-        let shares = ix.field_shares(&terms, 1);
-        let total = ix.score_one(&terms, Scoring::Fielded, 1);
-        assert!((shares.iter().sum::<f64>() - total).abs() < 1e-12);
-        assert!(shares[2] > 0.0 && shares[0] == 0.0 && shares[3] == 0.0);
-    }
-
-    #[test]
-    fn exact_identifier_outranks_shared_parts() {
-        let ix = index(&[
-            "verify the token before use",
-            "call verifyToken in middleware",
-        ]);
-        let r = ranked(&ix, "verify_token");
-        assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 0]);
-        assert_eq!(ranked(&ix, "verify")[0..2].len(), 2);
-    }
-
-    #[test]
-    fn chunked_tokenizing_equals_whole_text_tokenizing() {
-        let texts = [
-            "Chose bcrypt over argon2 for password-hashing; don't use MD5!",
-            "POST /auth/login returns {token, expires_at} — JWT (RS256)",
-            "Café naïve résumé Ångström 中文 日本語 x² ½ e.g. i.e. U.S.A.",
-            "tabs\tand\nnewlines\u{a0}nbsp  double  spaces",
-            "it's the users' cache: 3.14 v1.2.3 foo_bar foo-bar CamelCase",
-            "",
-            "   ",
-        ];
-        for t in texts {
-            let mut ix = TextIndex::default();
-            let mut ids = Vec::new();
-            ix.term_ids(t, &mut ids);
-            let names: Vec<&str> = ids
-                .iter()
-                .map(|id| {
-                    ix.terms
-                        .iter()
-                        .find(|(_, v)| **v == *id)
-                        .unwrap()
-                        .0
-                        .as_ref()
-                })
-                .collect();
-            assert_eq!(names, ix.tokenize(t), "{t:?}");
-        }
-    }
-
-    #[test]
-    fn scratch_is_clean_between_queries() {
-        let ix = index(&["alpha beta", "beta gamma"]);
-        let mut s = Scratch::default();
-        ix.score(&ix.query("beta"), Scoring::Fielded, &mut s);
-        let first: Vec<_> = s.drain().collect();
-        ix.score(&ix.query("beta"), Scoring::Fielded, &mut s);
-        let second: Vec<_> = s.drain().collect();
-        assert_eq!(first, second);
-    }
-}
+#[path = "text_tests.rs"]
+mod tests;

@@ -201,6 +201,7 @@ impl Memory {
                 })
                 .collect(),
             total: r.total,
+            total_exact: r.total_exact,
             terms: r.terms,
             now: now.to_rfc3339(),
             excluded_room,

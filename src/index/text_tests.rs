@@ -1,0 +1,151 @@
+//! Unit tests of the full-text index: BM25 by hand, fields, identifiers, chunking.
+
+use super::*;
+
+fn index(docs: &[&str]) -> TextIndex {
+    let mut ix = TextIndex::default();
+    for (i, d) in docs.iter().enumerate() {
+        ix.add(i as u32, d, [], "", "");
+    }
+    ix
+}
+
+fn ranked_by(ix: &TextIndex, q: &str, scoring: Scoring) -> Vec<(u32, f64)> {
+    let mut s = Scratch::default();
+    ix.score(&ix.query(q), scoring, &mut s);
+    let mut v: Vec<(u32, f64)> = s.drain().collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+fn ranked(ix: &TextIndex, q: &str) -> Vec<(u32, f64)> {
+    ranked_by(ix, q, Scoring::Seed)
+}
+
+#[test]
+fn stems_and_drops_stop_words() {
+    let ix = TextIndex::default();
+    assert_eq!(
+        ix.tokenize("The Passwords are hashed"),
+        vec!["password", "hash"]
+    );
+}
+
+#[test]
+fn bm25_matches_hand_computation() {
+    let docs = [
+        "bcrypt password hashing",
+        "argon2 password",
+        "jwt tokens expire",
+    ];
+    let ix = index(&docs);
+    // "bcrypt": df 1 of N 3 → idf = ln(1 + 2.5/1.5); lengths as the tokenizer counts them.
+    let lens: Vec<f64> = docs.iter().map(|d| ix.tokenize(d).len() as f64).collect();
+    assert_eq!(lens, vec![3.0, 2.0, 3.0]);
+    let idf = (1.0f64 + 2.5 / 1.5).ln();
+    let dl = lens[0];
+    let avgdl = lens.iter().sum::<f64>() / 3.0;
+    let expect = idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * dl / avgdl));
+    for scoring in [Scoring::Seed, Scoring::Fielded] {
+        // With text only in the summary, BM25F is the seed's BM25.
+        let got = ranked_by(&ix, "bcrypt", scoring);
+        assert_eq!(got.len(), 1);
+        assert!(
+            (got[0].1 - expect).abs() < 1e-12,
+            "{scoring:?}: {} vs {expect}",
+            got[0].1
+        );
+    }
+}
+
+#[test]
+fn rarer_terms_and_shorter_docs_rank_higher() {
+    let ix = index(&[
+        "password hashing chosen for the auth service login flow today",
+        "password hashing",
+        "tokens",
+    ]);
+    let r = ranked(&ix, "password hashing");
+    assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 0]);
+    assert!(ranked(&ix, "nothing-here").is_empty());
+    assert!(ranked(&ix, "").is_empty());
+}
+
+#[test]
+fn detail_and_ref_match_only_when_fielded_and_weigh_less() {
+    let mut ix = TextIndex::default();
+    ix.add(0, "JWT verification", ["auth"], "", "EPIC-001");
+    ix.add(
+        1,
+        "Token checks",
+        [],
+        "Keys are vetted and signed with RS256",
+        "",
+    );
+    ix.add(2, "RS256 keys everywhere", [], "", "");
+    // The seed sees summary + tags only.
+    assert_eq!(ranked_by(&ix, "vetted", Scoring::Seed), vec![]);
+    assert_eq!(ranked_by(&ix, "vetted", Scoring::Fielded)[0].0, 1);
+    assert_eq!(ranked_by(&ix, "EPIC-001", Scoring::Fielded)[0].0, 0);
+    // The same word in the summary outranks it in the detail.
+    let r = ranked_by(&ix, "RS256", Scoring::Fielded);
+    assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![2, 1]);
+    // Field shares add up to the score and name where the match is.
+    let terms = ix.query("vetted");
+    let shares = ix.field_shares(&terms, 1);
+    let total = ix.score_one(&terms, Scoring::Fielded, 1);
+    assert!((shares.iter().sum::<f64>() - total).abs() < 1e-12);
+    assert!(shares[2] > 0.0 && shares[0] == 0.0 && shares[3] == 0.0);
+}
+
+#[test]
+fn exact_identifier_outranks_shared_parts() {
+    let ix = index(&[
+        "verify the token before use",
+        "call verifyToken in middleware",
+    ]);
+    let r = ranked(&ix, "verify_token");
+    assert_eq!(r.iter().map(|x| x.0).collect::<Vec<_>>(), vec![1, 0]);
+    assert_eq!(ranked(&ix, "verify")[0..2].len(), 2);
+}
+
+#[test]
+fn chunked_tokenizing_equals_whole_text_tokenizing() {
+    let texts = [
+        "Chose bcrypt over argon2 for password-hashing; don't use MD5!",
+        "POST /auth/login returns {token, expires_at} — JWT (RS256)",
+        "Café naïve résumé Ångström 中文 日本語 x² ½ e.g. i.e. U.S.A.",
+        "tabs\tand\nnewlines\u{a0}nbsp  double  spaces",
+        "it's the users' cache: 3.14 v1.2.3 foo_bar foo-bar CamelCase",
+        "",
+        "   ",
+    ];
+    for t in texts {
+        let mut ix = TextIndex::default();
+        let mut ids = Vec::new();
+        ix.term_ids(t, &mut ids);
+        let names: Vec<&str> = ids
+            .iter()
+            .map(|id| {
+                ix.terms
+                    .iter()
+                    .find(|(_, v)| **v == *id)
+                    .unwrap()
+                    .0
+                    .as_ref()
+            })
+            .collect();
+        assert_eq!(names, ix.tokenize(t), "{t:?}");
+    }
+}
+
+#[test]
+fn scratch_is_clean_between_queries() {
+    let ix = index(&["alpha beta", "beta gamma"]);
+    let mut s = Scratch::default();
+    ix.score(&ix.query("beta"), Scoring::Fielded, &mut s);
+    let first: Vec<_> = s.drain().collect();
+    ix.score(&ix.query("beta"), Scoring::Fielded, &mut s);
+    let second: Vec<_> = s.drain().collect();
+    assert_eq!(first, second);
+}
