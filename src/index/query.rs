@@ -75,6 +75,70 @@ impl Ord for Ranked<'_> {
     }
 }
 
+/// The best `limit` hits so far, in a heap whose top is the worst kept hit. The time
+/// factor is at most 1, so a hit whose BM25 alone is below the worst kept score cannot
+/// enter: its decay (an `exp`) is never computed.
+struct TopK<'a> {
+    heap: BinaryHeap<Ranked<'a>>,
+    limit: usize,
+    cmp: &'a dyn Fn(&SearchHit, &SearchHit) -> Ordering,
+}
+
+impl<'a> TopK<'a> {
+    fn new(limit: usize, cmp: &'a dyn Fn(&SearchHit, &SearchHit) -> Ordering) -> TopK<'a> {
+        TopK {
+            heap: BinaryHeap::with_capacity(limit + 1),
+            limit,
+            cmp,
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.heap.len() == self.limit
+    }
+
+    /// The worst kept score, once `limit` hits are kept.
+    fn threshold(&self) -> Option<f64> {
+        self.heap
+            .peek()
+            .filter(|_| self.is_full())
+            .map(|w| w.hit.score)
+    }
+
+    /// Considers the entry at `pos` with relevance `bm25`.
+    fn offer(&mut self, pos: u32, m: &super::Meta, bm25: f64, scorer: &Scorer) {
+        if self.threshold().is_some_and(|worst| bm25 < worst) {
+            return;
+        }
+        let age_hours = Timestamp(m.ts).age_hours(scorer.now);
+        let decay = decay(age_hours, scorer.half_lives[m.kind.index()]);
+        let time_factor = scorer.ranking.time_factor(decay);
+        let hit = SearchHit {
+            pos,
+            score: bm25 * time_factor,
+            bm25,
+            decay,
+            time_factor,
+            age_hours,
+        };
+        let cmp = self.cmp;
+        if self.heap.len() < self.limit {
+            self.heap.push(Ranked { hit, cmp });
+        } else if let Some(mut worst) = self.heap.peek_mut()
+            && cmp(&hit, &worst.hit) == Ordering::Less
+        {
+            worst.hit = hit;
+        }
+    }
+
+    /// The kept hits, best first.
+    fn into_sorted(self) -> Vec<SearchHit> {
+        let mut hits: Vec<SearchHit> = self.heap.into_iter().map(|r| r.hit).collect();
+        hits.sort_unstable_by(self.cmp);
+        hits
+    }
+}
+
 /// Merges ascending position lists into one descending sequence without duplicates.
 fn merge_descending<'a>(lists: &'a [&'a [u32]]) -> impl Iterator<Item = u32> + 'a {
     let mut ends: Vec<usize> = lists.iter().map(|l| l.len()).collect();
@@ -106,6 +170,13 @@ pub fn decay(age_hours: f64, half_life_hours: f64) -> f64 {
 }
 
 impl LedgerIndex {
+    /// Search order: higher score first, then newer first.
+    fn hit_order(&self, a: &SearchHit, b: &SearchHit) -> Ordering {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| self.newer_first(a.pos, b.pos))
+    }
+
     fn newer_first(&self, a: u32, b: u32) -> Ordering {
         let (ma, mb) = (self.meta(a), self.meta(b));
         mb.ts.cmp(&ma.ts).then(b.cmp(&a))
@@ -203,15 +274,8 @@ impl LedgerIndex {
             return self.search_pruned(text, &terms, filter, limit, scorer);
         }
         self.text.score(&terms, scorer.ranking.scoring(), scratch);
-        let cmp = |a: &SearchHit, b: &SearchHit| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| self.newer_first(a.pos, b.pos))
-        };
-        // Keep the best `limit` in a heap whose top is the worst kept hit. The time factor is
-        // at most 1, so a hit whose BM25 alone is below the worst kept score cannot enter: it
-        // is counted but its decay (an `exp`) is never computed.
-        let mut heap: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(limit + 1);
+        let cmp = |a: &SearchHit, b: &SearchHit| self.hit_order(a, b);
+        let mut top = TopK::new(limit, &cmp);
         let mut total = 0;
         for (pos, bm25) in scratch.drain() {
             let m = self.meta(pos);
@@ -221,32 +285,10 @@ impl LedgerIndex {
                 continue;
             }
             total += 1;
-            if heap.len() == limit && heap.peek().is_some_and(|w| bm25 < w.hit.score) {
-                continue;
-            }
-            let age_hours = Timestamp(m.ts).age_hours(scorer.now);
-            let decay = decay(age_hours, scorer.half_lives[m.kind.index()]);
-            let time_factor = scorer.ranking.time_factor(decay);
-            let hit = SearchHit {
-                pos,
-                score: bm25 * time_factor,
-                bm25,
-                decay,
-                time_factor,
-                age_hours,
-            };
-            if heap.len() < limit {
-                heap.push(Ranked { hit, cmp: &cmp });
-            } else if let Some(mut worst) = heap.peek_mut()
-                && cmp(&hit, &worst.hit) == Ordering::Less
-            {
-                worst.hit = hit;
-            }
+            top.offer(pos, m, bm25, scorer);
         }
-        let mut hits: Vec<SearchHit> = heap.into_iter().map(|r| r.hit).collect();
-        hits.sort_unstable_by(cmp);
         SearchResult {
-            hits,
+            hits: top.into_sorted(),
             total,
             total_exact: true,
             terms: self.text.tokenize(text),
@@ -283,12 +325,8 @@ impl LedgerIndex {
             })
             .collect();
         let mut cursor = vec![0usize; terms.len()];
-        let cmp = |a: &SearchHit, b: &SearchHit| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| self.newer_first(a.pos, b.pos))
-        };
-        let mut heap: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(limit + 1);
+        let cmp = |a: &SearchHit, b: &SearchHit| self.hit_order(a, b);
+        let mut top = TopK::new(limit, &cmp);
         let mut total = 0;
         let mut theta = f64::NEG_INFINITY;
         // Terms order[..first_essential] are non-essential.
@@ -332,7 +370,7 @@ impl LedgerIndex {
                     partial += contrib[j];
                 }
             }
-            if !alive || (heap.len() == limit && partial < theta) {
+            if !alive || (top.is_full() && partial < theta) {
                 continue;
             }
             // The exact score, summed in the query's term order like the exhaustive path.
@@ -342,43 +380,21 @@ impl LedgerIndex {
                     bm25 += c;
                 }
             }
-            if bm25 == 0.0
-                || (heap.len() == limit && heap.peek().is_some_and(|w| bm25 < w.hit.score))
-            {
+            if bm25 == 0.0 {
                 continue;
             }
-            let age_hours = Timestamp(m.ts).age_hours(scorer.now);
-            let decay = decay(age_hours, scorer.half_lives[m.kind.index()]);
-            let time_factor = scorer.ranking.time_factor(decay);
-            let hit = SearchHit {
-                pos: doc,
-                score: bm25 * time_factor,
-                bm25,
-                decay,
-                time_factor,
-                age_hours,
-            };
-            if heap.len() < limit {
-                heap.push(Ranked { hit, cmp: &cmp });
-            } else if let Some(mut worst) = heap.peek_mut()
-                && cmp(&hit, &worst.hit) == Ordering::Less
+            top.offer(doc, m, bm25, scorer);
+            if let Some(worst) = top.threshold()
+                && worst > theta
             {
-                worst.hit = hit;
-            }
-            if heap.len() == limit
-                && let Some(w) = heap.peek()
-                && w.hit.score > theta
-            {
-                theta = w.hit.score;
+                theta = worst;
                 while first_essential < order.len() && prefix[first_essential] < theta {
                     first_essential += 1;
                 }
             }
         }
-        let mut hits: Vec<SearchHit> = heap.into_iter().map(|r| r.hit).collect();
-        hits.sort_unstable_by(cmp);
         SearchResult {
-            hits,
+            hits: top.into_sorted(),
             total,
             total_exact: false,
             terms: self.text.tokenize(text),

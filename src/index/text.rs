@@ -107,6 +107,32 @@ impl Scratch {
     }
 }
 
+/// The seed's BM25 of one posting with summary or tags: `w` is `idf × (k1 + 1)`, `b_st`
+/// is `b / avg(summary + tags length)`.
+#[inline(always)]
+fn seed_score(w: f64, p: &Posting, len: &[u16; 4], b_st: f64) -> f64 {
+    let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
+    let dl = f64::from(len[0]) + f64::from(len[1]);
+    w * tf / (tf + K1 * (1.0 - B + b_st * dl))
+}
+
+/// BM25F of one posting; normalisation is skipped for fields the posting lacks (most have
+/// one field).
+#[inline(always)]
+fn fielded_score(w: f64, p: &Posting, len: &[u16; 4], b_st: f64, b_d: f64) -> f64 {
+    let st = u32::from(p.tf[0]) + u32::from(p.tf[1]);
+    let mut tf = 0.0;
+    if st > 0 {
+        let dl = f64::from(len[0]) + f64::from(len[1]);
+        tf += f64::from(st) / (1.0 - B + b_st * dl);
+    }
+    if p.tf[2] > 0 {
+        tf += W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len[2]));
+    }
+    tf += W_REF * f64::from(p.tf[3]);
+    w * tf / (K1 + tf)
+}
+
 /// Postings index over summary, tags, detail and ref of every entry.
 #[derive(Default)]
 pub struct TextIndex {
@@ -329,29 +355,9 @@ impl TextIndex {
         let (b_st, b_d) = (B / avg.0, B / avg.1);
         let len = &self.doc_len[p.doc as usize];
         match scoring {
-            Scoring::Seed => {
-                let w = q.idf_seed * (K1 + 1.0);
-                let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
-                if tf == 0.0 {
-                    return 0.0;
-                }
-                let dl = f64::from(len[0]) + f64::from(len[1]);
-                w * tf / (tf + K1 * (1.0 - B + b_st * dl))
-            }
-            Scoring::Fielded => {
-                let w = q.idf * (K1 + 1.0);
-                let st = u32::from(p.tf[0]) + u32::from(p.tf[1]);
-                let mut tf = 0.0;
-                if st > 0 {
-                    let dl = f64::from(len[0]) + f64::from(len[1]);
-                    tf += f64::from(st) / (1.0 - B + b_st * dl);
-                }
-                if p.tf[2] > 0 {
-                    tf += W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len[2]));
-                }
-                tf += W_REF * f64::from(p.tf[3]);
-                w * tf / (K1 + tf)
-            }
+            Scoring::Seed if p.tf[0] == 0 && p.tf[1] == 0 => 0.0,
+            Scoring::Seed => seed_score(q.idf_seed * (K1 + 1.0), p, len, b_st),
+            Scoring::Fielded => fielded_score(q.idf * (K1 + 1.0), p, len, b_st, b_d),
         }
     }
 
@@ -435,31 +441,18 @@ impl TextIndex {
                 Scoring::Seed => {
                     let w = q.idf_seed * (K1 + 1.0);
                     for p in postings {
-                        let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
-                        if tf == 0.0 {
+                        if p.tf[0] == 0 && p.tf[1] == 0 {
                             continue;
                         }
                         let len = &self.doc_len[p.doc as usize];
-                        let dl = f64::from(len[0]) + f64::from(len[1]);
-                        scratch.add(p.doc, w * tf / (tf + K1 * (1.0 - B + b_st * dl)));
+                        scratch.add(p.doc, seed_score(w, p, len, b_st));
                     }
                 }
                 Scoring::Fielded => {
                     let w = q.idf * (K1 + 1.0);
                     for p in postings {
                         let len = &self.doc_len[p.doc as usize];
-                        let st = u32::from(p.tf[0]) + u32::from(p.tf[1]);
-                        let mut tf = 0.0;
-                        if st > 0 {
-                            let dl = f64::from(len[0]) + f64::from(len[1]);
-                            tf += f64::from(st) / (1.0 - B + b_st * dl);
-                        }
-                        if p.tf[2] > 0 {
-                            tf +=
-                                W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len[2]));
-                        }
-                        tf += W_REF * f64::from(p.tf[3]);
-                        scratch.add(p.doc, w * tf / (K1 + tf));
+                        scratch.add(p.doc, fielded_score(w, p, len, b_st, b_d));
                     }
                 }
             }
