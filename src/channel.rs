@@ -227,12 +227,17 @@ impl Channels {
             id: Some(&msg.id),
             supersedes: None,
         };
-        lock.append(&line, keys, opts).map_err(|e| Error::Io {
-            context: format!(
-                "could not append to the channel of {room} (nothing was written; the channel \
+        lock.append(&line, keys, opts).map_err(|e| {
+            if crate::store::outcome_unknown(&e) {
+                return Error::Conflict(e.to_string());
+            }
+            Error::Io {
+                context: format!(
+                    "could not append to the channel of {room} (nothing was written; the channel \
                  is unchanged)"
-            ),
-            source: e,
+                ),
+                source: e,
+            }
         })?;
         drop(lock);
         let ch = self.get(room, path)?;

@@ -216,7 +216,7 @@ impl Ledger {
             supersedes: entry.supersedes.as_deref(),
         };
         let receipt = lock.append(&line, keys, &self.opts).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
+            if e.kind() == std::io::ErrorKind::AlreadyExists || crate::store::outcome_unknown(&e) {
                 return Error::Conflict(e.to_string());
             }
             Error::Io {

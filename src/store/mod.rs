@@ -55,6 +55,26 @@ pub struct Keys<'a> {
     pub supersedes: Option<&'a str>,
 }
 
+/// An append whose outcome could not be learned: the database went away during the
+/// commit and did not come back in time to say whether the line was stored. Carried inside
+/// an `io::Error`; callers must not report "nothing was written" for it.
+#[derive(Debug)]
+pub struct OutcomeUnknown(pub String);
+
+impl std::fmt::Display for OutcomeUnknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OutcomeUnknown {}
+
+/// True if `e` is an [`OutcomeUnknown`].
+pub fn outcome_unknown(e: &io::Error) -> bool {
+    e.get_ref()
+        .is_some_and(|inner| inner.downcast_ref::<OutcomeUnknown>().is_some())
+}
+
 /// Incremental reader of one stream.
 #[derive(Debug)]
 pub enum Source {

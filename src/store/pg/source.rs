@@ -10,6 +10,9 @@ use postgres::fallible_iterator::FallibleIterator;
 use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS};
 use super::{Db, Pooled, error};
 
+/// How long a lost commit waits for the database to say whether it was stored.
+const LOST_COMMIT_WAIT: Duration = Duration::from_secs(5);
+
 /// Rows read per query when catching up.
 const READ_BATCH: i64 = 50_000;
 
@@ -397,8 +400,8 @@ impl PgLock {
             let db = conn.db.clone();
             drop(conn);
             return match (keys.id, e.as_db_error()) {
-                (Some(id), None) if self.stream != Stream::Plans && self.committed(&db, id)? => {
-                    Ok(receipt())
+                (Some(id), None) if self.stream != Stream::Plans => {
+                    self.resolve_lost_commit(&db, id, &e)
                 }
                 _ => Err(error(
                     "committing to the database (nothing was written)",
@@ -407,6 +410,46 @@ impl PgLock {
             };
         }
         Ok(receipt())
+    }
+
+    /// The connection went away during COMMIT: asks the database (for at most
+    /// [`LOST_COMMIT_WAIT`], while it comes back) whether `id` was stored. Stored: the
+    /// append succeeded. Not stored: nothing was written. No answer: the error says the
+    /// outcome is unknown ([`crate::store::OutcomeUnknown`]) — never "nothing written".
+    fn resolve_lost_commit(
+        &self,
+        db: &Arc<Db>,
+        id: &str,
+        lost: &postgres::Error,
+    ) -> io::Result<AppendReceipt> {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(50);
+        loop {
+            match self.committed(db, id) {
+                Ok(true) => return Ok(receipt()),
+                Ok(false) => {
+                    return Err(error(
+                        "committing to the database (nothing was written)",
+                        lost,
+                    ));
+                }
+                Err(_) if started.elapsed() < LOST_COMMIT_WAIT => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(500));
+                }
+                Err(e) => {
+                    return Err(io::Error::other(crate::store::OutcomeUnknown(format!(
+                        "the connection to the database {} was lost while committing `{id}`, \
+                         and the database did not come back within {} s to say whether it \
+                         was stored ({e}). Retry the call with the same idempotency_key (a \
+                         retry without one may store it twice), or look `{id}` up once the \
+                         database is back",
+                        db.url,
+                        LOST_COMMIT_WAIT.as_secs()
+                    ))));
+                }
+            }
+        }
     }
 
     /// After a commit whose answer was lost: is `id` stored?
