@@ -313,6 +313,7 @@ impl LedgerIndex {
     ) -> SearchResult {
         let scoring = scorer.ranking.scoring();
         let t = &self.text;
+        let norms = t.norms();
         // Terms by bound, ascending; `order[j]` is an index into `terms`.
         let bounds: Vec<f64> = terms.iter().map(|q| t.upper_bound(q, scoring)).collect();
         let mut order: Vec<usize> = (0..terms.len()).collect();
@@ -324,7 +325,15 @@ impl LedgerIndex {
                 Some(*acc)
             })
             .collect();
-        let mut cursor = vec![0usize; terms.len()];
+        // Newest first (postings are in position order, walked from the end): recent
+        // entries have the largest time factors, so the threshold rises fastest.
+        // `cursor[j]` is how many of term j's postings are not yet passed.
+        let mut cursor: Vec<usize> = terms.iter().map(|q| t.postings_len(q)).collect();
+        let current = |j: usize, cursor: &[usize]| -> Option<u32> {
+            cursor[j]
+                .checked_sub(1)
+                .and_then(|i| t.doc_at(&terms[j], i))
+        };
         let cmp = |a: &SearchHit, b: &SearchHit| self.hit_order(a, b);
         let mut top = TopK::new(limit, &cmp);
         let mut total = 0;
@@ -332,19 +341,19 @@ impl LedgerIndex {
         // Terms order[..first_essential] are non-essential.
         let mut first_essential = 0;
         let mut contrib = vec![0.0f64; terms.len()];
-        // The next candidate: the smallest document among essential lists.
+        // The next candidate: the largest document among essential lists.
         while let Some(doc) = order[first_essential..]
             .iter()
-            .filter_map(|&j| t.doc_at(&terms[j], cursor[j]))
-            .min()
+            .filter_map(|&j| current(j, &cursor))
+            .max()
         {
             contrib.iter_mut().for_each(|c| *c = 0.0);
             let mut partial = 0.0;
             for &j in &order[first_essential..] {
-                if t.doc_at(&terms[j], cursor[j]) == Some(doc) {
-                    contrib[j] = t.term_score(&terms[j], cursor[j], scoring);
+                if current(j, &cursor) == Some(doc) {
+                    cursor[j] -= 1;
+                    contrib[j] = t.term_score(&terms[j], cursor[j], scoring, norms);
                     partial += contrib[j];
-                    cursor[j] += 1;
                 }
             }
             let m = self.meta(doc);
@@ -364,9 +373,9 @@ impl LedgerIndex {
                     break;
                 }
                 let j = order[k];
-                cursor[j] = t.seek(&terms[j], cursor[j], doc);
-                if t.doc_at(&terms[j], cursor[j]) == Some(doc) {
-                    contrib[j] = t.term_score(&terms[j], cursor[j], scoring);
+                cursor[j] = t.seek_back(&terms[j], cursor[j], doc);
+                if current(j, &cursor) == Some(doc) {
+                    contrib[j] = t.term_score(&terms[j], cursor[j] - 1, scoring, norms);
                     partial += contrib[j];
                 }
             }

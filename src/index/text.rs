@@ -347,12 +347,18 @@ impl TextIndex {
         self.postings[q.term as usize].iter().map(|p| p.doc)
     }
 
-    /// The score of term `q` in the posting at `i` of its list, exactly as
-    /// [`TextIndex::score`] adds it.
-    pub fn term_score(&self, q: &QueryTerm, i: usize, scoring: Scoring) -> f64 {
-        let p = &self.postings[q.term as usize][i];
+    /// The length normalisers `b / avg` of summary + tags and of detail, for
+    /// [`TextIndex::term_score`] (computed once per query).
+    pub fn norms(&self) -> (f64, f64) {
         let avg = self.averages();
-        let (b_st, b_d) = (B / avg.0, B / avg.1);
+        (B / avg.0, B / avg.1)
+    }
+
+    /// The score of term `q` in the posting at `i` of its list, exactly as
+    /// [`TextIndex::score`] adds it; `norms` from [`TextIndex::norms`].
+    pub fn term_score(&self, q: &QueryTerm, i: usize, scoring: Scoring, norms: (f64, f64)) -> f64 {
+        let p = &self.postings[q.term as usize][i];
+        let (b_st, b_d) = norms;
         let len = &self.doc_len[p.doc as usize];
         match scoring {
             Scoring::Seed if p.tf[0] == 0 && p.tf[1] == 0 => 0.0,
@@ -361,18 +367,23 @@ impl TextIndex {
         }
     }
 
-    /// The first index `≥ from` in `q`'s list whose document is `≥ doc` (galloping).
-    pub fn seek(&self, q: &QueryTerm, from: usize, doc: u32) -> usize {
+    /// Walking `q`'s list from the end: the number of its first postings whose document
+    /// is `≤ doc`, looking only below `end` (galloping back from `end`).
+    pub fn seek_back(&self, q: &QueryTerm, end: usize, doc: u32) -> usize {
         let list = &self.postings[q.term as usize];
+        if end == 0 || list[end - 1].doc <= doc {
+            return end;
+        }
+        let mut hi = end - 1; // list[hi].doc > doc
         let mut step = 1;
-        let mut hi = from;
-        while hi < list.len() && list[hi].doc < doc {
-            hi = from + step;
+        loop {
+            let lo = hi.saturating_sub(step);
+            if lo == 0 || list[lo].doc <= doc {
+                return lo + list[lo..=hi].partition_point(|p| p.doc <= doc);
+            }
+            hi = lo;
             step *= 2;
         }
-        let lo = from + step / 4;
-        let hi = hi.min(list.len());
-        lo.min(hi) + list[lo.min(hi)..hi].partition_point(|p| p.doc < doc)
     }
 
     /// The document of posting `i` of `q`'s list, if any.
