@@ -1,7 +1,7 @@
 //! War-room channels (memory layer 1): `<war_rooms>/<room_id>/channel.jsonl`, one OSTwin
 //! message per line — `{"v":1,"id":…,"ts":…,"from":…,"to":…,"type":…,"ref":…,"body":…}`.
 //!
-//! Same storage discipline as the ledger ([`crate::jsonl`]): whole-line appends under an
+//! Same storage discipline as the ledger ([`crate::store::jsonl`]): whole-line appends under an
 //! exclusive lock, incremental tail reading, malformed lines skipped and counted. Each room's
 //! channel is opened lazily the first time it is touched and then tailed on every call.
 
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{Timestamp, parse_rfc3339};
 use crate::error::{Error, Result};
 use crate::index::Loc;
-use crate::jsonl::{AppendOptions, Poll};
+use crate::store::jsonl::{AppendOptions, Poll};
 use crate::store::{Backend, Keys, Lock, Source, Stream};
 
 /// Longest message body accepted on post, in UTF-8 bytes.

@@ -213,7 +213,7 @@ impl Default for Settings {
             fsync: true,
             secrets: SecretPolicy::Redact,
             ranking: crate::index::Ranking::default(),
-            lock_wait: crate::jsonl::DEFAULT_LOCK_WAIT,
+            lock_wait: crate::store::jsonl::DEFAULT_LOCK_WAIT,
             supersede_others: SupersedeOthers::default(),
             fault_after_bytes: None,
             crash_after_bytes: None,

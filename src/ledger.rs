@@ -12,7 +12,7 @@ use crate::clock::Timestamp;
 use crate::entry::{Entry, EntryRef};
 use crate::error::{Error, Result};
 use crate::index::{LedgerIndex, Loc, Scratch};
-use crate::jsonl::{AppendOptions, Poll, RawLine};
+use crate::store::jsonl::{AppendOptions, Poll, RawLine};
 use crate::store::{Backend, Keys, Lock, Source, Stream};
 
 /// A ledger file with its derived index.

@@ -23,7 +23,6 @@ pub mod entry;
 pub mod error;
 pub mod fsx;
 pub mod index;
-pub mod jsonl;
 pub mod layout;
 pub mod ledger;
 pub mod mcp;

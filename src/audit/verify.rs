@@ -123,14 +123,14 @@ pub fn verify(
                 ),
             );
         }
-        if bytes.len() > crate::jsonl::MAX_LINE_BYTES {
+        if bytes.len() > crate::store::jsonl::MAX_LINE_BYTES {
             flag(
                 "oversized-line",
                 format!(
                     "the line is {} bytes, over the server's limit of {} bytes: servers skip it, \
                      so no agent sees it",
                     bytes.len(),
-                    crate::jsonl::MAX_LINE_BYTES
+                    crate::store::jsonl::MAX_LINE_BYTES
                 ),
             );
         }

@@ -19,8 +19,8 @@ use crate::clock::{Timestamp, parse_rfc3339};
 use crate::config::Settings;
 use crate::entry::{Entry, Kind};
 use crate::index::{Filter, Ranking, Scorer, Scratch};
-use crate::jsonl::AppendOptions;
 use crate::ledger::Ledger;
+use crate::store::jsonl::AppendOptions;
 
 /// Entries searched together (one ledger), the server's now, and the questions.
 #[derive(Debug, Clone)]

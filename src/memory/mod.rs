@@ -22,8 +22,8 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use crate::clock::{Clock, Timestamp};
 use crate::config::{Paths, Settings};
 use crate::error::{Error, Result};
-use crate::jsonl::{AppendOptions, FaultBudget};
 use crate::ledger::Ledger;
+use crate::store::jsonl::{AppendOptions, FaultBudget};
 
 /// Largest page of a query or search.
 pub const MAX_RESULTS: u32 = 50;

@@ -109,7 +109,7 @@ impl PlanState {
                         source: e,
                     })?;
                 match poll {
-                    crate::jsonl::Poll::Reset(_) => {
+                    crate::store::jsonl::Poll::Reset(_) => {
                         r.plans.clear();
                         changed = true;
                     }

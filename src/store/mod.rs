@@ -10,10 +10,11 @@
 //! - [`Lock::tip`] and [`Lock::append`]: the last line (for the hash chain) and the commit
 //!   of one line under that lock.
 //!
-//! [`Backend::Files`] is JSON Lines files ([`crate::jsonl`]), the default.
+//! [`Backend::Files`] is JSON Lines files ([`crate::store::jsonl`]), the default.
 //! [`Backend::Postgres`] keeps the same lines, byte for byte, in tables of one database
 //! ([`pg`]), so the index, views, context, audit and every tool run the same code on both.
 
+pub mod jsonl;
 pub mod pg;
 
 use std::io;
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::chain::Tip;
-use crate::jsonl::{AppendLock, AppendOptions, AppendReceipt, Poll, RawLine, Tail};
+use jsonl::{AppendLock, AppendOptions, AppendReceipt, Poll, RawLine, Tail};
 
 /// Where the lines live.
 #[derive(Clone, Debug, Default)]

@@ -19,7 +19,7 @@ const READ_BATCH: i64 = 50_000;
 /// Longest one wait for the append lock before checking for cancellation again.
 const LOCK_SLICE: Duration = Duration::from_millis(250);
 use crate::chain::Tip;
-use crate::jsonl::{AppendReceipt, MAX_LINE_BYTES, Poll, RawLine};
+use crate::store::jsonl::{AppendReceipt, MAX_LINE_BYTES, Poll, RawLine};
 use crate::store::{Keys, Stream};
 
 /// Incremental reader of one stream's rows, by sequence number.
@@ -269,7 +269,7 @@ impl Db {
     /// (zero: the default lock wait) and giving up at once when the call is cancelled.
     pub(crate) fn lock(self: &Arc<Self>, stream: &Stream, wait: Duration) -> io::Result<PgLock> {
         let wait = if wait.is_zero() {
-            crate::jsonl::DEFAULT_LOCK_WAIT
+            crate::store::jsonl::DEFAULT_LOCK_WAIT
         } else {
             wait
         };
