@@ -43,14 +43,23 @@ pub fn start_daemon_with(root: &Path, runtime: &Path, args: &[&str]) -> Daemon {
         .stderr(Stdio::from(log))
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // A bound against a hang, generous for a loaded 2-core CI machine.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut child = child;
     while !daemon_cmd(root, runtime, &["status"])
         .output()
         .unwrap()
         .status
         .success()
     {
-        assert!(Instant::now() < deadline, "the daemon did not come up");
+        if Instant::now() >= deadline || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            panic!(
+                "the daemon did not come up (exit: {:?}); its log:\n{}",
+                child.try_wait().ok().flatten(),
+                std::fs::read_to_string(root.join("daemon.log")).unwrap_or_default()
+            );
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
     Daemon { child }
