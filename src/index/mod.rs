@@ -145,6 +145,22 @@ pub struct Problem {
     pub message: String,
 }
 
+/// The entries of one (room, plan) pair.
+#[derive(Debug, Default)]
+pub struct Cell {
+    /// Room symbol.
+    pub room: Sym,
+    /// Plan symbol (0: none).
+    pub plan: Sym,
+    /// Live entries per kind.
+    pub live: [u32; 6],
+    /// Positions per kind, in file order (live and superseded).
+    pub positions: [Vec<u32>; 6],
+}
+
+/// The bit of a slot ([`LedgerIndex::slot`]) set once the entry is superseded.
+pub const SLOT_DEAD: u32 = 1 << 31;
+
 /// At most this many problems are kept with their text; the rest are only counted.
 const MAX_KEPT_PROBLEMS: usize = 1000;
 
@@ -180,6 +196,13 @@ pub struct LedgerIndex {
     live_by_room_kind: Vec<[u32; 6]>,
     /// Live entries per (tag, room) and kind: the same for queries filtered by one tag.
     live_by_tag_room: HashMap<(Sym, Sym), [u32; 6]>,
+    /// Entries per (room, plan): positions per kind and live counts, so predecessor context
+    /// reads the newest entries of a room without scanning the ledger.
+    cells: Vec<Cell>,
+    cell_of: HashMap<(Sym, Sym), u32>,
+    /// Per position: `cell << 3 | kind`, with [`SLOT_DEAD`] once superseded — 4 bytes per
+    /// entry, so classifying thousands of keyword matches stays in cache.
+    slots: Vec<u32>,
     problems: Vec<Problem>,
     problem_count: usize,
 }
@@ -245,6 +268,7 @@ impl LedgerIndex {
         self.meta.reserve(n);
         self.stored.reserve(n);
         self.chrono.reserve(n);
+        self.slots.reserve(n);
         self.by_id.reserve(n);
         self.text.reserve(n);
     }
@@ -312,6 +336,22 @@ impl LedgerIndex {
                 .entry(format!("{}\0{k}", entry.room_id).into())
                 .or_insert(pos);
         }
+        let m = self.meta[pos as usize];
+        let cell = match self.cell_of.get(&(m.room, m.plan)) {
+            Some(&c) => c,
+            None => {
+                let c = self.cells.len() as u32;
+                self.cells.push(Cell {
+                    room: m.room,
+                    plan: m.plan,
+                    ..Cell::default()
+                });
+                self.cell_of.insert((m.room, m.plan), c);
+                c
+            }
+        };
+        self.cells[cell as usize].positions[m.kind.index()].push(pos);
+        self.slots.push(cell << 3 | m.kind.index() as u32);
         self.live += 1;
         self.count_live(pos, 1);
         self.insert_chrono(pos);
@@ -390,6 +430,12 @@ impl LedgerIndex {
         }
         let c = &mut self.live_by_room_kind[room][kind];
         *c = c.wrapping_add_signed(delta);
+        let cell = self.slots[pos as usize] & !SLOT_DEAD;
+        let c = &mut self.cells[(cell >> 3) as usize].live[kind];
+        *c = c.wrapping_add_signed(delta);
+        if delta < 0 {
+            self.slots[pos as usize] |= SLOT_DEAD;
+        }
         for i in 0..self.stored[pos as usize].tags.len() {
             let tag = self.stored[pos as usize].tags[i];
             let c = &mut self.live_by_tag_room.entry((tag, m.room)).or_default()[kind];
@@ -402,6 +448,17 @@ impl LedgerIndex {
         self.live_by_tag_room
             .get(&(tag, room))
             .map_or(0, |k| k[kind.index()])
+    }
+
+    /// Every (room, plan) pair that has entries, with them.
+    pub(crate) fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The entry at `pos` as `cell << 3 | kind` (the cell's index in [`Self::cells`]),
+    /// with [`SLOT_DEAD`] set if it was superseded.
+    pub(crate) fn slot(&self, pos: u32) -> u32 {
+        self.slots[pos as usize]
     }
 
     /// Live entries in room `room` of kind `kind`.
@@ -462,6 +519,7 @@ impl LedgerIndex {
             + self.meta.capacity() * std::mem::size_of::<Meta>()
             + self.by_id.capacity() * (16 + 4 + 8)
             + self.chrono.capacity() * 4
+            + self.meta.len() * 8
             + self.text.heap_bytes()
     }
 }

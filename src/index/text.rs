@@ -85,6 +85,11 @@ impl Scratch {
         })
     }
 
+    /// Documents that scored above zero so far, in no particular order.
+    pub fn touched(&self) -> &[u32] {
+        &self.touched
+    }
+
     /// The accumulated score of `doc` (0 if it matched nothing), without clearing.
     pub fn get(&self, doc: u32) -> f64 {
         self.scores.get(doc as usize).copied().unwrap_or(0.0)
