@@ -320,9 +320,9 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, head: usize) -> Ranked {
         }
     }
     let mut best = Head::new(head);
-    // Matches: upstream ones (group 0) now, the others once groups 0 and 1 are known.
+    // Matches: upstream ones (group 0) now, the others (2 and 4) in a second pass, only if
+    // groups 0 and 1 leave room for them.
     let mut matched = [0usize; 5];
-    let mut later: Vec<(u32, u8)> = Vec::new();
     let mut floor = 0.0;
     for &pos in scratch.touched() {
         let slot = ix.slot(pos);
@@ -345,8 +345,6 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, head: usize) -> Ranked {
             if best.offer(r.candidate(pos, ix.meta(pos), rel, dist, 0)) {
                 floor = best.floor(0);
             }
-        } else {
-            later.push((pos, group));
         }
     }
     // Live entries per class, from the cells; and the walks for groups 1 then 3.
@@ -375,9 +373,16 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, head: usize) -> Ranked {
             }
         }
     }
-    for (pos, group) in later {
-        if best.open_to(group) {
-            best.offer(r.candidate(pos, ix.meta(pos), scratch.get(pos), None, group));
+    if best.open_to(2) {
+        for &pos in scratch.touched() {
+            let slot = ix.slot(pos);
+            if slot & SLOT_DEAD != 0 {
+                continue;
+            }
+            let group = table[slot as usize];
+            if group == 2 || group == 4 && best.open_to(4) {
+                best.offer(r.candidate(pos, ix.meta(pos), scratch.get(pos), None, group));
+            }
         }
     }
     for positions in wide_cells {
