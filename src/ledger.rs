@@ -49,9 +49,19 @@ fn apply_line(index: &mut LedgerIndex, line: RawLine<'_>) {
     }
     match EntryRef::parse(line.bytes) {
         Ok((entry, ts)) => {
-            index.apply(&entry, ts, loc);
+            index.apply(&entry, ts, loc, line.bytes);
         }
         Err(e) => index.note_problem(loc, format!("malformed line: {}", e.0)),
+    }
+}
+
+/// An empty index: on files, entries' text stays in the file and is read back on demand
+/// (it is most of the ledger's bytes); from a database it is kept in memory.
+fn empty_index(database: bool, path: &Path) -> LedgerIndex {
+    if database {
+        LedgerIndex::default()
+    } else {
+        LedgerIndex::with_texts_in(path.to_path_buf())
     }
 }
 
@@ -68,7 +78,7 @@ impl Ledger {
         opts: AppendOptions,
     ) -> Result<Ledger> {
         let path = path.into();
-        let mut index = LedgerIndex::default();
+        let mut index = empty_index(backend.is_database(), &path);
         // About 500 bytes per line is typical; a good guess saves regrowing big vectors.
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         index.reserve((bytes / 500) as usize);
@@ -138,7 +148,7 @@ impl Ledger {
             match poll {
                 Poll::Reset(why) => {
                     tracing::warn!(ledger = %self.source.label(), %why, "ledger changed under us; rebuilding the index");
-                    self.index = LedgerIndex::default();
+                    self.index = empty_index(self.source.is_database(), &self.path);
                     out.reset = Some(why);
                 }
                 Poll::Appended(n) => {

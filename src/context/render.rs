@@ -13,7 +13,8 @@ use std::fmt::Write;
 
 use super::Candidate;
 use crate::clock::Timestamp;
-use crate::entry::Kind;
+use crate::entry::{Entry, Kind};
+use crate::error::Result;
 use crate::index::LedgerIndex;
 
 /// Hard limit on the markdown, in bytes.
@@ -81,14 +82,6 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn dedup_key(kind: Kind, summary: &str) -> (Kind, String) {
-    let s = one_line(summary).to_lowercase();
-    (
-        kind,
-        s.trim_end_matches(['.', '!', ';', ':', ',']).to_string(),
-    )
-}
-
 fn group_title(kind: Kind) -> &'static str {
     match kind {
         Kind::Interface => "## Interfaces (contracts to code against)",
@@ -109,8 +102,7 @@ const KIND_ORDER: [Kind; 6] = [
     Kind::Code,
 ];
 
-fn item(ix: &LedgerIndex, pos: u32, copies: usize, compact: bool) -> String {
-    let e = ix.entry(pos);
+fn item(e: &Entry, ts: i64, copies: usize, compact: bool) -> String {
     let mut s = format!("- **{}**", e.kind);
     if !e.ref_.is_empty() {
         let _ = write!(s, " · {}", e.ref_);
@@ -120,7 +112,7 @@ fn item(ix: &LedgerIndex, pos: u32, copies: usize, compact: bool) -> String {
         " · {} · {} · {} · `{}`\n  {}",
         e.room_id,
         e.author_role,
-        Timestamp(ix.meta(pos).ts).date(),
+        Timestamp(ts).date(),
         e.id,
         clip(
             &one_line(&e.summary),
@@ -168,7 +160,8 @@ fn outputs_section(outputs: &[Output]) -> String {
 
 /// Renders the context. `header` is the title block (already bounded by the caller);
 /// `ranked` is the sorted head of the candidates, `candidates` their total number.
-/// Duplicates are counted among `ranked`.
+/// Duplicates are counted among `ranked`. An error only if an entry's text could not be
+/// read back from the ledger.
 pub fn render(
     ix: &LedgerIndex,
     header: &str,
@@ -177,20 +170,18 @@ pub fn render(
     candidates: usize,
     unrelated: usize,
     max_entries: usize,
-) -> Rendered {
+) -> Result<Rendered> {
     let max_entries = max_entries.min(MAX_CONTEXT_ENTRIES);
     let outputs_md = outputs_section(outputs);
     let mut budget =
         MAX_CONTEXT_BYTES.saturating_sub(header.len() + outputs_md.len() + FOOTER_RESERVE);
-    // First pass: count the copies of every fact among the ranked head.
-    let mut copies: HashMap<(Kind, String), usize> = HashMap::new();
+    // First pass: count the copies of every fact among the ranked head (by the index's
+    // fact hashes: no text is read for candidates that are not shown).
+    let mut copies: HashMap<u64, usize> = HashMap::new();
     for c in ranked {
-        let m = ix.meta(c.pos);
-        *copies
-            .entry(dedup_key(m.kind, &ix.stored(c.pos).summary))
-            .or_default() += 1;
+        *copies.entry(ix.fact(c.pos)).or_default() += 1;
     }
-    let mut seen: HashMap<(Kind, String), ()> = HashMap::new();
+    let mut seen: HashMap<u64, ()> = HashMap::new();
     let mut groups: HashMap<Kind, Vec<String>> = HashMap::new();
     let mut out = Rendered {
         candidates,
@@ -201,7 +192,7 @@ pub fn render(
             break;
         }
         let kind = ix.meta(c.pos).kind;
-        let key = dedup_key(kind, &ix.stored(c.pos).summary);
+        let key = ix.fact(c.pos);
         if seen.contains_key(&key) {
             continue;
         }
@@ -211,11 +202,13 @@ pub fn render(
         } else {
             group_title(kind).len() + 3
         };
-        let full = item(ix, c.pos, n, false);
+        let e = ix.entry(c.pos)?;
+        let ts = ix.meta(c.pos).ts;
+        let full = item(&e, ts, n, false);
         let chosen = if full.len() + head <= budget {
             Some(full)
         } else {
-            Some(item(ix, c.pos, n, true)).filter(|s| s.len() + head <= budget)
+            Some(item(&e, ts, n, true)).filter(|s| s.len() + head <= budget)
         };
         let Some(text) = chosen else { continue };
         budget -= text.len() + head;
@@ -228,7 +221,7 @@ pub fn render(
     out.left_out = out.candidates - out.entry_ids.len() - out.duplicates + unrelated;
     if out.entry_ids.is_empty() && outputs.is_empty() {
         out.markdown = EMPTY.to_string();
-        return out;
+        return Ok(out);
     }
     let mut md = String::with_capacity(MAX_CONTEXT_BYTES);
     md.push_str(header);
@@ -269,5 +262,5 @@ pub fn render(
         md = format!("{}\n", clip(&md, MAX_CONTEXT_BYTES - 1));
     }
     out.markdown = md;
-    out
+    Ok(out)
 }

@@ -14,6 +14,7 @@ mod filter;
 mod query;
 mod rank;
 mod text;
+mod texts;
 mod tokens;
 
 use foldhash::HashMap;
@@ -22,6 +23,7 @@ pub use filter::{Compiled, Filter, RoomPattern};
 pub use query::{QueryResult, SearchHit, SearchResult, decay};
 pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
 pub use text::{FIELDS, Scoring, Scratch, TextIndex};
+pub use texts::{Text, Texts, fact_key};
 /// The BM25F field weights, for explanations.
 pub mod text_weights {
     pub use super::text::{K1, W_DETAIL, W_REF};
@@ -113,10 +115,6 @@ pub struct Stored {
     pub ts_raw: Option<Box<str>>,
     /// Tag symbols.
     pub tags: Box<[Sym]>,
-    /// Summary text.
-    pub summary: Box<str>,
-    /// Detail text.
-    pub detail: Box<str>,
     /// Id this entry supersedes, as written.
     pub supersedes: Option<Box<str>>,
     /// Secret kinds redacted before writing.
@@ -187,6 +185,8 @@ pub struct LedgerIndex {
     pub(crate) tags: Interner,
     pub(crate) plans: Interner,
     pub(crate) text: TextIndex,
+    /// Summary and detail: in the ledger file (read back on demand) or in memory.
+    texts: Texts,
     live: usize,
     /// True once an entry arrived with an earlier `ts` than the one before it; until then
     /// file order is time order and newest-first is simply descending position.
@@ -208,6 +208,15 @@ pub struct LedgerIndex {
 }
 
 impl LedgerIndex {
+    /// An empty index whose entries' text is read back from the ledger file at `path`
+    /// when asked for (see [`Texts`]), instead of kept in memory.
+    pub fn with_texts_in(path: std::path::PathBuf) -> LedgerIndex {
+        LedgerIndex {
+            texts: Texts::in_file(path),
+            ..LedgerIndex::default()
+        }
+    }
+
     /// Number of entries read (live and superseded).
     pub fn len(&self) -> usize {
         self.meta.len()
@@ -269,6 +278,7 @@ impl LedgerIndex {
         self.stored.reserve(n);
         self.chrono.reserve(n);
         self.slots.reserve(n);
+        self.texts.reserve(n);
         self.by_id.reserve(n);
         self.text.reserve(n);
     }
@@ -281,11 +291,17 @@ impl LedgerIndex {
         }
     }
 
-    /// Adds one entry read from the ledger. This is the single mutation path of the index.
-    /// A duplicate id or an impossible supersede is recorded as a problem; a duplicate is not
-    /// indexed (the first line with an id wins), a bad supersede is indexed but retires
-    /// nothing.
-    pub fn apply(&mut self, entry: &EntryRef<'_>, ts: Timestamp, loc: Loc) -> Option<u32> {
+    /// Adds one entry read from the ledger, parsed from `line` (its bytes, without the
+    /// newline). This is the single mutation path of the index. A duplicate id or an
+    /// impossible supersede is recorded as a problem; a duplicate is not indexed (the first
+    /// line with an id wins), a bad supersede is indexed but retires nothing.
+    pub fn apply(
+        &mut self,
+        entry: &EntryRef<'_>,
+        ts: Timestamp,
+        loc: Loc,
+        line: &[u8],
+    ) -> Option<u32> {
         if let Some(&first) = self.by_id.get(&*entry.id) {
             let first = self.stored(first).loc.line;
             self.note_problem(
@@ -323,13 +339,12 @@ impl LedgerIndex {
             ts_raw: (!ts.is_canonical(&entry.ts)).then(|| (*entry.ts).into()),
             id: id.clone(),
             tags,
-            summary: (*entry.summary).into(),
-            detail: entry.detail.as_deref().unwrap_or("").into(),
             supersedes: entry.supersedes.as_deref().map(Into::into),
             redacted: entry.redacted.iter().map(|r| (**r).into()).collect(),
             superseded_by: None,
             loc,
         });
+        self.texts.push(entry, line);
         self.by_id.insert(id, pos);
         if let Some(k) = &entry.idempotency_key {
             self.idempotency
@@ -480,11 +495,24 @@ impl LedgerIndex {
         self.pending.iter().map(|(k, &v)| (&**k, v))
     }
 
-    /// The entry at `pos` in its wire form.
-    pub fn entry(&self, pos: u32) -> Entry {
+    /// The summary and detail of the entry at `pos` (read back from the ledger file when
+    /// the index keeps them there; an error if the line changed since it was indexed).
+    pub fn text_of(&self, pos: u32) -> crate::error::Result<Text> {
+        self.texts.get(pos, self.stored(pos).loc)
+    }
+
+    /// The fact hash of the entry at `pos`: equal for entries of one kind whose summaries
+    /// differ only in case, spacing and trailing punctuation.
+    pub fn fact(&self, pos: u32) -> u64 {
+        self.texts.fact(pos)
+    }
+
+    /// The entry at `pos` in its wire form (its text read as [`Self::text_of`] does).
+    pub fn entry(&self, pos: u32) -> crate::error::Result<Entry> {
         let m = self.meta(pos);
         let s = self.stored(pos);
-        Entry {
+        let text = self.text_of(pos)?;
+        Ok(Entry {
             id: s.id.to_string(),
             ts: s
                 .ts_raw
@@ -499,12 +527,12 @@ impl LedgerIndex {
                 .iter()
                 .map(|&t| self.tags.name(t).to_string())
                 .collect(),
-            summary: s.summary.to_string(),
-            detail: s.detail.to_string(),
+            summary: text.summary,
+            detail: text.detail,
             supersedes: s.supersedes.as_deref().map(str::to_string),
             plan_id: self.plan_of(pos).map(str::to_string),
             redacted: s.redacted.iter().map(|r| r.to_string()).collect(),
-        }
+        })
     }
 
     /// Approximate heap bytes of the index (for the memory report of `bench`).
@@ -512,9 +540,10 @@ impl LedgerIndex {
         let stored: usize = self
             .stored
             .iter()
-            .map(|s| s.id.len() + s.summary.len() + s.detail.len() + s.tags.len() * 4)
+            .map(|s| s.id.len() + s.tags.len() * 4)
             .sum();
         stored
+            + self.texts.heap_bytes()
             + self.stored.capacity() * std::mem::size_of::<Stored>()
             + self.meta.capacity() * std::mem::size_of::<Meta>()
             + self.by_id.capacity() * (16 + 4 + 8)

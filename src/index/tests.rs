@@ -26,7 +26,7 @@ fn entry(id: &str, ts: &str, kind: Kind, room: &str, tags: &[&str], summary: &st
 fn add(ix: &mut LedgerIndex, e: Entry) -> Option<u32> {
     let ts = parse_rfc3339(&e.ts).unwrap();
     let line = ix.len() as u64 + 1;
-    ix.apply(&EntryRef::from(&e), ts, Loc { line, offset: 0 })
+    ix.apply(&EntryRef::from(&e), ts, Loc { line, offset: 0 }, b"")
 }
 
 fn ids(ix: &LedgerIndex, positions: &[u32]) -> Vec<String> {

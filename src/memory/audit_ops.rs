@@ -11,16 +11,16 @@ use crate::error::{Error, Result};
 use crate::index::{Filter, LedgerIndex, RoomPattern};
 use crate::validate::short_id;
 
-fn status(ix: &LedgerIndex, pos: u32) -> HistoryEntry {
-    HistoryEntry {
-        entry: ix.entry(pos),
+fn status(ix: &LedgerIndex, pos: u32) -> Result<HistoryEntry> {
+    Ok(HistoryEntry {
+        entry: ix.entry(pos)?,
         live: ix.meta(pos).live,
         superseded_by: ix
             .stored(pos)
             .superseded_by
             .map(|p| ix.stored(p).id.to_string()),
         line: ix.stored(pos).loc.line,
-    }
+    })
 }
 
 impl Memory {
@@ -32,7 +32,11 @@ impl Memory {
         let r = ix.query(&filter.compile(ix), limit);
         Ok(HistoryOutput {
             truncated: r.total > r.positions.len(),
-            entries: r.positions.iter().map(|&p| status(ix, p)).collect(),
+            entries: r
+                .positions
+                .iter()
+                .map(|&p| status(ix, p))
+                .collect::<Result<_>>()?,
             total: r.total,
         })
     }
@@ -158,11 +162,21 @@ impl Memory {
                 l
             })
             .collect();
+        // The entries the added lines supersede, read before the report (a read can fail).
+        let mut known = std::collections::HashMap::new();
+        for l in &lines {
+            if let Ok((e, _)) = crate::entry::EntryRef::parse(l.bytes)
+                && let Some(target) = e.supersedes.as_deref()
+                && let Some(p) = ix.position(target)
+            {
+                known.insert(target.to_string(), ix.entry(p)?);
+            }
+        }
         Ok(crate::audit::diff::report(
             &format!("ledger as of {t1}"),
             &format!("ledger as of {t2}"),
             lines.iter(),
-            |id| ix.position(id).map(|p| ix.entry(p)),
+            |id| known.get(id).cloned(),
             Vec::new(),
         ))
     }

@@ -163,7 +163,7 @@ impl Memory {
                 ranked.total,
                 ranked.unrelated,
                 max,
-            );
+            )?;
             if r.entry_ids.len() >= max || ranked.head.len() == ranked.total {
                 break r;
             }

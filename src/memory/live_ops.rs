@@ -90,7 +90,7 @@ impl Memory {
             }
             let name = ix.rooms.name(m.room);
             if rooms.is_none_or(|rs| rs.iter().any(|r| r == name)) {
-                out.push(ix.entry(pos));
+                out.push(ix.entry(pos)?);
             }
         }
         Ok(out)

@@ -33,7 +33,7 @@ impl Memory {
         if let Some(k) = &key
             && let Some(pos) = state.ledger.index().by_idempotency_key(&entry.room_id, k)
         {
-            let first = state.ledger.index().entry(pos);
+            let first = state.ledger.index().entry(pos)?;
             return if same_content(&first, &entry) {
                 Ok(PublishOutput {
                     redacted: first.redacted.clone(),
@@ -71,7 +71,13 @@ impl Memory {
             check_supersede(ix, &entry)?;
             self.check_retire_others(ix, &entry, who)
         })?;
-        let stored = state.ledger.index().entry(pos);
+        // What was written, as the index read it back; should reading its text fail, the
+        // entry as it was serialized (the line is written either way).
+        let stored = state
+            .ledger
+            .index()
+            .entry(pos)
+            .unwrap_or_else(|_| entry.clone());
         Ok(PublishOutput {
             redacted: stored.redacted.clone(),
             entry: stored,
@@ -165,8 +171,8 @@ impl Memory {
         let Some(pos) = entry.supersedes.as_deref().and_then(|t| ix.position(t)) else {
             return Ok(());
         };
-        let target = ix.entry(pos);
-        if target.room_id == entry.room_id || self.settings().supersede_others.allows(who) {
+        let target_room = ix.room_of(pos);
+        if target_room == entry.room_id || self.settings().supersede_others.allows(who) {
             return Ok(());
         }
         Err(Error::Refused(format!(
@@ -174,7 +180,9 @@ impl Memory {
              publish your own entry (a `warning` or `decision` naming it), or ask the \
              operator to list your role or room under `supersede_others` in \
              .agents/warroom.yaml",
-            target.id, target.room_id, entry.room_id
+            ix.stored(pos).id,
+            target_room,
+            entry.room_id
         )))
     }
 }

@@ -148,7 +148,11 @@ impl Memory {
         let r = ix.query(&filter.compile(ix), limit);
         Ok(QueryOutput {
             truncated: r.total > r.positions.len(),
-            entries: r.positions.iter().map(|&p| ix.entry(p)).collect(),
+            entries: r
+                .positions
+                .iter()
+                .map(|&p| ix.entry(p))
+                .collect::<Result<_>>()?,
             total: r.total,
             excluded_room,
         })
@@ -191,15 +195,17 @@ impl Memory {
             hits: r
                 .hits
                 .iter()
-                .map(|h| SearchHitOut {
-                    entry: ix.entry(h.pos),
-                    score: h.score,
-                    bm25: h.bm25,
-                    decay: h.decay,
-                    time_factor: h.time_factor,
-                    age_hours: h.age_hours,
+                .map(|h| {
+                    Ok(SearchHitOut {
+                        entry: ix.entry(h.pos)?,
+                        score: h.score,
+                        bm25: h.bm25,
+                        decay: h.decay,
+                        time_factor: h.time_factor,
+                        age_hours: h.age_hours,
+                    })
                 })
-                .collect(),
+                .collect::<Result<_>>()?,
             total: r.total,
             total_exact: r.total_exact,
             terms: r.terms,
@@ -251,10 +257,10 @@ impl Memory {
                 .as_deref()
                 .and_then(|s| ix.position(s))
                 .filter(|&t| ix.stored(t).superseded_by == Some(p))
-        });
-        let (replaced_by, replaced_by_more) = chain(ix, pos, |ix, p| ix.stored(p).superseded_by);
+        })?;
+        let (replaced_by, replaced_by_more) = chain(ix, pos, |ix, p| ix.stored(p).superseded_by)?;
         Ok(GetOutput {
-            entry: ix.entry(pos),
+            entry: ix.entry(pos)?,
             live: ix.meta(pos).live,
             replaced,
             replaced_more,
@@ -274,7 +280,7 @@ fn chain(
     ix: &LedgerIndex,
     pos: u32,
     next: impl Fn(&LedgerIndex, u32) -> Option<u32>,
-) -> (Vec<crate::entry::Entry>, usize) {
+) -> Result<(Vec<crate::entry::Entry>, usize)> {
     let mut out = Vec::new();
     let mut more = 0;
     let mut seen = std::collections::HashSet::from([pos]);
@@ -284,11 +290,11 @@ fn chain(
             break;
         }
         if out.len() < MAX_CHAIN_SHOWN {
-            out.push(ix.entry(p));
+            out.push(ix.entry(p)?);
         } else {
             more += 1;
         }
         cur = next(ix, p);
     }
-    (out, more)
+    Ok((out, more))
 }

@@ -86,6 +86,11 @@ pub enum Source {
 }
 
 impl Source {
+    /// True if the stream is rows of a database (not a file).
+    pub fn is_database(&self) -> bool {
+        matches!(self, Source::Pg(_))
+    }
+
     /// What to call this stream in messages (a path, or the database without credentials).
     pub fn label(&self) -> String {
         match self {

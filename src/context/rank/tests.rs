@@ -44,7 +44,7 @@ fn build(specs: &[Spec]) -> LedgerIndex {
             line: i as u64 + 1,
             offset: 0,
         };
-        ix.apply(&EntryRef::from(&e), Timestamp(ts), loc);
+        ix.apply(&EntryRef::from(&e), Timestamp(ts), loc, b"");
     }
     ix
 }
@@ -111,7 +111,12 @@ fn out_of_order_ledgers_are_scanned() {
         redacted: vec![],
     };
     let loc = Loc { line: 3, offset: 0 };
-    ix.apply(&EntryRef::from(&e), Timestamp(NOW - 3600 * 24 * 365), loc);
+    ix.apply(
+        &EntryRef::from(&e),
+        Timestamp(NOW - 3600 * 24 * 365),
+        loc,
+        b"",
+    );
     assert!(!ix.in_time_order());
     let scope = Scope {
         room_id: "room-0".into(),

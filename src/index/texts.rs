@@ -1,0 +1,261 @@
+//! The summary and detail of every entry — the bulk of a ledger's bytes — kept where they
+//! cost least: read back from the ledger file on demand (files backend), or in memory
+//! (the database backend, and indexes built in tests).
+//!
+//! Reading back is safe because the ledger is append-only: an indexed line never moves.
+//! Each entry keeps its line's length and a 64-bit hash of its bytes; a read whose bytes
+//! do not hash the same (the file was edited in place, or replaced and not yet re-read) is
+//! an error naming the line, never a changed answer. The file is held open, so the text
+//! comes from the file that was indexed even if the path is replaced before the next
+//! refresh notices.
+//!
+//! Only what every result needs stays in memory: a hash of each entry's fact (kind and
+//! normalised summary) so predecessor context can collapse duplicates without reading
+//! the candidates' text.
+
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crate::entry::{EntryRef, Kind};
+use crate::error::{Error, Result};
+
+use super::Loc;
+
+/// Hashes line bytes and facts (fixed seed: stable within and across runs of a build).
+fn hasher() -> foldhash::fast::FixedState {
+    foldhash::fast::FixedState::with_seed(0x5752_4d45_4d4f_5259)
+}
+
+/// The text of one entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text {
+    /// Summary.
+    pub summary: String,
+    /// Detail ("" if none).
+    pub detail: String,
+}
+
+/// Where the texts are.
+#[derive(Debug)]
+enum Store {
+    Memory(Vec<[Box<str>; 2]>),
+    File {
+        path: PathBuf,
+        file: OnceLock<File>,
+        /// Per entry: its line's length in bytes and the hash of those bytes.
+        lens: Vec<u32>,
+        hashes: Vec<u64>,
+    },
+}
+
+/// Summary and detail per entry, and the fact hash per entry.
+#[derive(Debug)]
+pub struct Texts {
+    store: Store,
+    facts: Vec<u64>,
+}
+
+impl Default for Texts {
+    fn default() -> Self {
+        Texts {
+            store: Store::Memory(Vec::new()),
+            facts: Vec::new(),
+        }
+    }
+}
+
+/// The key two entries share when they state the same fact: the kind and the summary,
+/// whitespace collapsed, lower-cased, without trailing punctuation.
+pub fn fact_key(kind: Kind, summary: &str) -> u64 {
+    thread_local! {
+        static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    // Called for every entry read: one reused buffer, no allocation per entry.
+    BUF.with_borrow_mut(|s| {
+        s.clear();
+        for (i, word) in summary.split_whitespace().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            if word.is_ascii() {
+                s.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                s.push_str(&word.to_lowercase());
+            }
+        }
+        let key = s.trim_end_matches(['.', '!', ';', ':', ',']);
+        hasher().hash_one((kind.index(), key))
+    })
+}
+
+impl Texts {
+    /// Texts read back from the ledger file at `path`.
+    pub fn in_file(path: PathBuf) -> Texts {
+        Texts {
+            store: Store::File {
+                path,
+                file: OnceLock::new(),
+                lens: Vec::new(),
+                hashes: Vec::new(),
+            },
+            facts: Vec::new(),
+        }
+    }
+
+    /// Reserves room for `n` more entries.
+    pub fn reserve(&mut self, n: usize) {
+        self.facts.reserve(n);
+        match &mut self.store {
+            Store::Memory(v) => v.reserve(n),
+            Store::File { lens, hashes, .. } => {
+                lens.reserve(n);
+                hashes.reserve(n);
+            }
+        }
+    }
+
+    /// Records the next entry: its parsed fields and the line they came from.
+    pub fn push(&mut self, entry: &EntryRef<'_>, line: &[u8]) {
+        self.facts.push(fact_key(entry.kind, &entry.summary));
+        match &mut self.store {
+            Store::Memory(v) => v.push([
+                (*entry.summary).into(),
+                entry.detail.as_deref().unwrap_or("").into(),
+            ]),
+            Store::File { lens, hashes, .. } => {
+                lens.push(u32::try_from(line.len()).expect("lines are at most 16 MiB"));
+                hashes.push(hasher().hash_one(line));
+            }
+        }
+    }
+
+    /// The fact hash of entry `pos` (see [`fact_key`]).
+    pub fn fact(&self, pos: u32) -> u64 {
+        self.facts[pos as usize]
+    }
+
+    /// The text of entry `pos`, whose line is at `loc`.
+    pub fn get(&self, pos: u32, loc: Loc) -> Result<Text> {
+        let (path, file, lens, hashes) = match &self.store {
+            Store::Memory(v) => {
+                let [summary, detail] = &v[pos as usize];
+                return Ok(Text {
+                    summary: summary.to_string(),
+                    detail: detail.to_string(),
+                });
+            }
+            Store::File {
+                path,
+                file,
+                lens,
+                hashes,
+            } => (path, file, lens, hashes),
+        };
+        let io = |source: std::io::Error| Error::Io {
+            context: format!("reading line {} of {}", loc.line, path.display()),
+            source,
+        };
+        let file = match file.get() {
+            Some(f) => f,
+            None => {
+                let f = File::open(path).map_err(io)?;
+                file.get_or_init(|| f)
+            }
+        };
+        let mut buf = vec![0u8; lens[pos as usize] as usize];
+        read_at(file, &mut buf, loc.offset).map_err(io)?;
+        if hasher().hash_one(&buf[..]) != hashes[pos as usize] {
+            return Err(io(std::io::Error::other(
+                "the line changed since it was read: the ledger was edited in place or \
+                 replaced. Run `warroom-memory verify` to see what changed",
+            )));
+        }
+        let (entry, _) = EntryRef::parse(&buf).map_err(|e| io(std::io::Error::other(e.0)))?;
+        Ok(Text {
+            summary: entry.summary.to_string(),
+            detail: entry.detail.as_deref().unwrap_or("").to_string(),
+        })
+    }
+
+    /// Heap bytes held for the texts.
+    pub fn heap_bytes(&self) -> usize {
+        self.facts.capacity() * 8
+            + match &self.store {
+                Store::Memory(v) => v.iter().map(|[s, d]| s.len() + d.len() + 32).sum(),
+                Store::File { lens, hashes, .. } => lens.capacity() * 4 + hashes.capacity() * 8,
+            }
+    }
+}
+
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::entry::{Entry, Kind};
+    use crate::ledger::Ledger;
+    use crate::store::jsonl::AppendOptions;
+
+    fn line(id: &str, summary: &str) -> String {
+        let e = Entry {
+            id: id.into(),
+            ts: "2026-11-01T00:00:00Z".into(),
+            kind: Kind::Decision,
+            room_id: "room-1".into(),
+            author_role: "architect".into(),
+            ref_: "EPIC-1".into(),
+            tags: vec!["db".into()],
+            summary: summary.into(),
+            detail: "because".into(),
+            supersedes: None,
+            plan_id: None,
+            redacted: vec![],
+        };
+        serde_json::to_string(&e).unwrap() + "\n"
+    }
+
+    #[test]
+    fn text_is_read_back_and_an_edit_in_place_is_an_error_not_an_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.jsonl");
+        let text = line("a", "use alpha storage") + &line("b", "keep beta");
+        std::fs::write(&path, &text).unwrap();
+        let ledger = Ledger::open(&path, AppendOptions::default()).unwrap();
+        let ix = ledger.index();
+        assert_eq!(ix.entry(0).unwrap().summary, "use alpha storage");
+        assert_eq!(ix.entry(1).unwrap().detail, "because");
+        // Same length, so nothing about the file's size tells: only the line's hash.
+        std::fs::write(&path, text.replace("alpha", "omega")).unwrap();
+        let err = ix.entry(0).unwrap_err().to_string();
+        assert!(err.contains("line 1"), "{err}");
+        assert!(err.contains("changed since it was read"), "{err}");
+        assert_eq!(ix.entry(1).unwrap().summary, "keep beta");
+    }
+
+    #[test]
+    fn a_replaced_file_is_not_read_in_place_of_the_indexed_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.jsonl");
+        std::fs::write(&path, line("a", "the indexed text")).unwrap();
+        let ledger = Ledger::open(&path, AppendOptions::default()).unwrap();
+        let ix = ledger.index();
+        assert_eq!(ix.entry(0).unwrap().summary, "the indexed text");
+        // Replaced by rename: the index still reads the file it indexed, held open.
+        let other = dir.path().join("other.jsonl");
+        std::fs::write(&other, line("a", "a different text")).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_eq!(ix.entry(0).unwrap().summary, "the indexed text");
+    }
+
+    #[test]
+    fn facts_ignore_case_spacing_and_trailing_punctuation_but_not_kind() {
+        use super::fact_key;
+        let a = fact_key(Kind::Decision, "Use  Postgres.");
+        assert_eq!(a, fact_key(Kind::Decision, "use postgres"));
+        assert_ne!(a, fact_key(Kind::Warning, "use postgres"));
+        assert_ne!(a, fact_key(Kind::Decision, "use sqlite"));
+    }
+}
