@@ -106,23 +106,29 @@ pub struct Meta {
     pub live: bool,
 }
 
-/// Cold fields of one entry.
+/// Cold fields of one entry (48 bytes; fields most entries lack are in [`Rare`], tags in
+/// one shared vector).
 #[derive(Clone, Debug)]
 pub struct Stored {
     /// Entry id.
     pub id: Box<str>,
-    /// The `ts` text as written, when it is not the canonical form of [`Meta::ts`].
-    pub ts_raw: Option<Box<str>>,
-    /// Tag symbols.
-    pub tags: Box<[Sym]>,
-    /// Id this entry supersedes, as written.
-    pub supersedes: Option<Box<str>>,
-    /// Secret kinds redacted before writing.
-    pub redacted: Box<[Box<str>]>,
+    /// Where its tag symbols start in the index's tag vector, and how many.
+    tags: (u32, u32),
     /// Position of the entry that superseded this one.
     pub superseded_by: Option<u32>,
     /// Where the line is in the file.
     pub loc: Loc,
+}
+
+/// Fields few entries have, kept out of [`Stored`].
+#[derive(Clone, Debug, Default)]
+struct Rare {
+    /// The `ts` text as written, when it is not the canonical form of [`Meta::ts`].
+    ts_raw: Option<Box<str>>,
+    /// Id this entry supersedes, as written.
+    supersedes: Option<Box<str>>,
+    /// Secret kinds redacted before writing.
+    redacted: Box<[Box<str>]>,
 }
 
 /// Where a line is in its file.
@@ -156,6 +162,12 @@ pub struct Cell {
     pub positions: [Vec<u32>; 6],
 }
 
+/// The hash `by_id` files an id under.
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x4944_5331).hash_one(id)
+}
+
 /// The bit of a slot ([`LedgerIndex::slot`]) set once the entry is superseded.
 pub const SLOT_DEAD: u32 = 1 << 31;
 
@@ -167,7 +179,12 @@ const MAX_KEPT_PROBLEMS: usize = 1000;
 pub struct LedgerIndex {
     meta: Vec<Meta>,
     stored: Vec<Stored>,
-    by_id: HashMap<Box<str>, u32>,
+    /// Tag symbols of every entry, one after the other (see [`Stored`]).
+    tag_syms: Vec<Sym>,
+    rare: HashMap<u32, Rare>,
+    /// Positions keyed by their entry's id (the id itself is only in `stored`): 4 bytes
+    /// and a control byte per entry instead of a second copy of every id.
+    by_id: hashbrown::HashTable<u32>,
     /// Positions sorted by (ts, position): the chronological order of the ledger.
     chrono: Vec<u32>,
     tag_postings: HashMap<Sym, Vec<u32>>,
@@ -235,7 +252,19 @@ impl LedgerIndex {
     }
     /// Position of the entry with `id`.
     pub fn position(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id).copied()
+        let h = id_hash(id);
+        self.by_id
+            .find(h, |&p| &*self.stored[p as usize].id == id)
+            .copied()
+    }
+    /// Tag symbols of the entry at `pos`.
+    pub fn tags_of(&self, pos: u32) -> &[Sym] {
+        let (start, n) = self.stored[pos as usize].tags;
+        &self.tag_syms[start as usize..(start + n) as usize]
+    }
+    /// The id the entry at `pos` supersedes, as written.
+    pub fn supersedes_of(&self, pos: u32) -> Option<&str> {
+        self.rare.get(&pos).and_then(|r| r.supersedes.as_deref())
     }
     /// Hot columns of the entry at `pos`.
     pub fn meta(&self, pos: u32) -> &Meta {
@@ -279,7 +308,8 @@ impl LedgerIndex {
         self.chrono.reserve(n);
         self.slots.reserve(n);
         self.texts.reserve(n);
-        self.by_id.reserve(n);
+        let stored = &self.stored;
+        self.by_id.reserve(n, |&p| id_hash(&stored[p as usize].id));
         self.text.reserve(n);
     }
 
@@ -302,7 +332,7 @@ impl LedgerIndex {
         loc: Loc,
         line: &[u8],
     ) -> Option<u32> {
-        if let Some(&first) = self.by_id.get(&*entry.id) {
+        if let Some(first) = self.position(&entry.id) {
             let first = self.stored(first).loc.line;
             self.note_problem(
                 loc,
@@ -321,10 +351,13 @@ impl LedgerIndex {
             entry.detail.as_deref().unwrap_or(""),
             &entry.ref_,
         );
-        let tags: Box<[Sym]> = entry.tags.iter().map(|t| self.tags.intern(t)).collect();
-        for &t in tags.iter() {
+        let tags_start = self.tag_syms.len();
+        for t in entry.tags.iter() {
+            let t = self.tags.intern(t);
+            self.tag_syms.push(t);
             self.tag_postings.entry(t).or_default().push(pos);
         }
+        let tags = (tags_start as u32, (self.tag_syms.len() - tags_start) as u32);
         self.meta.push(Meta {
             ts: ts.0,
             room: self.rooms.intern(&entry.room_id),
@@ -334,18 +367,25 @@ impl LedgerIndex {
             kind: entry.kind,
             live: true,
         });
-        let id: Box<str> = (*entry.id).into();
         self.stored.push(Stored {
-            ts_raw: (!ts.is_canonical(&entry.ts)).then(|| (*entry.ts).into()),
-            id: id.clone(),
+            id: (*entry.id).into(),
             tags,
-            supersedes: entry.supersedes.as_deref().map(Into::into),
-            redacted: entry.redacted.iter().map(|r| (**r).into()).collect(),
             superseded_by: None,
             loc,
         });
+        let rare = Rare {
+            ts_raw: (!ts.is_canonical(&entry.ts)).then(|| (*entry.ts).into()),
+            supersedes: entry.supersedes.as_deref().map(Into::into),
+            redacted: entry.redacted.iter().map(|r| (**r).into()).collect(),
+        };
+        if rare.ts_raw.is_some() || rare.supersedes.is_some() || !rare.redacted.is_empty() {
+            self.rare.insert(pos, rare);
+        }
         self.texts.push(entry, line);
-        self.by_id.insert(id, pos);
+        let stored = &self.stored;
+        self.by_id.insert_unique(id_hash(&entry.id), pos, |&p| {
+            id_hash(&stored[p as usize].id)
+        });
         if let Some(k) = &entry.idempotency_key {
             self.idempotency
                 .entry(format!("{}\0{k}", entry.room_id).into())
@@ -370,7 +410,7 @@ impl LedgerIndex {
         self.live += 1;
         self.count_live(pos, 1);
         self.insert_chrono(pos);
-        if let Some(target) = self.stored(pos).supersedes.clone() {
+        if let Some(target) = self.supersedes_of(pos).map(Box::<str>::from) {
             self.named_targets.insert(target.clone());
             self.link_supersede(pos, &target);
         }
@@ -423,11 +463,7 @@ impl LedgerIndex {
             if c == pos || steps > self.meta.len() {
                 return self.note_problem(loc, format!("supersede cycle through `{target}`"));
             }
-            cur = self
-                .stored(c)
-                .supersedes
-                .as_deref()
-                .and_then(|s| self.position(s));
+            cur = self.supersedes_of(c).and_then(|s| self.position(s));
             steps += 1;
         }
         self.stored[t as usize].superseded_by = Some(pos);
@@ -451,8 +487,9 @@ impl LedgerIndex {
         if delta < 0 {
             self.slots[pos as usize] |= SLOT_DEAD;
         }
-        for i in 0..self.stored[pos as usize].tags.len() {
-            let tag = self.stored[pos as usize].tags[i];
+        let (start, n) = self.stored[pos as usize].tags;
+        for i in start..start + n {
+            let tag = self.tag_syms[i as usize];
             let c = &mut self.live_by_tag_room.entry((tag, m.room)).or_default()[kind];
             *c = c.wrapping_add_signed(delta);
         }
@@ -512,42 +549,42 @@ impl LedgerIndex {
         let m = self.meta(pos);
         let s = self.stored(pos);
         let text = self.text_of(pos)?;
+        let rare = self.rare.get(&pos);
         Ok(Entry {
             id: s.id.to_string(),
-            ts: s
-                .ts_raw
-                .as_deref()
+            ts: rare
+                .and_then(|r| r.ts_raw.as_deref())
                 .map_or_else(|| Timestamp(m.ts).to_rfc3339(), str::to_string),
             kind: m.kind,
             room_id: self.rooms.name(m.room).to_string(),
             author_role: self.roles.name(m.role).to_string(),
             ref_: self.refs.name(m.ref_).to_string(),
-            tags: s
-                .tags
+            tags: self
+                .tags_of(pos)
                 .iter()
                 .map(|&t| self.tags.name(t).to_string())
                 .collect(),
             summary: text.summary,
             detail: text.detail,
-            supersedes: s.supersedes.as_deref().map(str::to_string),
+            supersedes: self.supersedes_of(pos).map(str::to_string),
             plan_id: self.plan_of(pos).map(str::to_string),
-            redacted: s.redacted.iter().map(|r| r.to_string()).collect(),
+            redacted: rare.map_or_else(Vec::new, |r| {
+                r.redacted.iter().map(|r| r.to_string()).collect()
+            }),
         })
     }
 
     /// Approximate heap bytes of the index (for the memory report of `bench`).
     pub fn heap_bytes(&self) -> usize {
-        let stored: usize = self
-            .stored
-            .iter()
-            .map(|s| s.id.len() + s.tags.len() * 4)
-            .sum();
+        let stored: usize = self.stored.iter().map(|s| s.id.len()).sum();
         stored
             + self.texts.heap_bytes()
             + self.stored.capacity() * std::mem::size_of::<Stored>()
             + self.meta.capacity() * std::mem::size_of::<Meta>()
-            + self.by_id.capacity() * (16 + 4 + 8)
+            + self.by_id.capacity() * 5
             + self.chrono.capacity() * 4
+            + self.tag_syms.capacity() * 4
+            + self.rare.len() * (4 + std::mem::size_of::<Rare>())
             + self.meta.len() * 8
             + self.text.heap_bytes()
     }

@@ -280,7 +280,7 @@ impl LedgerIndex {
         for (pos, bm25) in scratch.drain() {
             let m = self.meta(pos);
             if !filter.matches_meta(m)
-                || (filter.tags.is_some() && !filter.matches_tags(&self.stored(pos).tags))
+                || (filter.tags.is_some() && !filter.matches_tags(self.tags_of(pos)))
             {
                 continue;
             }
@@ -358,7 +358,7 @@ impl LedgerIndex {
             }
             let m = self.meta(doc);
             if !filter.matches_meta(m)
-                || (filter.tags.is_some() && !filter.matches_tags(&self.stored(doc).tags))
+                || (filter.tags.is_some() && !filter.matches_tags(self.tags_of(doc)))
             {
                 continue;
             }

@@ -252,9 +252,7 @@ impl Memory {
         })?;
         // Only supersedes that took effect count (a refused one retired nothing).
         let (replaced, replaced_more) = chain(ix, pos, |ix, p| {
-            ix.stored(p)
-                .supersedes
-                .as_deref()
+            ix.supersedes_of(p)
                 .and_then(|s| ix.position(s))
                 .filter(|&t| ix.stored(t).superseded_by == Some(p))
         })?;
