@@ -200,6 +200,9 @@ pub struct Settings {
     pub fault_after_bytes: Option<u64>,
     /// Test hook: crash mid-append after this many bytes (`WARROOM_FAULT_CRASH_AFTER_BYTES`).
     pub crash_after_bytes: Option<u64>,
+    /// Where the cold-start snapshot of a big ledger is kept (None: never; the CLI's
+    /// default is the user's cache directory).
+    pub snapshot: Option<crate::store::snapshot::SnapshotPlace>,
 }
 
 impl Default for Settings {
@@ -217,6 +220,7 @@ impl Default for Settings {
             supersede_others: SupersedeOthers::default(),
             fault_after_bytes: None,
             crash_after_bytes: None,
+            snapshot: None,
         }
     }
 }

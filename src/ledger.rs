@@ -13,6 +13,7 @@ use crate::entry::{Entry, EntryRef};
 use crate::error::{Error, Result};
 use crate::index::{LedgerIndex, Loc, Scratch};
 use crate::store::jsonl::{AppendOptions, Poll, RawLine};
+use crate::store::snapshot::SnapshotPlace;
 use crate::store::{Backend, Keys, Lock, Source, Stream};
 
 /// A ledger file with its derived index.
@@ -68,28 +69,61 @@ fn empty_index(database: bool, path: &Path) -> LedgerIndex {
 impl Ledger {
     /// Opens the ledger at `path` (it need not exist) and reads it whole.
     pub fn open(path: impl Into<PathBuf>, opts: AppendOptions) -> Result<Ledger> {
-        Ledger::open_in(&Backend::Files, path, opts)
+        Ledger::open_in(&Backend::Files, path, opts, None)
     }
 
-    /// Opens the ledger in `backend` (at `path` when that is files) and reads it whole.
+    /// Opens the ledger in `backend` (at `path` when that is files) and reads it: from
+    /// the snapshot in `snapshots` when one matches the file (then only the lines after
+    /// it), else whole — and then writes a snapshot if the ledger is big enough and none
+    /// covered most of it.
     pub fn open_in(
         backend: &Backend,
         path: impl Into<PathBuf>,
         opts: AppendOptions,
+        snapshots: Option<&SnapshotPlace>,
     ) -> Result<Ledger> {
         let path = path.into();
-        let mut index = empty_index(backend.is_database(), &path);
-        // About 500 bytes per line is typical; a good guess saves regrowing big vectors.
-        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        index.reserve((bytes / 500) as usize);
+        let source = backend.source(Stream::Ledger, path.clone(), opts.jail.clone());
+        let snapshots = snapshots.filter(|_| !backend.is_database());
+        let loaded = snapshots.and_then(|s| s.load(&path));
+        let (index, source, covered) = match loaded {
+            Some(l) => {
+                let n = l.index.len();
+                tracing::info!(
+                    ledger = %path.display(),
+                    entries = n,
+                    bytes = l.offset,
+                    "index read from the snapshot; reading the lines after it"
+                );
+                (l.index, source.resume_at(l.offset, l.next_line), n)
+            }
+            None => {
+                let mut index = empty_index(backend.is_database(), &path);
+                // About 500 bytes per line is typical: a good guess saves regrowing.
+                let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                index.reserve((bytes / 500) as usize);
+                (index, source, 0)
+            }
+        };
         let mut ledger = Ledger {
-            source: backend.source(Stream::Ledger, path.clone(), opts.jail.clone()),
+            source,
             path,
             index,
             opts,
             scratch: Scratch::default(),
         };
         ledger.refresh()?;
+        if let Some(s) = snapshots {
+            let n = ledger.index.len();
+            // Written when the ledger is big and the snapshot covered less than 90 %.
+            if n >= s.min_entries && covered < n - n / 10 {
+                let (offset, next) = (ledger.source.offset(), ledger.source.next_line());
+                match s.save(&ledger.path, &ledger.index, offset, next) {
+                    Ok(()) => tracing::debug!(entries = n, "snapshot written"),
+                    Err(e) => tracing::warn!(error = %e, "could not write the snapshot"),
+                }
+            }
+        }
         Ok(ledger)
     }
 

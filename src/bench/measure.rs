@@ -53,6 +53,12 @@ pub struct SizeReport {
     pub ledger_bytes: u64,
     /// Read + parse + index, milliseconds.
     pub cold_start_ms: f64,
+    /// A first start that also writes the snapshot, milliseconds.
+    #[serde(default)]
+    pub snapshot_first_ms: f64,
+    /// A restart that reads the snapshot (checked against the ledger), milliseconds.
+    #[serde(default)]
+    pub restart_ms: f64,
     /// Resident memory added by loading the ledger (VmRSS after − before).
     pub rss_bytes: u64,
     /// Peak resident memory of the process (VmHWM).
@@ -238,10 +244,26 @@ pub fn measure(
         Some((s, b)) => (Some(s), Some(b)),
         None => (None, None),
     };
+    drop(memory);
+    // The same ledger with a snapshot: a first start (read everything, write the
+    // snapshot), then a restart that reads the snapshot.
+    let mut settings = Settings::default();
+    settings.snapshot = Some(crate::store::snapshot::SnapshotPlace {
+        dir: work.join("snapshot-cache"),
+        min_entries: 0,
+    });
+    let t = Instant::now();
+    drop(Memory::open(paths.clone(), settings.clone(), clock.clone())?);
+    let snapshot_first_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    drop(Memory::open(paths.clone(), settings, clock.clone())?);
+    let restart_ms = t.elapsed().as_secs_f64() * 1e3;
     Ok(SizeReport {
         entries,
         ledger_bytes,
         cold_start_ms,
+        snapshot_first_ms,
+        restart_ms,
         rss_bytes,
         peak_rss_bytes,
         search,

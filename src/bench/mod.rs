@@ -163,14 +163,16 @@ fn pair(m: &Micros) -> String {
 /// The reports as two markdown tables (for README).
 pub fn markdown(reports: &[SizeReport]) -> String {
     let mut s = String::from(
-        "| entries | ledger MB | cold start ms | RSS MB (× ledger) | peak RSS MB |\n|---:|---:|---:|---:|---:|\n",
+        "| entries | ledger MB | cold start ms | first start + snapshot write ms | restart from snapshot ms | RSS MB (× ledger) | peak RSS MB |\n|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {:.0} | {} ({:.2}×) | {} |\n",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {} ({:.2}×) | {} |\n",
             r.entries,
             mb(r.ledger_bytes),
             r.cold_start_ms,
+            r.snapshot_first_ms,
+            r.restart_ms,
             mb(r.rss_bytes),
             r.rss_bytes as f64 / r.ledger_bytes.max(1) as f64,
             mb(r.peak_rss_bytes)

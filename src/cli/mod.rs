@@ -70,6 +70,12 @@ pub(crate) struct Global {
     /// Do not fsync after each append (faster, loses the last entries on power failure).
     #[arg(long, global = true)]
     no_fsync: bool,
+    /// Where to keep the cold-start snapshot of a ledger of 20,000 entries or more (a
+    /// cache: checked against the ledger and authenticated on every start, safe to
+    /// delete). Default: $XDG_CACHE_HOME/warroom-memory, else ~/.cache/warroom-memory.
+    /// `off` disables it.
+    #[arg(long, global = true, value_name = "DIR", env = "WARROOM_SNAPSHOT_DIR")]
+    snapshot_dir: Option<PathBuf>,
     /// Pin the server's clock (RFC 3339), e.g. for reproducible search scores.
     #[arg(long, global = true, value_name = "TIME", env = "WARROOM_NOW")]
     now: Option<String>,
@@ -251,6 +257,19 @@ impl Global {
         if self.no_fsync {
             settings.fsync = false;
         }
+        let snapshot_dir = match &self.snapshot_dir {
+            Some(d) if d.as_os_str() == "off" => None,
+            Some(d) => Some(abs(d)),
+            None => crate::store::snapshot::SnapshotPlace::default_dir(),
+        };
+        let min_entries = match env("WARROOM_SNAPSHOT_MIN_ENTRIES") {
+            Some(n) => n
+                .parse()
+                .context("WARROOM_SNAPSHOT_MIN_ENTRIES must be a number of entries, e.g. 20000")?,
+            None => crate::store::snapshot::DEFAULT_MIN_ENTRIES,
+        };
+        settings.snapshot =
+            snapshot_dir.map(|dir| crate::store::snapshot::SnapshotPlace { dir, min_entries });
         if let Some(p) = env("WARROOM_SECRETS") {
             settings.secrets = match p.as_str() {
                 "redact" => crate::config::SecretPolicy::Redact,

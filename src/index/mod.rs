@@ -13,6 +13,7 @@ mod chunks;
 mod filter;
 mod query;
 mod rank;
+pub mod snapshot;
 mod text;
 mod texts;
 mod tokens;

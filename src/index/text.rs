@@ -53,9 +53,9 @@ pub enum Scoring {
 /// One document containing a term: its frequency per field (saturating at 255, far past
 /// where BM25's saturation makes more occurrences count).
 #[derive(Clone, Copy, Debug)]
-struct Posting {
-    doc: u32,
-    tf: [u8; 4],
+pub(super) struct Posting {
+    pub(super) doc: u32,
+    pub(super) tf: [u8; 4],
 }
 
 /// A query term present in the index, with its idf under both scorings.
@@ -141,26 +141,26 @@ fn fielded_score(w: f64, p: &Posting, len: &[u16; 4], b_st: f64, b_d: f64) -> f6
 /// Postings index over summary, tags, detail and ref of every entry.
 #[derive(Default)]
 pub struct TextIndex {
-    tokens: Tokens,
-    terms: HashMap<Box<str>, u32>,
-    postings: Vec<Vec<Posting>>,
+    pub(super) tokens: Tokens,
+    pub(super) terms: HashMap<Box<str>, u32>,
+    pub(super) postings: Vec<Vec<Posting>>,
     /// Per term: entries having it in summary or tags (the seed's document frequency).
-    df_seed: Vec<u32>,
+    pub(super) df_seed: Vec<u32>,
     /// Per document: tokens per field (saturating).
-    doc_len: Vec<[u16; 4]>,
-    total_len: [u64; 4],
+    pub(super) doc_len: Vec<[u16; 4]>,
+    pub(super) total_len: [u64; 4],
     /// Tokenizing (Unicode split, folding, stop words, Snowball stemming) dominates
     /// indexing, and text repeats a small vocabulary, so each distinct whitespace-separated
     /// chunk is tokenized once. Exact: the tokenizer never joins text across whitespace, so
     /// tokenizing chunk by chunk yields the same tokens as the whole text (a test checks).
-    chunks: ChunkCache,
+    pub(super) chunks: ChunkCache,
     /// Upper bounds for pruned top-k search: per term, the largest pseudo term frequency
     /// of any posting (BM25F `tf~`, and the seed's summary + tags `tf` over its length
     /// norm), computed with the averages in `bound_avg`. Those are kept at or above the
     /// real averages (a larger average only raises a posting's `tf~`), so the bounds hold.
-    bound_avg: (f64, f64),
-    bound_fielded: Vec<f64>,
-    bound_seed: Vec<f64>,
+    pub(super) bound_avg: (f64, f64),
+    pub(super) bound_fielded: Vec<f64>,
+    pub(super) bound_seed: Vec<f64>,
 }
 
 impl std::fmt::Debug for TextIndex {

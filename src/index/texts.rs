@@ -50,6 +50,9 @@ enum Store {
     },
 }
 
+/// Line lengths, line hashes and fact hashes, per entry.
+pub(super) type FileParts<'a> = (&'a [u32], &'a [u64], &'a [u64]);
+
 /// Summary and detail per entry, and the fact hash per entry.
 #[derive(Debug)]
 pub struct Texts {
@@ -101,6 +104,33 @@ impl Texts {
                 hashes: Vec::new(),
             },
             facts: Vec::new(),
+        }
+    }
+
+    /// The parts a snapshot keeps: line lengths, line hashes and fact
+    /// hashes (None when the texts are in memory: such an index is not snapshotted).
+    pub(super) fn file_parts(&self) -> Option<FileParts<'_>> {
+        match &self.store {
+            Store::File { lens, hashes, .. } => Some((lens, hashes, &self.facts)),
+            Store::Memory(_) => None,
+        }
+    }
+
+    /// Texts in the file at `path`, from a snapshot's parts.
+    pub(super) fn from_file_parts(
+        path: PathBuf,
+        lens: Vec<u32>,
+        hashes: Vec<u64>,
+        facts: Vec<u64>,
+    ) -> Texts {
+        Texts {
+            store: Store::File {
+                path,
+                file: OnceLock::new(),
+                lens,
+                hashes,
+            },
+            facts,
         }
     }
 

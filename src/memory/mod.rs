@@ -99,7 +99,12 @@ impl Memory {
                 crate::store::Backend::Files
             }
         };
-        let ledger = Ledger::open_in(&backend, paths.ledger.clone(), opts.clone())?;
+        let ledger = Ledger::open_in(
+            &backend,
+            paths.ledger.clone(),
+            opts.clone(),
+            settings.snapshot.as_ref(),
+        )?;
         let channel_backend = backend.clone();
         let plans_backend = backend.clone();
         Ok(Memory {

@@ -276,6 +276,14 @@ impl Tail {
         }
     }
 
+    /// The same tail, positioned after `offset` bytes that end line `next_line - 1` (read
+    /// elsewhere, e.g. from a snapshot that covers them).
+    pub fn resume_at(mut self, offset: u64, next_line: u64) -> Self {
+        self.offset = offset;
+        self.next_line_no = next_line;
+        self
+    }
+
     /// The same tail, opening its file only inside `jail`.
     pub fn jailed(mut self, jail: Option<Arc<crate::fsx::Jail>>) -> Self {
         self.jail = jail;
@@ -290,6 +298,11 @@ impl Tail {
     /// The file this tail reads.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Number of the next line a poll would read.
+    pub fn next_line(&self) -> u64 {
+        self.next_line_no
     }
 
     /// Bytes consumed so far (through the last complete line).
@@ -370,6 +383,10 @@ impl Tail {
         if self.file.is_none() {
             self.file = Some(crate::fsx::open_read_in(&self.path, self.jail.as_deref())?);
             self.identity = Some(id);
+            if self.offset > 0 && self.head.is_empty() {
+                // Resumed: what the file holds now is what was checked when resuming.
+                self.remember()?;
+            }
         }
         let mtime = Some((meta.mtime(), meta.mtime_nsec()));
         if len == self.offset + self.pending && mtime == self.mtime {

@@ -16,6 +16,7 @@
 
 pub mod jsonl;
 pub mod pg;
+pub mod snapshot;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -86,6 +87,23 @@ pub enum Source {
 }
 
 impl Source {
+    /// Positions a file source after `offset` bytes ending line `next_line - 1` (a
+    /// snapshot covers them); a database source is unchanged.
+    pub fn resume_at(self, offset: u64, next_line: u64) -> Source {
+        match self {
+            Source::File(t) => Source::File(t.resume_at(offset, next_line)),
+            other => other,
+        }
+    }
+
+    /// Number of the next line a poll would read (files; 0 for a database).
+    pub fn next_line(&self) -> u64 {
+        match self {
+            Source::File(t) => t.next_line(),
+            Source::Pg(_) => 0,
+        }
+    }
+
     /// True if the stream is rows of a database (not a file).
     pub fn is_database(&self) -> bool {
         matches!(self, Source::Pg(_))

@@ -1,0 +1,507 @@
+//! The index as bytes, for the cold-start snapshot (see [`crate::snapshot`] for where it
+//! lives and when it is trusted). Only state that cannot be recomputed in one linear pass
+//! is written; maps keyed by name (ids, terms, interners, cells) are rebuilt on load.
+//!
+//! Decoding never panics on bad input: every length is checked against what is left,
+//! every symbol and position against the tables it indexes; anything off is an error and
+//! the caller rebuilds from the ledger.
+
+use std::path::PathBuf;
+
+use foldhash::HashMap;
+
+use super::text::{Posting, TextIndex};
+use super::{Cell, Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
+use crate::entry::Kind;
+
+/// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
+pub const FORMAT: u32 = 1;
+
+/// Little-endian writer.
+#[derive(Default)]
+pub struct Enc(pub Vec<u8>);
+
+impl Enc {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+    fn len(&mut self, n: usize) {
+        self.u64(n as u64);
+    }
+    fn str(&mut self, s: &str) {
+        self.len(s.len());
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn u32s(&mut self, v: &[u32]) {
+        self.len(v.len());
+        for &x in v {
+            self.u32(x);
+        }
+    }
+    fn u64s(&mut self, v: &[u64]) {
+        self.len(v.len());
+        for &x in v {
+            self.u64(x);
+        }
+    }
+}
+
+/// What went wrong reading a snapshot (the caller only logs it and rebuilds).
+#[derive(Debug)]
+pub struct Bad(pub &'static str);
+
+type R<T> = Result<T, Bad>;
+
+/// Little-endian reader over a byte slice.
+pub struct Dec<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Dec<'a> {
+    /// A reader of `buf`.
+    pub fn new(buf: &'a [u8]) -> Dec<'a> {
+        Dec { buf }
+    }
+    fn take(&mut self, n: usize) -> R<&'a [u8]> {
+        if n > self.buf.len() {
+            return Err(Bad("truncated"));
+        }
+        let (a, b) = self.buf.split_at(n);
+        self.buf = b;
+        Ok(a)
+    }
+    fn u8(&mut self) -> R<u8> {
+        Ok(self.take(1)?[0])
+    }
+    /// A little-endian u32.
+    pub fn u32(&mut self) -> R<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    /// A little-endian u64.
+    pub fn u64(&mut self) -> R<u64> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+    fn f64(&mut self) -> R<f64> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+    /// A count of items of at least `min_size` bytes each, checked against what is left.
+    fn len(&mut self, min_size: usize) -> R<usize> {
+        let n = usize::try_from(self.u64()?).map_err(|_| Bad("count too large"))?;
+        if n.saturating_mul(min_size.max(1)) > self.buf.len() {
+            return Err(Bad("count past the end"));
+        }
+        Ok(n)
+    }
+    fn str(&mut self) -> R<&'a str> {
+        let n = self.len(1)?;
+        std::str::from_utf8(self.take(n)?).map_err(|_| Bad("not UTF-8"))
+    }
+    fn boxed(&mut self) -> R<Box<str>> {
+        self.str().map(Into::into)
+    }
+    fn opt_str(&mut self) -> R<Option<Box<str>>> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => self.boxed().map(Some),
+            _ => Err(Bad("bad option tag")),
+        }
+    }
+    fn u32s(&mut self) -> R<Vec<u32>> {
+        let n = self.len(4)?;
+        let b = self.take(n * 4)?;
+        Ok(b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect())
+    }
+    fn u64s(&mut self) -> R<Vec<u64>> {
+        let n = self.len(8)?;
+        let b = self.take(n * 8)?;
+        Ok(b.chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
+    }
+    /// A length-prefixed byte string.
+    pub fn bytes(&mut self) -> R<&'a [u8]> {
+        let n = self.len(1)?;
+        self.take(n)
+    }
+    /// 32 raw bytes.
+    pub fn array32(&mut self) -> R<[u8; 32]> {
+        Ok(self.take(32)?.try_into().expect("32 bytes"))
+    }
+    /// True once everything was read.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+}
+
+fn check(ok: bool, what: &'static str) -> R<()> {
+    if ok { Ok(()) } else { Err(Bad(what)) }
+}
+
+fn enc_interner(w: &mut Enc, i: &Interner) {
+    w.len(i.names.len());
+    for n in &i.names {
+        w.str(n);
+    }
+}
+
+fn dec_interner(r: &mut Dec<'_>) -> R<Interner> {
+    let n = r.len(8)?;
+    let mut i = Interner::default();
+    for k in 0..n {
+        let name = r.str()?;
+        check(i.intern(name) as usize == k, "interner out of order")?;
+    }
+    Ok(i)
+}
+
+/// Writes `ix` (whose texts must be in the ledger file) to `w`; None if it keeps its
+/// texts in memory.
+pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
+    let (lens, hashes, facts) = ix.texts.file_parts()?;
+    w.len(ix.meta.len());
+    for (m, s) in ix.meta.iter().zip(&ix.stored) {
+        w.u64(m.ts as u64);
+        w.u32(m.room);
+        w.u32(m.role);
+        w.u32(m.ref_);
+        w.u32(m.plan);
+        w.u8(m.kind.index() as u8);
+        w.u8(u8::from(m.live));
+        w.str(&s.id);
+        w.u32(s.tags.0);
+        w.u32(s.tags.1);
+        w.u32(s.superseded_by.unwrap_or(u32::MAX));
+        w.u64(s.loc.line);
+        w.u64(s.loc.offset);
+    }
+    w.u32s(&ix.tag_syms);
+    w.len(ix.rare.len());
+    let mut rare: Vec<_> = ix.rare.iter().collect();
+    rare.sort_unstable_by_key(|(p, _)| **p);
+    for (&pos, r) in rare {
+        w.u32(pos);
+        w.opt_str(r.ts_raw.as_deref());
+        w.opt_str(r.supersedes.as_deref());
+        w.len(r.redacted.len());
+        for k in r.redacted.iter() {
+            w.str(k);
+        }
+    }
+    w.u32s(&ix.chrono);
+    for map in [&ix.pending, &ix.idempotency] {
+        w.len(map.len());
+        for (k, &v) in map.iter() {
+            w.str(k);
+            w.u32(v);
+        }
+    }
+    w.len(ix.named_targets.len());
+    for k in &ix.named_targets {
+        w.str(k);
+    }
+    for i in [&ix.rooms, &ix.roles, &ix.refs, &ix.tags, &ix.plans] {
+        enc_interner(w, i);
+    }
+    w.u64(ix.live as u64);
+    w.u8(u8::from(ix.out_of_order));
+    w.len(ix.problems.len());
+    for p in &ix.problems {
+        w.u64(p.loc.line);
+        w.u64(p.loc.offset);
+        w.str(&p.message);
+    }
+    w.u64(ix.problem_count as u64);
+    w.u32s(lens);
+    w.u64s(hashes);
+    w.u64s(facts);
+    encode_text(&ix.text, w);
+    Some(())
+}
+
+fn encode_text(t: &TextIndex, w: &mut Enc) {
+    let mut vocab: Vec<(&str, u32)> = t.terms.iter().map(|(k, &v)| (&**k, v)).collect();
+    vocab.sort_unstable_by_key(|&(_, id)| id);
+    w.len(vocab.len());
+    for ((term, _), list) in vocab.iter().zip(&t.postings) {
+        w.str(term);
+        w.len(list.len());
+        for p in list {
+            w.u32(p.doc);
+            w.0.extend_from_slice(&p.tf);
+        }
+    }
+    w.u32s(&t.df_seed);
+    w.len(t.doc_len.len());
+    for l in &t.doc_len {
+        for x in l {
+            w.0.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    for x in t.total_len {
+        w.u64(x);
+    }
+    w.f64(t.bound_avg.0);
+    w.f64(t.bound_avg.1);
+    w.u64s(
+        &t.bound_fielded
+            .iter()
+            .map(|f| f.to_bits())
+            .collect::<Vec<_>>(),
+    );
+    w.u64s(&t.bound_seed.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+}
+
+/// Reads an index written by [`encode`] whose texts are in the ledger at `path`.
+pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
+    let n = r.len(40)?;
+    check(n < u32::MAX as usize, "too many entries")?;
+    let mut ix = LedgerIndex::default();
+    ix.meta.reserve_exact(n);
+    ix.stored.reserve_exact(n);
+    for _ in 0..n {
+        let ts = r.u64()? as i64;
+        let (room, role, ref_, plan) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
+        let kind = *Kind::ALL.get(r.u8()? as usize).ok_or(Bad("bad kind"))?;
+        let live = r.u8()? == 1;
+        ix.meta.push(Meta {
+            ts,
+            room,
+            role,
+            ref_,
+            plan,
+            kind,
+            live,
+        });
+        let id = r.boxed()?;
+        let tags = (r.u32()?, r.u32()?);
+        let by = r.u32()?;
+        let loc = Loc {
+            line: r.u64()?,
+            offset: r.u64()?,
+        };
+        ix.stored.push(Stored {
+            id,
+            tags,
+            superseded_by: (by != u32::MAX).then_some(by),
+            loc,
+        });
+    }
+    ix.tag_syms = r.u32s()?;
+    for _ in 0..r.len(4)? {
+        let pos = r.u32()?;
+        check((pos as usize) < n, "rare field of no entry")?;
+        let ts_raw = r.opt_str()?;
+        let supersedes = r.opt_str()?;
+        let redacted = (0..r.len(8)?)
+            .map(|_| r.boxed())
+            .collect::<R<Vec<_>>>()?
+            .into_boxed_slice();
+        ix.rare.insert(
+            pos,
+            Rare {
+                ts_raw,
+                supersedes,
+                redacted,
+            },
+        );
+    }
+    ix.chrono = r.u32s()?;
+    let mut seen = vec![false; n];
+    for &p in &ix.chrono {
+        check(
+            (p as usize) < n && !seen[p as usize],
+            "chrono is not a permutation",
+        )?;
+        seen[p as usize] = true;
+    }
+    check(ix.chrono.len() == n, "chrono is not a permutation")?;
+    let mut maps: [HashMap<Box<str>, u32>; 2] = Default::default();
+    for map in &mut maps {
+        for _ in 0..r.len(12)? {
+            let k = r.boxed()?;
+            let v = r.u32()?;
+            check((v as usize) < n, "position out of range")?;
+            map.insert(k, v);
+        }
+    }
+    let [pending, idempotency] = maps;
+    (ix.pending, ix.idempotency) = (pending, idempotency);
+    for _ in 0..r.len(8)? {
+        ix.named_targets.insert(r.boxed()?);
+    }
+    ix.rooms = dec_interner(r)?;
+    ix.roles = dec_interner(r)?;
+    ix.refs = dec_interner(r)?;
+    ix.tags = dec_interner(r)?;
+    ix.plans = dec_interner(r)?;
+    ix.live = r.u64()? as usize;
+    ix.out_of_order = r.u8()? == 1;
+    for _ in 0..r.len(24)? {
+        let loc = Loc {
+            line: r.u64()?,
+            offset: r.u64()?,
+        };
+        let message = r.str()?.to_string();
+        ix.problems.push(Problem { loc, message });
+    }
+    ix.problem_count = r.u64()? as usize;
+    let (lens, hashes, facts) = (r.u32s()?, r.u64s()?, r.u64s()?);
+    check(
+        lens.len() == n && hashes.len() == n && facts.len() == n,
+        "text table length",
+    )?;
+    ix.texts = Texts::from_file_parts(path, lens, hashes, facts);
+    ix.text = decode_text(r, n)?;
+    rebuild(&mut ix)?;
+    Ok(ix)
+}
+
+fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
+    let mut t = TextIndex::default();
+    let terms = r.len(9)?;
+    t.postings.reserve_exact(terms);
+    for id in 0..terms {
+        t.terms.insert(r.boxed()?, id as u32);
+        let k = r.len(8)?;
+        let b = r.take(k * 8)?;
+        let list: Vec<Posting> = b
+            .chunks_exact(8)
+            .map(|c| Posting {
+                doc: u32::from_le_bytes(c[..4].try_into().expect("4 bytes")),
+                tf: c[4..].try_into().expect("4 bytes"),
+            })
+            .collect();
+        check(
+            list.iter().all(|p| (p.doc as usize) < n),
+            "posting of no entry",
+        )?;
+        t.postings.push(list);
+    }
+    check(t.terms.len() == terms, "duplicate term")?;
+    t.df_seed = r.u32s()?;
+    let docs = r.len(8)?;
+    check(docs == n, "document lengths")?;
+    let b = r.take(docs * 8)?;
+    t.doc_len = b
+        .chunks_exact(8)
+        .map(|c| {
+            let f = |i: usize| u16::from_le_bytes([c[2 * i], c[2 * i + 1]]);
+            [f(0), f(1), f(2), f(3)]
+        })
+        .collect();
+    for x in &mut t.total_len {
+        *x = r.u64()?;
+    }
+    t.bound_avg = (r.f64()?, r.f64()?);
+    t.bound_fielded = r.u64s()?.into_iter().map(f64::from_bits).collect();
+    t.bound_seed = r.u64s()?.into_iter().map(f64::from_bits).collect();
+    check(
+        t.df_seed.len() == terms && t.bound_fielded.len() == terms && t.bound_seed.len() == terms,
+        "per-term tables",
+    )?;
+    Ok(t)
+}
+
+/// Recomputes what [`encode`] leaves out — ids, tag postings, cells and slots, live
+/// counts — in position order, as [`LedgerIndex::apply`] built them; checks every symbol
+/// and position against the tables it indexes.
+fn rebuild(ix: &mut LedgerIndex) -> R<()> {
+    let n = ix.meta.len();
+    let lens = [
+        ix.rooms.len(),
+        ix.roles.len(),
+        ix.refs.len(),
+        ix.plans.len(),
+    ];
+    let stored = std::mem::take(&mut ix.stored);
+    ix.by_id.reserve(n, |_| 0);
+    for (pos, (m, s)) in ix.meta.iter().zip(&stored).enumerate() {
+        let syms = [m.room, m.role, m.ref_, m.plan];
+        check(
+            syms.iter().zip(lens).all(|(&s, l)| (s as usize) < l),
+            "symbol out of range",
+        )?;
+        let (start, k) = (s.tags.0 as usize, s.tags.1 as usize);
+        let tags = ix
+            .tag_syms
+            .get(start..start.saturating_add(k))
+            .ok_or(Bad("tags out of range"))?;
+        check(
+            tags.iter().all(|&t| (t as usize) < ix.tags.len()),
+            "tag out of range",
+        )?;
+        check(
+            s.superseded_by.is_none_or(|b| (b as usize) < n) && m.live == s.superseded_by.is_none(),
+            "supersede link",
+        )?;
+        let pos = pos as u32;
+        for &t in tags {
+            ix.tag_postings.entry(t).or_default().push(pos);
+        }
+        let h = super::id_hash(&s.id);
+        check(
+            ix.by_id
+                .find(h, |&p| stored[p as usize].id == s.id)
+                .is_none(),
+            "duplicate id",
+        )?;
+        ix.by_id
+            .insert_unique(h, pos, |&p| super::id_hash(&stored[p as usize].id));
+    }
+    ix.stored = stored;
+    for pos in 0..n as u32 {
+        let m = ix.meta[pos as usize];
+        let cell = match ix.cell_of.get(&(m.room, m.plan)) {
+            Some(&c) => c,
+            None => {
+                let c = ix.cells.len() as u32;
+                ix.cells.push(Cell {
+                    room: m.room,
+                    plan: m.plan,
+                    ..Cell::default()
+                });
+                ix.cell_of.insert((m.room, m.plan), c);
+                c
+            }
+        };
+        ix.cells[cell as usize].positions[m.kind.index()].push(pos);
+        ix.slots.push(cell << 3 | m.kind.index() as u32);
+        ix.count_live(pos, 1);
+        if !m.live {
+            ix.count_live(pos, -1);
+        }
+    }
+    check(
+        ix.meta.iter().filter(|m| m.live).count() == ix.live,
+        "live count",
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "snapshot_tests.rs"]
+mod tests;

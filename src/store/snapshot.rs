@@ -1,0 +1,287 @@
+//! The cold-start snapshot: the derived index of a ledger file, written to the user's
+//! cache directory so the next start reads it instead of re-parsing and re-indexing every
+//! line. A cache, never the truth:
+//!
+//! - **Keyed to the ledger**: its canonical path, device and inode, the length it covers
+//!   and a BLAKE3 hash of those covered bytes, checked against the file on every load.
+//!   Anything that does not match — a rewritten, truncated or replaced ledger, another
+//!   build's format — and the snapshot is ignored and the index rebuilt from the ledger.
+//!   Lines appended after the covered length are read from the file as usual.
+//! - **Authenticated**: the whole file carries a keyed BLAKE3 MAC under a random key kept
+//!   beside it (mode 0600, in a 0700 directory; a key readable by others is not trusted).
+//!   A snapshot someone else wrote or edited fails the MAC and is ignored, so a hostile
+//!   snapshot cannot change an answer; so does a corrupt one.
+//! - **Safe to delete**, written atomically (temporary file + rename), never inside the
+//!   project (the default directory is `$XDG_CACHE_HOME/warroom-memory`, else
+//!   `~/.cache/warroom-memory`).
+//!
+//! Only ledgers on files with at least [`SnapshotPlace::min_entries`] entries are
+//! snapshotted; the database backend is not (its rows are the truth and a cache would
+//! need the same care for less gain).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::index::LedgerIndex;
+use crate::index::snapshot::{Dec, Enc, FORMAT, decode, encode};
+
+const MAGIC: &[u8; 8] = b"WRMSNAP\0";
+
+/// Ledgers with fewer entries are not snapshotted by default (they read in well under a
+/// second).
+pub const DEFAULT_MIN_ENTRIES: usize = 20_000;
+const MAC_LEN: usize = 32;
+
+/// Where snapshots are kept, and from what size a ledger gets one.
+#[derive(Debug, Clone)]
+pub struct SnapshotPlace {
+    /// The cache directory.
+    pub dir: PathBuf,
+    /// Ledgers with fewer entries are not snapshotted (they load fast anyway).
+    pub min_entries: usize,
+}
+
+/// What a loaded snapshot covers.
+pub struct Loaded {
+    /// The index as of `offset`.
+    pub index: LedgerIndex,
+    /// Bytes of the ledger covered (through the end of a line).
+    pub offset: u64,
+    /// Number of the first line after them.
+    pub next_line: u64,
+}
+
+impl SnapshotPlace {
+    /// The default cache directory: `$XDG_CACHE_HOME/warroom-memory`, else
+    /// `$HOME/.cache/warroom-memory`; None if neither variable is set.
+    pub fn default_dir() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        Some(base.join("warroom-memory"))
+    }
+
+    /// The snapshot file of the ledger at `canonical` path.
+    fn file_for(&self, canonical: &Path) -> PathBuf {
+        let h = blake3::hash(canonical.as_os_str().as_encoded_bytes());
+        self.dir.join(format!("{}.snapshot", &h.to_hex()[..24]))
+    }
+
+    /// The MAC key, created on first use. None (with a reason) if it cannot be trusted.
+    fn key(&self, create: bool) -> io::Result<[u8; 32]> {
+        let path = self.dir.join("key");
+        match File::open(&path) {
+            Ok(mut f) => {
+                let meta = f.metadata()?;
+                if meta.permissions().mode() & 0o077 != 0 || meta.uid() != current_uid() {
+                    return Err(io::Error::other(format!(
+                        "{} is readable by others or not ours; snapshots are not trusted. \
+                         Fix: delete it (a new key is made)",
+                        path.display()
+                    )));
+                }
+                let mut key = [0u8; 32];
+                f.read_exact(&mut key)?;
+                Ok(key)
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound && create => {
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(&self.dir)?;
+                let mut key = [0u8; 32];
+                File::open("/dev/urandom")?.read_exact(&mut key)?;
+                let tmp = self.dir.join(format!("key.{}", std::process::id()));
+                let mut f = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(&tmp)?;
+                f.write_all(&key)?;
+                f.sync_all()?;
+                // Another process may have made one meanwhile: keep whichever came first.
+                match std::fs::hard_link(&tmp, &path) {
+                    Ok(()) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        Ok(key)
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                        let _ = std::fs::remove_file(&tmp);
+                        self.key(false)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The index stored for the ledger at `ledger`, if a snapshot exists, is authentic and
+    /// matches the file. Why it was not used is logged (debug when simply absent).
+    pub fn load(&self, ledger: &Path) -> Option<Loaded> {
+        match self.try_load(ledger) {
+            Ok(Some(l)) => Some(l),
+            Ok(None) => None,
+            Err(why) => {
+                tracing::info!(ledger = %ledger.display(), %why, "snapshot not used; reading the ledger");
+                None
+            }
+        }
+    }
+
+    fn try_load(&self, ledger: &Path) -> Result<Option<Loaded>, String> {
+        let canonical = match std::fs::canonicalize(ledger) {
+            Ok(c) => c,
+            Err(_) => return Ok(None),
+        };
+        let snap = self.file_for(&canonical);
+        let bytes = match std::fs::read(&snap) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("reading {}: {e}", snap.display())),
+        };
+        let key = self.key(false).map_err(|e| e.to_string())?;
+        if bytes.len() < MAC_LEN + MAGIC.len() {
+            return Err("snapshot too short".into());
+        }
+        let (body, mac) = bytes.split_at(bytes.len() - MAC_LEN);
+        let mac: [u8; MAC_LEN] = mac.try_into().expect("32 bytes");
+        if blake3::keyed_hash(&key, body) != blake3::Hash::from_bytes(mac) {
+            return Err("snapshot is not authentic (MAC mismatch)".into());
+        }
+        let (header, rest) = body.split_at(MAGIC.len());
+        if header != MAGIC {
+            return Err("not a snapshot".into());
+        }
+        let mut r = Dec::new(rest);
+        let meta = std::fs::metadata(&canonical).map_err(|e| e.to_string())?;
+        let head = read_header(&mut r).map_err(|b| b.0.to_string())?;
+        if head.format != FORMAT || head.build != env!("CARGO_PKG_VERSION") {
+            return Err("snapshot of another format or build".into());
+        }
+        if head.path != canonical.as_os_str().as_encoded_bytes()
+            || (head.dev, head.ino) != (meta.dev(), meta.ino())
+        {
+            return Err("snapshot of another file".into());
+        }
+        if head.offset > meta.len() {
+            return Err("ledger is shorter than the snapshot covers".into());
+        }
+        if hash_prefix(&canonical, head.offset).map_err(|e| e.to_string())? != head.hash {
+            return Err("ledger bytes differ from those the snapshot covers".into());
+        }
+        let index = decode(&mut r, ledger.to_path_buf()).map_err(|b| b.0.to_string())?;
+        if !r.is_empty() {
+            return Err("trailing bytes in snapshot".into());
+        }
+        Ok(Some(Loaded {
+            index,
+            offset: head.offset,
+            next_line: head.next_line,
+        }))
+    }
+
+    /// Writes the snapshot of `index`, which covers `offset` bytes of `ledger` (lines up
+    /// to `next_line`, exclusive). Atomic; an error leaves any previous snapshot in place.
+    pub fn save(
+        &self,
+        ledger: &Path,
+        index: &LedgerIndex,
+        offset: u64,
+        next_line: u64,
+    ) -> io::Result<()> {
+        let canonical = std::fs::canonicalize(ledger)?;
+        let meta = std::fs::metadata(&canonical)?;
+        let key = self.key(true)?;
+        let mut w = Enc(MAGIC.to_vec());
+        let hash = hash_prefix(&canonical, offset)?;
+        write_header(&mut w, &canonical, &meta, offset, next_line, &hash);
+        if encode(index, &mut w).is_none() {
+            return Ok(()); // texts in memory: not a files ledger
+        }
+        let mac = blake3::keyed_hash(&key, &w.0);
+        w.0.extend_from_slice(mac.as_bytes());
+        let path = self.file_for(&canonical);
+        let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(&w.0)?;
+        drop(f);
+        std::fs::rename(&tmp, &path)
+    }
+}
+
+struct Header {
+    format: u32,
+    build: String,
+    path: Vec<u8>,
+    dev: u64,
+    ino: u64,
+    offset: u64,
+    next_line: u64,
+    hash: [u8; 32],
+}
+
+fn write_header(
+    w: &mut Enc,
+    canonical: &Path,
+    meta: &std::fs::Metadata,
+    offset: u64,
+    next_line: u64,
+    hash: &[u8; 32],
+) {
+    let mut h = Vec::new();
+    h.extend_from_slice(&FORMAT.to_le_bytes());
+    for s in [
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        canonical.as_os_str().as_encoded_bytes(),
+    ] {
+        h.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        h.extend_from_slice(s);
+    }
+    for x in [meta.dev(), meta.ino(), offset, next_line] {
+        h.extend_from_slice(&x.to_le_bytes());
+    }
+    h.extend_from_slice(hash);
+    w.0.extend_from_slice(&h);
+}
+
+fn read_header(r: &mut Dec<'_>) -> Result<Header, crate::index::snapshot::Bad> {
+    let format = r.u32()?;
+    let build = String::from_utf8_lossy(r.bytes()?).into_owned();
+    let path = r.bytes()?.to_vec();
+    let (dev, ino, offset, next_line) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+    let hash = r.array32()?;
+    Ok(Header {
+        format,
+        build,
+        path,
+        dev,
+        ino,
+        offset,
+        next_line,
+        hash,
+    })
+}
+
+/// BLAKE3 of the first `len` bytes of the file at `path`.
+fn hash_prefix(path: &Path, len: u64) -> io::Result<[u8; 32]> {
+    let mut h = blake3::Hasher::new();
+    let mut f = File::open(path)?.take(len);
+    let n = io::copy(&mut f, &mut h)?;
+    if n != len {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(*h.finalize().as_bytes())
+}
+
+fn current_uid() -> u32 {
+    std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
+}

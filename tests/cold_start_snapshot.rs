@@ -1,0 +1,235 @@
+//! The cold-start snapshot through the real binary: a restart reads it (and only the
+//! lines after it), and no snapshot — stale, corrupt, forged, or kept under a key others
+//! can read — ever changes an answer: every case answers exactly like a start without
+//! snapshots.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+const NOW: &str = "2026-11-26T12:00:00Z";
+const WORDS: [&str; 10] = [
+    "cache", "retry", "budget", "token", "auth", "queue", "schema", "deploy", "index", "login",
+];
+
+/// A ledger of `n` entries: 8 rooms, every kind, tags, some details, supersedes, one
+/// duplicate id and one malformed line.
+fn write_ledger(root: &Path, n: usize) -> PathBuf {
+    let mut lines = Vec::new();
+    for i in 0..n {
+        let kinds = [
+            "decision",
+            "interface",
+            "convention",
+            "warning",
+            "artifact",
+            "code",
+        ];
+        let mut e = json!({
+            "id": format!("e{i:04}"),
+            "ts": format!("2026-11-{:02}T{:02}:00:00Z", 1 + i / 24 % 25, i % 24),
+            "kind": kinds[i % 6],
+            "room_id": format!("room-{}", i % 8),
+            "author_role": "engineer",
+            "ref": format!("EPIC-{}", i % 8),
+            "tags": [WORDS[i % 10], WORDS[(i / 10) % 10]],
+            "summary": format!("{} {} for part {i}", WORDS[(i * 7) % 10], WORDS[(i * 3) % 10]),
+        });
+        if i % 3 == 0 {
+            e["detail"] = json!(format!(
+                "why: {} then {}",
+                WORDS[i % 10],
+                WORDS[(i + 4) % 10]
+            ));
+        }
+        if i % 17 == 5 && i > 20 {
+            e["supersedes"] = json!(format!("e{:04}", i - 9));
+        }
+        lines.push(e.to_string());
+    }
+    lines.push("{not json".into());
+    lines.push(
+        json!({"id": "e0001", "ts": NOW, "kind": "decision", "room_id": "room-1",
+        "author_role": "qa", "ref": "", "tags": [], "summary": "duplicate id"})
+        .to_string(),
+    );
+    let path = common::ledger(root);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// Runs `args` with snapshots in `dir` (or off) from 50 entries up; (stdout, stderr).
+fn run(root: &Path, dir: Option<&Path>, args: &[&str]) -> (String, String) {
+    let d = dir.map_or("off".to_string(), |d| d.display().to_string());
+    let mut all = vec!["--now", NOW, "--json"];
+    all.extend(args);
+    let (code, out, err) = common::cli_env(
+        root,
+        &all,
+        &[
+            ("WARROOM_SNAPSHOT_DIR", &d),
+            ("WARROOM_SNAPSHOT_MIN_ENTRIES", "50"),
+            ("WARROOM_LOG", "info"),
+        ],
+    );
+    assert!(code == 0 || code == 1, "{args:?}: {err}");
+    (out, err)
+}
+
+/// The answers the checks compare: search, filtered query, context, full log, one get.
+fn answers(root: &Path, dir: Option<&Path>) -> (Vec<String>, String) {
+    let calls: [&[&str]; 6] = [
+        &["search", "cache retry", "--room", "*"],
+        &["search", "deploy token"],
+        &["query", "--kind", "warning", "--room", "room-3"],
+        &["context", "room-5"],
+        &["log", "--include-superseded", "--room", "*", "--last", "50"],
+        &["get", "e0030"],
+    ];
+    let mut logs = String::new();
+    let outs = calls
+        .iter()
+        .map(|a| {
+            let (out, err) = run(root, dir, a);
+            logs.push_str(&err);
+            out
+        })
+        .collect();
+    (outs, logs)
+}
+
+fn snapshot_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "snapshot"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_restart_reads_the_snapshot_and_answers_like_a_full_read() {
+    let root = common::project();
+    let cache = tempfile::tempdir().unwrap();
+    write_ledger(root.path(), 400);
+    let (reference, _) = answers(root.path(), None);
+    // First start writes the snapshot; later ones read it.
+    let (first, _) = answers(root.path(), Some(cache.path()));
+    assert_eq!(first, reference);
+    assert_eq!(snapshot_files(cache.path()).len(), 1);
+    let (again, logs) = answers(root.path(), Some(cache.path()));
+    assert_eq!(again, reference);
+    assert!(logs.contains("index read from the snapshot"), "{logs}");
+    // Lines appended after the snapshot are read from the ledger on top of it.
+    common::cli_publish_as(
+        root.path(),
+        Some(NOW),
+        ("warning", "room-3", "qa"),
+        "cache retry storms after deploy",
+        &[],
+    );
+    let (reference, _) = answers(root.path(), None);
+    let (after, logs) = answers(root.path(), Some(cache.path()));
+    assert_eq!(after, reference);
+    assert!(logs.contains("index read from the snapshot"), "{logs}");
+    assert!(after[2].contains("cache retry storms"), "{}", after[2]);
+}
+
+/// Prepares a project with a snapshot, applies `spoil`, and checks that every answer is
+/// the one a start without snapshots gives, and that the first start says why it did not
+/// use the snapshot.
+fn never_changes_an_answer(spoil: impl Fn(&Path, &Path), why: &str) {
+    let root = common::project();
+    let cache = tempfile::tempdir().unwrap();
+    write_ledger(root.path(), 300);
+    answers(root.path(), Some(cache.path()));
+    assert_eq!(snapshot_files(cache.path()).len(), 1);
+    spoil(root.path(), cache.path());
+    let (reference, _) = answers(root.path(), None);
+    let (got, logs) = answers(root.path(), Some(cache.path()));
+    assert_eq!(got, reference);
+    // The first start rejects it (and writes a good one, which later starts read).
+    let rejected = logs.find(why);
+    assert!(rejected.is_some(), "expected `{why}` in:\n{logs}");
+    let used = logs
+        .find("index read from the snapshot")
+        .unwrap_or(usize::MAX);
+    assert!(rejected < Some(used), "{logs}");
+}
+
+#[test]
+fn a_corrupt_snapshot_is_ignored() {
+    never_changes_an_answer(
+        |_, cache| {
+            let f = &snapshot_files(cache)[0];
+            let mut b = std::fs::read(f).unwrap();
+            let mid = b.len() / 2;
+            b[mid] ^= 0x40;
+            std::fs::write(f, b).unwrap();
+        },
+        "MAC mismatch",
+    );
+}
+
+#[test]
+fn a_forged_snapshot_is_ignored() {
+    // A snapshot made under another key (as anyone without ours would have to), of a
+    // ledger whose text differs, copied over ours.
+    never_changes_an_answer(
+        |root, cache| {
+            let other_root = common::project();
+            let other_cache = tempfile::tempdir().unwrap();
+            let text = std::fs::read_to_string(common::ledger(root)).unwrap();
+            let ledger = common::ledger(other_root.path());
+            std::fs::create_dir_all(ledger.parent().unwrap()).unwrap();
+            std::fs::write(&ledger, text.replace("cache", "CACHE")).unwrap();
+            answers(other_root.path(), Some(other_cache.path()));
+            let forged = std::fs::read(&snapshot_files(other_cache.path())[0]).unwrap();
+            std::fs::write(&snapshot_files(cache)[0], forged).unwrap();
+        },
+        "MAC mismatch",
+    );
+}
+
+#[test]
+fn a_ledger_edited_in_place_is_read_again() {
+    // Same length: only the hash of the covered bytes tells.
+    never_changes_an_answer(
+        |root, _| {
+            let path = common::ledger(root);
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text.replacen("cache", "cachE", 3)).unwrap();
+        },
+        "ledger bytes differ",
+    );
+}
+
+#[test]
+fn a_shorter_ledger_is_read_again() {
+    never_changes_an_answer(
+        |root, _| {
+            let path = common::ledger(root);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let keep: Vec<&str> = text.lines().take(200).collect();
+            // Rewritten through the same inode, so only the length tells.
+            std::fs::write(&path, keep.join("\n") + "\n").unwrap();
+        },
+        "shorter than the snapshot covers",
+    );
+}
+
+#[test]
+fn a_key_others_can_read_is_not_trusted() {
+    use std::os::unix::fs::PermissionsExt;
+    never_changes_an_answer(
+        |_, cache| {
+            let key = cache.join("key");
+            std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+        },
+        "readable by others",
+    );
+}
