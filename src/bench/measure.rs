@@ -247,13 +247,19 @@ pub fn measure(
     drop(memory);
     // The same ledger with a snapshot: a first start (read everything, write the
     // snapshot), then a restart that reads the snapshot.
-    let mut settings = Settings::default();
-    settings.snapshot = Some(crate::store::snapshot::SnapshotPlace {
-        dir: work.join("snapshot-cache"),
-        min_entries: 0,
-    });
+    let settings = Settings {
+        snapshot: Some(crate::store::snapshot::SnapshotPlace {
+            dir: work.join("snapshot-cache"),
+            min_entries: 0,
+        }),
+        ..Settings::default()
+    };
     let t = Instant::now();
-    drop(Memory::open(paths.clone(), settings.clone(), clock.clone())?);
+    drop(Memory::open(
+        paths.clone(),
+        settings.clone(),
+        clock.clone(),
+    )?);
     let snapshot_first_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     drop(Memory::open(paths.clone(), settings, clock.clone())?);

@@ -547,11 +547,26 @@ impl LedgerIndex {
 
     /// The entry at `pos` in its wire form (its text read as [`Self::text_of`] does).
     pub fn entry(&self, pos: u32) -> crate::error::Result<Entry> {
+        Ok(self.entry_with(pos, self.text_of(pos)?))
+    }
+
+    /// The entries at `positions`, in that order; their texts read together (lines close
+    /// in the file with one read).
+    pub fn entries(&self, positions: &[u32]) -> crate::error::Result<Vec<Entry>> {
+        let want: Vec<(u32, Loc)> = positions.iter().map(|&p| (p, self.stored(p).loc)).collect();
+        let texts = self.texts.get_many(&want)?;
+        Ok(positions
+            .iter()
+            .zip(texts)
+            .map(|(&p, t)| self.entry_with(p, t))
+            .collect())
+    }
+
+    fn entry_with(&self, pos: u32, text: Text) -> Entry {
         let m = self.meta(pos);
         let s = self.stored(pos);
-        let text = self.text_of(pos)?;
         let rare = self.rare.get(&pos);
-        Ok(Entry {
+        Entry {
             id: s.id.to_string(),
             ts: rare
                 .and_then(|r| r.ts_raw.as_deref())
@@ -572,7 +587,7 @@ impl LedgerIndex {
             redacted: rare.map_or_else(Vec::new, |r| {
                 r.redacted.iter().map(|r| r.to_string()).collect()
             }),
-        })
+        }
     }
 
     /// Approximate heap bytes of the index (for the memory report of `bench`).

@@ -168,13 +168,27 @@ impl Texts {
 
     /// The text of entry `pos`, whose line is at `loc`.
     pub fn get(&self, pos: u32, loc: Loc) -> Result<Text> {
+        Ok(self
+            .get_many(&[(pos, loc)])?
+            .pop()
+            .expect("one asked, one read"))
+    }
+
+    /// The texts of several entries, in the order asked. From the file, lines that lie
+    /// close together (a page of new entries usually does) are read with one `pread`.
+    pub fn get_many(&self, want: &[(u32, Loc)]) -> Result<Vec<Text>> {
         let (path, file, lens, hashes) = match &self.store {
             Store::Memory(v) => {
-                let [summary, detail] = &v[pos as usize];
-                return Ok(Text {
-                    summary: summary.to_string(),
-                    detail: detail.to_string(),
-                });
+                return Ok(want
+                    .iter()
+                    .map(|&(pos, _)| {
+                        let [summary, detail] = &v[pos as usize];
+                        Text {
+                            summary: summary.to_string(),
+                            detail: detail.to_string(),
+                        }
+                    })
+                    .collect());
             }
             Store::File {
                 path,
@@ -183,30 +197,53 @@ impl Texts {
                 hashes,
             } => (path, file, lens, hashes),
         };
-        let io = |source: std::io::Error| Error::Io {
+        if want.is_empty() {
+            return Ok(Vec::new());
+        }
+        let io = |loc: Loc, source: std::io::Error| Error::Io {
             context: format!("reading line {} of {}", loc.line, path.display()),
             source,
         };
         let file = match file.get() {
             Some(f) => f,
             None => {
-                let f = File::open(path).map_err(io)?;
+                let f = File::open(path).map_err(|e| io(want[0].1, e))?;
                 file.get_or_init(|| f)
             }
         };
-        let mut buf = vec![0u8; lens[pos as usize] as usize];
-        read_at(file, &mut buf, loc.offset).map_err(io)?;
-        if hasher().hash_one(&buf[..]) != hashes[pos as usize] {
-            return Err(io(std::io::Error::other(
-                "the line changed since it was read: the ledger was edited in place or \
-                 replaced. Run `warroom-memory verify` to see what changed",
-            )));
+        // Indices into `want`, by offset, then runs whose gaps are small.
+        let mut order: Vec<usize> = (0..want.len()).collect();
+        order.sort_unstable_by_key(|&i| want[i].1.offset);
+        let mut out: Vec<Option<Text>> = vec![None; want.len()];
+        let mut buf = Vec::new();
+        let mut i = 0;
+        while i < order.len() {
+            let first = want[order[i]].1.offset;
+            let mut end = i;
+            let mut run_end = first + u64::from(lens[want[order[i]].0 as usize]);
+            while end + 1 < order.len() {
+                let (pos, loc) = want[order[end + 1]];
+                let line_end = loc.offset + u64::from(lens[pos as usize]);
+                if loc.offset > run_end + RUN_GAP || line_end - first > RUN_MAX {
+                    break;
+                }
+                run_end = run_end.max(line_end);
+                end += 1;
+            }
+            buf.resize((run_end - first) as usize, 0);
+            read_at(file, &mut buf, first).map_err(|e| io(want[order[i]].1, e))?;
+            for &k in &order[i..=end] {
+                let (pos, loc) = want[k];
+                let at = (loc.offset - first) as usize;
+                let line = &buf[at..at + lens[pos as usize] as usize];
+                out[k] = Some(parse_text(line, hashes[pos as usize]).map_err(|e| io(loc, e))?);
+            }
+            i = end + 1;
         }
-        let (entry, _) = EntryRef::parse(&buf).map_err(|e| io(std::io::Error::other(e.0)))?;
-        Ok(Text {
-            summary: entry.summary.to_string(),
-            detail: entry.detail.as_deref().unwrap_or("").to_string(),
-        })
+        Ok(out
+            .into_iter()
+            .map(|t| t.expect("every line read"))
+            .collect())
     }
 
     /// Heap bytes held for the texts.
@@ -217,6 +254,34 @@ impl Texts {
                 Store::File { lens, hashes, .. } => lens.capacity() * 4 + hashes.capacity() * 8,
             }
     }
+}
+
+/// Lines at most this far apart are read in one run…
+const RUN_GAP: u64 = 16 << 10;
+/// …of at most this many bytes.
+const RUN_MAX: u64 = 1 << 20;
+
+/// The summary and detail of one line, if its bytes still hash to `hash`.
+fn parse_text(line: &[u8], hash: u64) -> std::io::Result<Text> {
+    /// Only the two fields a result needs (serde skips the rest).
+    #[derive(serde::Deserialize)]
+    struct Fields<'a> {
+        #[serde(borrow)]
+        summary: std::borrow::Cow<'a, str>,
+        #[serde(default, borrow)]
+        detail: Option<std::borrow::Cow<'a, str>>,
+    }
+    if hasher().hash_one(line) != hash {
+        return Err(std::io::Error::other(
+            "the line changed since it was read: the ledger was edited in place or \
+             replaced. Run `warroom-memory verify` to see what changed",
+        ));
+    }
+    let f: Fields<'_> = serde_json::from_slice(line).map_err(std::io::Error::other)?;
+    Ok(Text {
+        summary: f.summary.into_owned(),
+        detail: f.detail.map(|d| d.into_owned()).unwrap_or_default(),
+    })
 }
 
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
@@ -263,6 +328,26 @@ mod tests {
         assert!(err.contains("line 1"), "{err}");
         assert!(err.contains("changed since it was read"), "{err}");
         assert_eq!(ix.entry(1).unwrap().summary, "keep beta");
+    }
+
+    #[test]
+    fn entries_read_together_come_back_in_the_order_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.jsonl");
+        // A 40 KB line between others: reads split into runs around it.
+        let big = "x".repeat(40_000);
+        let text =
+            line("a", "first") + &line("b", &big) + &line("c", "third") + &line("d", "fourth");
+        std::fs::write(&path, &text).unwrap();
+        let ledger = Ledger::open(&path, AppendOptions::default()).unwrap();
+        let ix = ledger.index();
+        assert!(ix.entries(&[]).unwrap().is_empty());
+        let order = [3, 0, 2, 1, 3];
+        let many = ix.entries(&order).unwrap();
+        let one: Vec<_> = order.iter().map(|&p| ix.entry(p).unwrap()).collect();
+        assert_eq!(many, one);
+        let summaries: Vec<&str> = many.iter().map(|e| e.summary.as_str()).collect();
+        assert_eq!(summaries, ["fourth", "first", "third", &big, "fourth"]);
     }
 
     #[test]

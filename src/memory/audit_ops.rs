@@ -11,16 +11,16 @@ use crate::error::{Error, Result};
 use crate::index::{Filter, LedgerIndex, RoomPattern};
 use crate::validate::short_id;
 
-fn status(ix: &LedgerIndex, pos: u32) -> Result<HistoryEntry> {
-    Ok(HistoryEntry {
-        entry: ix.entry(pos)?,
+fn status(ix: &LedgerIndex, pos: u32, entry: crate::entry::Entry) -> HistoryEntry {
+    HistoryEntry {
+        entry,
         live: ix.meta(pos).live,
         superseded_by: ix
             .stored(pos)
             .superseded_by
             .map(|p| ix.stored(p).id.to_string()),
         line: ix.stored(pos).loc.line,
-    })
+    }
 }
 
 impl Memory {
@@ -35,8 +35,9 @@ impl Memory {
             entries: r
                 .positions
                 .iter()
-                .map(|&p| status(ix, p))
-                .collect::<Result<_>>()?,
+                .zip(ix.entries(&r.positions)?)
+                .map(|(&p, e)| status(ix, p, e))
+                .collect(),
             total: r.total,
         })
     }

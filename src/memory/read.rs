@@ -148,11 +148,7 @@ impl Memory {
         let r = ix.query(&filter.compile(ix), limit);
         Ok(QueryOutput {
             truncated: r.total > r.positions.len(),
-            entries: r
-                .positions
-                .iter()
-                .map(|&p| ix.entry(p))
-                .collect::<Result<_>>()?,
+            entries: ix.entries(&r.positions)?,
             total: r.total,
             excluded_room,
         })
@@ -195,17 +191,16 @@ impl Memory {
             hits: r
                 .hits
                 .iter()
-                .map(|h| {
-                    Ok(SearchHitOut {
-                        entry: ix.entry(h.pos)?,
-                        score: h.score,
-                        bm25: h.bm25,
-                        decay: h.decay,
-                        time_factor: h.time_factor,
-                        age_hours: h.age_hours,
-                    })
+                .zip(ix.entries(&r.hits.iter().map(|h| h.pos).collect::<Vec<_>>())?)
+                .map(|(h, entry)| SearchHitOut {
+                    entry,
+                    score: h.score,
+                    bm25: h.bm25,
+                    decay: h.decay,
+                    time_factor: h.time_factor,
+                    age_hours: h.age_hours,
                 })
-                .collect::<Result<_>>()?,
+                .collect(),
             total: r.total,
             total_exact: r.total_exact,
             terms: r.terms,
