@@ -236,9 +236,8 @@ pub fn measure(
 
     // The comparison engines' texts (the whole corpus in memory): read only when one of
     // them runs, so 10M entries are measured without them.
-    let compare = entries <= 100_000
-        || cfg!(feature = "sqlite-compare")
-        || cfg!(feature = "tantivy-compare");
+    let compare =
+        entries <= 100_000 || cfg!(feature = "sqlite-compare") || cfg!(feature = "tantivy-compare");
     let docs = if compare {
         read_texts(corpus_file)?
     } else {

@@ -244,15 +244,15 @@ pub fn rank(
     scratch: &mut Scratch,
     head: usize,
 ) -> Ranked {
-    let r = Resolved::new(ix, scope, scorer);
-    score_keywords(ix, keywords, scorer, scratch);
-    let ranked = if ix.in_time_order() {
-        by_cells(&r, scratch, head)
-    } else {
-        scan_scored(&r, scratch, head)
-    };
-    scratch.clear();
-    ranked
+    rank_with(
+        ix,
+        scope,
+        keywords,
+        scorer,
+        scratch,
+        head,
+        ix.in_time_order(),
+    )
 }
 
 /// The reference ranking: every live entry looked at, oldest first. Used when file order
@@ -265,20 +265,32 @@ pub fn scan(
     scratch: &mut Scratch,
     head: usize,
 ) -> Ranked {
-    let r = Resolved::new(ix, scope, scorer);
-    score_keywords(ix, keywords, scorer, scratch);
-    let ranked = scan_scored(&r, scratch, head);
-    scratch.clear();
-    ranked
+    rank_with(ix, scope, keywords, scorer, scratch, head, false)
 }
 
-fn score_keywords(ix: &LedgerIndex, keywords: &[String], scorer: &Scorer, scratch: &mut Scratch) {
+fn rank_with(
+    ix: &LedgerIndex,
+    scope: &Scope,
+    keywords: &[String],
+    scorer: &Scorer,
+    scratch: &mut Scratch,
+    head: usize,
+    from_cells: bool,
+) -> Ranked {
+    let r = Resolved::new(ix, scope, scorer);
     scratch.clear();
     let text = keywords.join(" ");
     if !text.trim().is_empty() {
         let terms = ix.text.query(&text);
         ix.text.score(&terms, scorer.ranking.scoring(), scratch);
     }
+    let ranked = if from_cells {
+        by_cells(&r, scratch, head)
+    } else {
+        scan_scored(&r, scratch, head)
+    };
+    scratch.clear();
+    ranked
 }
 
 fn scan_scored(r: &Resolved<'_>, scratch: &Scratch, head: usize) -> Ranked {

@@ -392,6 +392,24 @@ impl LedgerIndex {
                 .entry(format!("{}\0{k}", entry.room_id).into())
                 .or_insert(pos);
         }
+        self.file_in_cell(pos);
+        self.live += 1;
+        self.count_live(pos, 1);
+        self.insert_chrono(pos);
+        if let Some(target) = self.supersedes_of(pos).map(Box::<str>::from) {
+            self.named_targets.insert(target.clone());
+            self.link_supersede(pos, &target);
+        }
+        let id = self.stored(pos).id.clone();
+        if let Some(superseder) = self.pending.remove(&id) {
+            self.link_supersede(superseder, &id);
+        }
+        Some(pos)
+    }
+
+    /// Files the entry at `pos` (the next one) in its (room, plan) cell and gives it its
+    /// slot.
+    fn file_in_cell(&mut self, pos: u32) {
         let m = self.meta[pos as usize];
         let cell = match self.cell_of.get(&(m.room, m.plan)) {
             Some(&c) => c,
@@ -408,18 +426,6 @@ impl LedgerIndex {
         };
         self.cells[cell as usize].positions[m.kind.index()].push(pos);
         self.slots.push(cell << 3 | m.kind.index() as u32);
-        self.live += 1;
-        self.count_live(pos, 1);
-        self.insert_chrono(pos);
-        if let Some(target) = self.supersedes_of(pos).map(Box::<str>::from) {
-            self.named_targets.insert(target.clone());
-            self.link_supersede(pos, &target);
-        }
-        let id = self.stored(pos).id.clone();
-        if let Some(superseder) = self.pending.remove(&id) {
-            self.link_supersede(superseder, &id);
-        }
-        Some(pos)
     }
 
     fn insert_chrono(&mut self, pos: u32) {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use foldhash::HashMap;
 
 use super::text::{Posting, TextIndex};
-use super::{Cell, Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
+use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
 use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
@@ -475,21 +475,7 @@ fn rebuild(ix: &mut LedgerIndex) -> R<()> {
     ix.stored = stored;
     for pos in 0..n as u32 {
         let m = ix.meta[pos as usize];
-        let cell = match ix.cell_of.get(&(m.room, m.plan)) {
-            Some(&c) => c,
-            None => {
-                let c = ix.cells.len() as u32;
-                ix.cells.push(Cell {
-                    room: m.room,
-                    plan: m.plan,
-                    ..Cell::default()
-                });
-                ix.cell_of.insert((m.room, m.plan), c);
-                c
-            }
-        };
-        ix.cells[cell as usize].positions[m.kind.index()].push(pos);
-        ix.slots.push(cell << 3 | m.kind.index() as u32);
+        ix.file_in_cell(pos);
         ix.count_live(pos, 1);
         if !m.live {
             ix.count_live(pos, -1);
