@@ -11,6 +11,7 @@
 
 mod chunks;
 mod filter;
+mod interner;
 mod query;
 mod rank;
 pub mod snapshot;
@@ -21,6 +22,7 @@ mod tokens;
 use foldhash::HashMap;
 
 pub use filter::{Compiled, Filter, RoomPattern};
+pub use interner::Interner;
 pub use query::{QueryResult, SearchHit, SearchResult, decay};
 pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
 pub use text::{FIELDS, Scoring, Scratch, TextIndex};
@@ -36,57 +38,6 @@ use crate::entry::{Entry, EntryRef, Kind};
 
 /// An interned name.
 pub type Sym = u32;
-
-/// Interns the names of one field (rooms, roles, refs, tags, plans). Symbol 0 is "".
-#[derive(Debug)]
-pub struct Interner {
-    map: HashMap<Box<str>, Sym>,
-    names: Vec<Box<str>>,
-}
-
-impl Default for Interner {
-    fn default() -> Self {
-        let mut i = Interner {
-            map: HashMap::default(),
-            names: Vec::new(),
-        };
-        i.intern("");
-        i
-    }
-}
-
-impl Interner {
-    /// The symbol of `name`, adding it if new.
-    pub fn intern(&mut self, name: &str) -> Sym {
-        if let Some(&s) = self.map.get(name) {
-            return s;
-        }
-        let s = self.names.len() as Sym;
-        self.names.push(name.into());
-        self.map.insert(name.into(), s);
-        s
-    }
-    /// The symbol of `name`, if it was ever interned.
-    pub fn get(&self, name: &str) -> Option<Sym> {
-        self.map.get(name).copied()
-    }
-    /// The name of `sym`.
-    pub fn name(&self, sym: Sym) -> &str {
-        &self.names[sym as usize]
-    }
-    /// Number of symbols (including "").
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-    /// True if only "" is interned.
-    pub fn is_empty(&self) -> bool {
-        self.names.len() <= 1
-    }
-    /// Every non-empty name.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().skip(1).map(|n| &**n)
-    }
-}
 
 /// Hot columns of one entry, scanned by every filter.
 #[derive(Clone, Copy, Debug)]
