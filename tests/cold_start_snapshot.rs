@@ -233,3 +233,30 @@ fn a_key_others_can_read_is_not_trusted() {
         "readable by others",
     );
 }
+
+/// Through a running MCP server: a line edited in place in the middle of a ledger (same
+/// length, so neither the size nor the first and last bytes the tail remembers change) is
+/// an error naming the line when its text is asked for — never the edited text shown as
+/// if it were the indexed entry.
+#[tokio::test]
+async fn an_entry_edited_in_place_under_a_running_server_is_an_error_not_an_answer() {
+    let root = common::project();
+    let path = write_ledger(root.path(), 300);
+    let a = common::agent(root.path()).now(NOW).start().await;
+    let before = a.ok("memory_get", json!({"id": "e0150"})).await;
+    let summary = before["entry"]["summary"].as_str().unwrap().to_string();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text.lines().nth(150).unwrap();
+    assert!(line.contains(&summary), "{line}");
+    let edited = line.replacen(&summary, &summary.to_uppercase(), 1);
+    assert_eq!(edited.len(), line.len());
+    std::fs::write(&path, text.replacen(line, &edited, 1)).unwrap();
+    let e = a.err("memory_get", json!({"id": "e0150"})).await;
+    assert!(e.contains("line 151"), "{e}");
+    assert!(e.contains("changed since it was read"), "{e}");
+    assert!(!e.contains(&summary.to_uppercase()), "{e}");
+    // Entries on other lines are still served.
+    let other = a.ok("memory_get", json!({"id": "e0010"})).await;
+    assert_eq!(other["entry"]["id"], "e0010");
+    a.stop().await;
+}
