@@ -13,8 +13,8 @@
 //! - the counts (eligible, unrelated) are the cells' live counts minus the matches.
 //!
 //! This needs file order to be time order ([`LedgerIndex::in_time_order`]); a ledger with
-//! an entry older than its predecessor is ranked by [`scan`], the reference the fast path
-//! is tested against.
+//! an entry older than its predecessor is ranked by the reference scan ([`rank_with`]),
+//! which the fast path is tested against.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -255,20 +255,10 @@ pub fn rank(
     )
 }
 
-/// The reference ranking: every live entry looked at, oldest first. Used when file order
-/// is not time order, and by tests.
-pub fn scan(
-    ix: &LedgerIndex,
-    scope: &Scope,
-    keywords: &[String],
-    scorer: &Scorer,
-    scratch: &mut Scratch,
-    head: usize,
-) -> Ranked {
-    rank_with(ix, scope, keywords, scorer, scratch, head, false)
-}
-
-fn rank_with(
+/// [`rank`] from the cells, or (`from_cells` false) by the reference scan: every live
+/// entry looked at, oldest first — the path for a ledger whose file order is not time
+/// order, and what tests hold the cells to.
+pub(crate) fn rank_with(
     ix: &LedgerIndex,
     scope: &Scope,
     keywords: &[String],

@@ -15,15 +15,22 @@ const LINES: &[&str] = &[
     r#"{"id":"a","ts":"2026-11-05T00:00:00Z","kind":"code","room_id":"r3","author_role":"engineer","ref":"","tags":[],"summary":"dup"}"#,
 ];
 
-#[test]
-fn an_index_read_back_answers_like_the_original() {
+/// The ledger of `LINES` in a temporary directory (kept alive by the first value), its
+/// path, the ledger read from it, and its index encoded.
+fn encoded() -> (tempfile::TempDir, std::path::PathBuf, Ledger, Enc) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ledger.jsonl");
     std::fs::write(&path, LINES.join("\n") + "\n").unwrap();
     let ledger = Ledger::open(&path, AppendOptions::default()).unwrap();
-    let ix = ledger.index();
     let mut w = Enc::default();
-    encode(ix, &mut w).unwrap();
+    encode(ledger.index(), &mut w).unwrap();
+    (dir, path, ledger, w)
+}
+
+#[test]
+fn an_index_read_back_answers_like_the_original() {
+    let (_dir, path, ledger, w) = encoded();
+    let ix = ledger.index();
     let mut r = Dec::new(&w.0);
     let back = decode(&mut r, path.clone()).unwrap();
     assert!(r.is_empty());
@@ -72,12 +79,7 @@ fn an_index_read_back_answers_like_the_original() {
 
 #[test]
 fn cut_or_bent_bytes_are_an_error_not_a_panic() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ledger.jsonl");
-    std::fs::write(&path, LINES.join("\n") + "\n").unwrap();
-    let ledger = Ledger::open(&path, AppendOptions::default()).unwrap();
-    let mut w = Enc::default();
-    encode(ledger.index(), &mut w).unwrap();
+    let (_dir, path, _ledger, w) = encoded();
     for cut in (0..w.0.len()).step_by(7) {
         assert!(decode(&mut Dec::new(&w.0[..cut]), path.clone()).is_err());
     }

@@ -87,7 +87,7 @@ proptest! {
         let sc = scorer(ranking);
         let mut scratch = Scratch::default();
         let fast = rank(&ix, &scope, &keywords, &sc, &mut scratch, head);
-        let reference = scan(&ix, &scope, &keywords, &sc, &mut scratch, head);
+        let reference = rank_with(&ix, &scope, &keywords, &sc, &mut scratch, head, false);
         prop_assert_eq!(fast, reference);
     }
 }
@@ -126,7 +126,15 @@ fn out_of_order_ledgers_are_scanned() {
     let r = rank(&ix, &scope, &["cache".into()], &scorer(1), &mut scratch, 10);
     assert_eq!(
         r,
-        scan(&ix, &scope, &["cache".into()], &scorer(1), &mut scratch, 10)
+        rank_with(
+            &ix,
+            &scope,
+            &["cache".into()],
+            &scorer(1),
+            &mut scratch,
+            10,
+            false
+        )
     );
     // e0 (a matching decision: group 4), e1 (a convention: group 3), old (group 2).
     assert_eq!(r.total, 3);
