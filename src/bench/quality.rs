@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{Timestamp, parse_rfc3339};
 use crate::config::Settings;
 use crate::entry::{Entry, Kind};
-use crate::index::{Filter, Ranking, Scorer, Scratch};
+use crate::index::{Filter, Ranking, Scorer};
 use crate::ledger::Ledger;
 use crate::store::jsonl::AppendOptions;
 
@@ -151,7 +151,6 @@ pub fn evaluate(
         let ledger = Ledger::open(&path, AppendOptions::default())?;
         let ix = ledger.index();
         let all = Filter::default().compile(ix);
-        let mut scratch = Scratch::default();
         for (slot, (_, ranking)) in per_ranking.iter_mut().zip(&rankings) {
             let scorer = Scorer {
                 now: g.now,
@@ -162,7 +161,7 @@ pub fn evaluate(
                 .cases
                 .iter()
                 .map(|c| {
-                    let r = ix.search(&c.query, &all, 10, &scorer, &mut scratch);
+                    let r = ix.search(&c.query, &all, 10, &scorer);
                     r.hits
                         .iter()
                         .map(|h| ix.stored(h.pos).id.to_string())

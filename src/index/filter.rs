@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use globset::{Glob, GlobMatcher};
 
-use super::{Interner, LedgerIndex, Meta, Sym};
+use super::{Interner, LedgerIndex, Meta, SLOT_DEAD, Sym};
 use crate::clock::Timestamp;
 use crate::entry::Kind;
 use crate::error::{Error, Result};
@@ -136,6 +136,13 @@ pub struct Compiled {
     /// Inclusive time bounds (seconds).
     pub until: i64,
     include_superseded: bool,
+    /// Per (room, plan) cell of the index: whether its room is allowed (`None`: every
+    /// room), so that an entry's 4-byte slot answers the room condition.
+    cells: Option<Vec<bool>>,
+    /// True when the conditions other than tags are only on liveness, kind and room: the
+    /// slot alone then decides ([`Compiled::matches_slot`]) without reading the entry's
+    /// [`Meta`].
+    pub slot_decides: bool,
 }
 
 fn lookup(interner: &Interner, name: &Option<String>) -> Option<Option<Sym>> {
@@ -156,15 +163,27 @@ impl Filter {
                 })
                 .collect()
         });
+        let cells = rooms
+            .as_ref()
+            .map(|ok: &Vec<bool>| ix.cells().iter().map(|c| ok[c.room as usize]).collect());
+        let (role, ref_) = (
+            lookup(&ix.roles, &self.author_role),
+            lookup(&ix.refs, &self.ref_),
+        );
         Compiled {
             tags,
             kind: self.kind,
             rooms,
-            role: lookup(&ix.roles, &self.author_role),
-            ref_: lookup(&ix.refs, &self.ref_),
+            slot_decides: role.is_none()
+                && ref_.is_none()
+                && self.since.is_none()
+                && self.until.is_none(),
+            role,
+            ref_,
             since: self.since.map_or(i64::MIN, |t| t.0),
             until: self.until.map_or(i64::MAX, |t| t.0),
             include_superseded: self.include_superseded,
+            cells,
         }
     }
 }
@@ -217,6 +236,15 @@ impl Compiled {
             && self.rooms.as_ref().is_none_or(|r| r[m.room as usize])
             && self.role.is_none_or(|r| r == Some(m.role))
             && self.ref_.is_none_or(|r| r == Some(m.ref_))
+    }
+
+    /// [`Compiled::matches_meta`] from the entry's slot ([`LedgerIndex::slot`]): exact
+    /// when [`Compiled::slot_decides`].
+    pub fn matches_slot(&self, slot: u32) -> bool {
+        let cell = ((slot & !SLOT_DEAD) >> 3) as usize;
+        (self.include_superseded || slot & SLOT_DEAD == 0)
+            && self.kind.is_none_or(|k| k.index() as u32 == slot & 7)
+            && self.cells.as_ref().is_none_or(|ok| ok[cell])
     }
 
     /// True if `tags` satisfy the any-of tag condition.

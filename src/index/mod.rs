@@ -9,11 +9,13 @@
 //! one compact vector so filters scan ~32 bytes per entry; text and cold fields live in
 //! [`Stored`]. Names are interned per field, so filters compare integers.
 
+mod bounds;
 mod chunks;
 mod filter;
 mod interner;
 mod query;
 mod rank;
+mod search;
 pub mod snapshot;
 mod text;
 mod texts;
@@ -23,8 +25,9 @@ use foldhash::HashMap;
 
 pub use filter::{Compiled, Filter, RoomPattern};
 pub use interner::Interner;
-pub use query::{QueryResult, SearchHit, SearchResult, decay};
+pub use query::QueryResult;
 pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
+pub use search::{SearchHit, SearchResult, decay};
 pub use text::{FIELDS, Scoring, Scratch, TextIndex};
 pub use texts::{Text, Texts, fact_key};
 /// The BM25F field weights, for explanations.
@@ -169,9 +172,6 @@ pub struct LedgerIndex {
     /// reads the newest entries of a room without scanning the ledger.
     cells: Vec<Cell>,
     cell_of: HashMap<(Sym, Sym), u32>,
-    /// Per position: `cell << 3 | kind`, with [`SLOT_DEAD`] once superseded — 4 bytes per
-    /// entry, so classifying thousands of keyword matches stays in cache.
-    slots: Vec<u32>,
     problems: Vec<Problem>,
     problem_count: usize,
 }
@@ -258,7 +258,6 @@ impl LedgerIndex {
         self.meta.reserve(n);
         self.stored.reserve(n);
         self.chrono.reserve(n);
-        self.slots.reserve(n);
         self.texts.reserve(n);
         let stored = &self.stored;
         self.by_id.reserve(n, |&p| id_hash(&stored[p as usize].id));
@@ -376,7 +375,7 @@ impl LedgerIndex {
             }
         };
         self.cells[cell as usize].positions[m.kind.index()].push(pos);
-        self.slots.push(cell << 3 | m.kind.index() as u32);
+        self.text.docs[pos as usize].tag = cell << 3 | m.kind.index() as u32;
     }
 
     fn insert_chrono(&mut self, pos: u32) {
@@ -439,11 +438,11 @@ impl LedgerIndex {
         }
         let c = &mut self.live_by_room_kind[room][kind];
         *c = c.wrapping_add_signed(delta);
-        let cell = self.slots[pos as usize] & !SLOT_DEAD;
+        let cell = self.slot(pos) & !SLOT_DEAD;
         let c = &mut self.cells[(cell >> 3) as usize].live[kind];
         *c = c.wrapping_add_signed(delta);
         if delta < 0 {
-            self.slots[pos as usize] |= SLOT_DEAD;
+            self.text.docs[pos as usize].tag |= SLOT_DEAD;
         }
         let (start, n) = self.stored[pos as usize].tags;
         for i in start..start + n {
@@ -466,9 +465,10 @@ impl LedgerIndex {
     }
 
     /// The entry at `pos` as `cell << 3 | kind` (the cell's index in [`Self::cells`]),
-    /// with [`SLOT_DEAD`] set if it was superseded.
+    /// with [`SLOT_DEAD`] set if it was superseded. Kept beside the entry's lengths in
+    /// the text index, so that scoring and filtering a keyword match read one record.
     pub(crate) fn slot(&self, pos: u32) -> u32 {
-        self.slots[pos as usize]
+        self.text.docs[pos as usize].tag
     }
 
     /// Live entries in room `room` of kind `kind`.

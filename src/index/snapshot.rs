@@ -10,12 +10,13 @@ use std::path::PathBuf;
 
 use foldhash::HashMap;
 
-use super::text::{Posting, TextIndex};
+use super::bounds::BLOCK_SHIFT;
+use super::text::{Doc, Posting, TextIndex};
 use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
 use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// Little-endian writer.
 #[derive(Default)]
@@ -255,24 +256,28 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
         }
     }
     w.u32s(&t.df_seed);
-    w.len(t.doc_len.len());
-    for l in &t.doc_len {
-        for x in l {
-            w.0.extend_from_slice(&x.to_le_bytes());
-        }
+    // Each document's lengths; its tag (the slot) is recomputed by `rebuild`.
+    w.len(t.docs.len());
+    for d in &t.docs {
+        w.0.extend_from_slice(&d.st.to_le_bytes());
+        w.0.extend_from_slice(&d.detail.to_le_bytes());
     }
     for x in t.total_len {
         w.u64(x);
     }
-    w.f64(t.bound_avg.0);
-    w.f64(t.bound_avg.1);
-    w.u64s(
-        &t.bound_fielded
-            .iter()
-            .map(|f| f.to_bits())
-            .collect::<Vec<_>>(),
-    );
-    w.u64s(&t.bound_seed.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+    let b = &t.bounds;
+    w.f64(b.avg.0);
+    w.f64(b.avg.1);
+    w.u64s(&b.fielded.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+    w.u64s(&b.seed.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+    w.u32(BLOCK_SHIFT);
+    let mut blocks: Vec<(&u32, &Vec<f32>)> = b.blocks.iter().collect();
+    blocks.sort_unstable_by_key(|&(t, _)| *t);
+    w.len(blocks.len());
+    for (&term, maxes) in blocks {
+        w.u32(term);
+        w.u32s(&maxes.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+    }
 }
 
 /// Reads an index written by [`encode`] whose texts are in the ledger at `path`.
@@ -403,24 +408,36 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     }
     check(t.terms.len() == terms, "duplicate term")?;
     t.df_seed = r.u32s()?;
-    let docs = r.len(8)?;
+    let docs = r.len(4)?;
     check(docs == n, "document lengths")?;
-    let b = r.take(docs * 8)?;
-    t.doc_len = b
-        .chunks_exact(8)
-        .map(|c| {
-            let f = |i: usize| u16::from_le_bytes([c[2 * i], c[2 * i + 1]]);
-            [f(0), f(1), f(2), f(3)]
+    let b = r.take(docs * 4)?;
+    t.docs = b
+        .chunks_exact(4)
+        .map(|c| Doc {
+            st: u16::from_le_bytes([c[0], c[1]]),
+            detail: u16::from_le_bytes([c[2], c[3]]),
+            tag: 0,
         })
         .collect();
     for x in &mut t.total_len {
         *x = r.u64()?;
     }
-    t.bound_avg = (r.f64()?, r.f64()?);
-    t.bound_fielded = r.u64s()?.into_iter().map(f64::from_bits).collect();
-    t.bound_seed = r.u64s()?.into_iter().map(f64::from_bits).collect();
+    let b = &mut t.bounds;
+    b.avg = (r.f64()?, r.f64()?);
+    b.fielded = r.u64s()?.into_iter().map(f64::from_bits).collect();
+    b.seed = r.u64s()?.into_iter().map(f64::from_bits).collect();
+    check(r.u32()? == BLOCK_SHIFT, "block size")?;
+    let with_blocks = r.len(12)?;
+    for _ in 0..with_blocks {
+        let term = r.u32()?;
+        let maxes = r.u32s()?.into_iter().map(f32::from_bits).collect();
+        check(
+            b.blocks.insert(term, maxes).is_none(),
+            "duplicate block bounds",
+        )?;
+    }
     check(
-        t.df_seed.len() == terms && t.bound_fielded.len() == terms && t.bound_seed.len() == terms,
+        t.df_seed.len() == terms && t.bounds.fits(&t.postings),
         "per-term tables",
     )?;
     Ok(t)

@@ -301,13 +301,11 @@ fn search_multiplies_bm25_by_kind_decay() {
             "retry budget",
         ),
     );
-    let mut scratch = Scratch::default();
     let r = ix.search(
         "retry",
         &Filter::default().compile(&ix),
         10,
         &scorer(now, Ranking::Seed),
-        &mut scratch,
     );
     assert_eq!(r.total, 3);
     let by_id = |id: &str| *r.hits.iter().find(|h| &*ix.stored(h.pos).id == id).unwrap();
@@ -328,7 +326,6 @@ fn search_multiplies_bm25_by_kind_decay() {
         &Filter::default().compile(&ix),
         10,
         &scorer(now, Ranking::default()),
-        &mut scratch,
     );
     assert_eq!(
         ids(&ix, &r.hits.iter().map(|h| h.pos).collect::<Vec<_>>()),
@@ -382,13 +379,11 @@ fn search_respects_filters_limit_and_superseded() {
         exclude_room: Some(RoomPattern::parse("exclude_room", "me").unwrap()),
         ..Filter::default()
     };
-    let mut scratch = Scratch::default();
     let r = ix.search(
         "login",
         &f.compile(&ix),
         10,
         &scorer(now, Ranking::default()),
-        &mut scratch,
     );
     assert_eq!(r.hits.len(), 10);
     assert_eq!(r.total, 30); // 29 live e*, plus s; not `own`, not superseded e0
@@ -406,7 +401,6 @@ fn search_respects_filters_limit_and_superseded() {
         &tagged.compile(&ix),
         50,
         &scorer(now, Ranking::default()),
-        &mut scratch,
     );
     assert_eq!(r.total, 29);
 }
@@ -462,6 +456,27 @@ fn counted_totals_agree_with_a_full_scan() {
     ];
     for f in filters {
         let c = f.compile(&ix);
+        // The slot decides these filters exactly as the entry's metadata does.
+        assert!(c.slot_decides, "{f:?}");
+        for p in 0..ix.len() as u32 {
+            assert_eq!(
+                c.matches_slot(ix.slot(p)),
+                c.matches_meta(ix.meta(p)),
+                "{f:?} {p}"
+            );
+        }
+        let with_superseded = Filter {
+            include_superseded: true,
+            ..f.clone()
+        }
+        .compile(&ix);
+        for p in 0..ix.len() as u32 {
+            assert!(with_superseded.matches_slot(ix.slot(p)) >= c.matches_slot(ix.slot(p)));
+            assert_eq!(
+                with_superseded.matches_slot(ix.slot(p)),
+                with_superseded.matches_meta(ix.meta(p))
+            );
+        }
         let scanned = ix
             .chrono()
             .iter()
@@ -475,6 +490,7 @@ fn counted_totals_agree_with_a_full_scan() {
         ..Filter::default()
     };
     assert_eq!(timed.compile(&ix).count_from_totals(&ix), None);
+    assert!(!timed.compile(&ix).slot_decides);
 }
 
 #[test]
@@ -535,8 +551,46 @@ mod pruned {
         ix
     }
 
+    /// Search by brute force: every document's score accumulated term by term, every
+    /// match filtered and timed, all sorted.
+    fn reference(
+        ix: &LedgerIndex,
+        text: &str,
+        filter: &Compiled,
+        limit: usize,
+        sc: &Scorer,
+    ) -> (Vec<SearchHit>, usize) {
+        let mut scratch = Scratch::default();
+        ix.text
+            .score(&ix.text.query(text), sc.ranking.scoring(), &mut scratch);
+        let mut hits: Vec<SearchHit> = scratch
+            .drain()
+            .filter(|&(pos, _)| {
+                filter.matches_meta(ix.meta(pos)) && filter.matches_tags(ix.tags_of(pos))
+            })
+            .map(|(pos, bm25)| {
+                let m = ix.meta(pos);
+                let age_hours = Timestamp(m.ts).age_hours(sc.now);
+                let decay = decay(age_hours, sc.half_lives[m.kind.index()]);
+                let time_factor = sc.ranking.time_factor(decay);
+                SearchHit {
+                    pos,
+                    score: bm25 * time_factor,
+                    bm25,
+                    decay,
+                    time_factor,
+                    age_hours,
+                }
+            })
+            .collect();
+        let total = hits.len();
+        hits.sort_by(|a, b| ix.hit_order(a, b));
+        hits.truncate(limit);
+        (hits, total)
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(96))]
+        #![proptest_config(ProptestConfig::with_cases(256))]
         #[test]
         fn pruned_equals_exhaustive(
             docs in prop::collection::vec(
@@ -556,11 +610,19 @@ mod pruned {
                 ..Filter::default()
             }
             .compile(&ix);
-            let mut scratch = Scratch::default();
-            let full = ix.search_tuned(&text, &filter, limit, &sc, &mut scratch, usize::MAX);
-            let pruned = ix.search_tuned(&text, &filter, limit, &sc, &mut scratch, 0);
-            prop_assert_eq!(&pruned.hits, &full.hits);
-            prop_assert!(pruned.total <= full.total);
+            let full = ix.search_tuned(&text, &filter, limit, &sc, usize::MAX);
+            let pruned = ix.search_tuned(&text, &filter, limit, &sc, 0);
+            let (hits, total) = reference(&ix, &text, &filter, limit, &sc);
+            prop_assert_eq!(&full.hits, &hits);
+            prop_assert_eq!(full.total, total);
+            prop_assert!(full.total_exact);
+            prop_assert_eq!(&pruned.hits, &hits);
+            // Pruned totals are a lower bound (exact only when no posting was looked at).
+            if pruned.total_exact {
+                prop_assert_eq!(pruned.total, total);
+            } else {
+                prop_assert!(pruned.total <= total && pruned.total >= pruned.hits.len());
+            }
         }
     }
 }

@@ -26,6 +26,7 @@
 
 use foldhash::HashMap;
 
+use super::bounds::Bounds;
 use super::chunks::ChunkCache;
 use super::tokens::Tokens;
 
@@ -61,7 +62,7 @@ pub(super) struct Posting {
 /// A query term present in the index, with its idf under both scorings.
 #[derive(Clone, Debug)]
 pub struct QueryTerm {
-    term: u32,
+    pub(super) term: u32,
     /// Inverse document frequency over summary + tags (the seed's).
     pub idf_seed: f64,
     /// Inverse document frequency over every field.
@@ -115,27 +116,53 @@ impl Scratch {
 /// The seed's BM25 of one posting with summary or tags: `w` is `idf × (k1 + 1)`, `b_st`
 /// is `b / avg(summary + tags length)`.
 #[inline(always)]
-fn seed_score(w: f64, p: &Posting, len: &[u16; 4], b_st: f64) -> f64 {
+fn seed_score(w: f64, p: &Posting, len: &Doc, b_st: f64) -> f64 {
     let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
-    let dl = f64::from(len[0]) + f64::from(len[1]);
+    let dl = f64::from(len.st);
     w * tf / (tf + K1 * (1.0 - B + b_st * dl))
 }
 
 /// BM25F of one posting; normalisation is skipped for fields the posting lacks (most have
 /// one field).
 #[inline(always)]
-fn fielded_score(w: f64, p: &Posting, len: &[u16; 4], b_st: f64, b_d: f64) -> f64 {
+fn fielded_score(w: f64, p: &Posting, len: &Doc, b_st: f64, b_d: f64) -> f64 {
     let st = u32::from(p.tf[0]) + u32::from(p.tf[1]);
     let mut tf = 0.0;
     if st > 0 {
-        let dl = f64::from(len[0]) + f64::from(len[1]);
-        tf += f64::from(st) / (1.0 - B + b_st * dl);
+        tf += f64::from(st) / (1.0 - B + b_st * f64::from(len.st));
     }
     if p.tf[2] > 0 {
-        tf += W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len[2]));
+        tf += W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len.detail));
     }
     tf += W_REF * f64::from(p.tf[3]);
     w * tf / (K1 + tf)
+}
+
+/// The weighted, length-normalised frequency of one posting per field group (summary,
+/// tags, detail, ref) under BM25F, at the averages `avg`; they add up to `tf~`.
+pub(super) fn fielded_parts(p: &Posting, len: &Doc, avg: (f64, f64)) -> [f64; 4] {
+    let norm_st = 1.0 - B + B * f64::from(len.st) / avg.0;
+    let norm_d = 1.0 - B + B * f64::from(len.detail) / avg.1;
+    [
+        f64::from(p.tf[0]) / norm_st,
+        f64::from(p.tf[1]) / norm_st,
+        W_DETAIL * f64::from(p.tf[2]) / norm_d,
+        W_REF * f64::from(p.tf[3]),
+    ]
+}
+
+/// What scoring needs of one document, and a word its owner keeps beside it: one 8-byte
+/// record, so scoring and filtering a document read one cache line (at a million entries
+/// these tables outgrow the CPU's caches, and a search's time is mostly such reads).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Doc {
+    /// Tokens in summary and tags (saturating at 65,535).
+    pub(super) st: u16,
+    /// Tokens in detail (saturating).
+    pub(super) detail: u16,
+    /// The owner's word: [`super::LedgerIndex`] keeps the entry's slot here (its (room,
+    /// plan) cell, kind and superseded bit).
+    pub(super) tag: u32,
 }
 
 /// Postings index over summary, tags, detail and ref of every entry.
@@ -146,27 +173,22 @@ pub struct TextIndex {
     pub(super) postings: Vec<Vec<Posting>>,
     /// Per term: entries having it in summary or tags (the seed's document frequency).
     pub(super) df_seed: Vec<u32>,
-    /// Per document: tokens per field (saturating).
-    pub(super) doc_len: Vec<[u16; 4]>,
+    /// Per document: its lengths and its owner's word.
+    pub(super) docs: Vec<Doc>,
     pub(super) total_len: [u64; 4],
     /// Tokenizing (Unicode split, folding, stop words, Snowball stemming) dominates
     /// indexing, and text repeats a small vocabulary, so each distinct whitespace-separated
     /// chunk is tokenized once. Exact: the tokenizer never joins text across whitespace, so
     /// tokenizing chunk by chunk yields the same tokens as the whole text (a test checks).
     pub(super) chunks: ChunkCache,
-    /// Upper bounds for pruned top-k search: per term, the largest pseudo term frequency
-    /// of any posting (BM25F `tf~`, and the seed's summary + tags `tf` over its length
-    /// norm), computed with the averages in `bound_avg`. Those are kept at or above the
-    /// real averages (a larger average only raises a posting's `tf~`), so the bounds hold.
-    pub(super) bound_avg: (f64, f64),
-    pub(super) bound_fielded: Vec<f64>,
-    pub(super) bound_seed: Vec<f64>,
+    /// Upper bounds for pruned top-k search, per term and per block of postings.
+    pub(super) bounds: Bounds,
 }
 
 impl std::fmt::Debug for TextIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TextIndex")
-            .field("docs", &self.doc_len.len())
+            .field("docs", &self.docs.len())
             .field("terms", &self.terms.len())
             .finish()
     }
@@ -181,12 +203,12 @@ impl TextIndex {
 
     /// Number of indexed documents.
     pub fn len(&self) -> usize {
-        self.doc_len.len()
+        self.docs.len()
     }
 
     /// True if nothing is indexed.
     pub fn is_empty(&self) -> bool {
-        self.doc_len.is_empty()
+        self.docs.is_empty()
     }
 
     fn intern(&mut self, term: &str) -> u32 {
@@ -197,8 +219,7 @@ impl TextIndex {
         self.terms.insert(term.into(), id);
         self.postings.push(Vec::new());
         self.df_seed.push(0);
-        self.bound_fielded.push(0.0);
-        self.bound_seed.push(0.0);
+        self.bounds.push_term();
         id
     }
 
@@ -239,7 +260,7 @@ impl TextIndex {
 
     /// Reserves room for about `n` more documents.
     pub fn reserve(&mut self, n: usize) {
-        self.doc_len.reserve(n);
+        self.docs.reserve(n);
     }
 
     /// Indexes one entry as document `doc`, which must be the next document number.
@@ -253,7 +274,7 @@ impl TextIndex {
     ) {
         assert_eq!(
             doc as usize,
-            self.doc_len.len(),
+            self.docs.len(),
             "documents are added in order"
         );
         // (term, field) pairs of the whole entry.
@@ -299,54 +320,27 @@ impl TextIndex {
         for (total, len) in self.total_len.iter_mut().zip(lens) {
             *total += u64::from(len);
         }
-        self.doc_len.push(lens);
+        self.docs.push(Doc {
+            st: lens[0].saturating_add(lens[1]),
+            detail: lens[2],
+            tag: 0,
+        });
         let avg = self.averages();
-        if avg.0 > self.bound_avg.0 || avg.1 > self.bound_avg.1 {
-            // Rare (the averages grow by a quarter at most ~50 times): recompute all.
-            self.bound_avg = (avg.0 * 1.25, avg.1 * 1.25);
-            for t in 0..self.postings.len() {
-                let (mut f, mut sd) = (0.0f64, 0.0f64);
-                for p in &self.postings[t] {
-                    let (a, b) = self.tf_bounds(p);
-                    f = f.max(a);
-                    sd = sd.max(b);
-                }
-                self.bound_fielded[t] = f;
-                self.bound_seed[t] = sd;
-            }
-        } else {
-            let mut j = 0;
-            while j < pairs.len() {
-                let term = pairs[j].0 as usize;
-                while j < pairs.len() && pairs[j].0 as usize == term {
-                    j += 1;
-                }
-                let p = *self.postings[term].last().expect("just pushed");
-                let (f, sd) = self.tf_bounds(&p);
-                self.bound_fielded[term] = self.bound_fielded[term].max(f);
-                self.bound_seed[term] = self.bound_seed[term].max(sd);
-            }
-        }
-    }
-
-    /// A posting's BM25F `tf~` and seed `tf`/norm at the bound averages.
-    fn tf_bounds(&self, p: &Posting) -> (f64, f64) {
-        let (parts, _) = self.fielded_tf(p, self.bound_avg);
-        let len = &self.doc_len[p.doc as usize];
-        let dl = f64::from(len[0]) + f64::from(len[1]);
-        let seed =
-            (f64::from(p.tf[0]) + f64::from(p.tf[1])) / (1.0 - B + B * dl / self.bound_avg.0);
-        (parts.iter().sum(), seed)
+        let mut distinct = pairs.iter().map(|&(t, _)| t).collect::<Vec<_>>();
+        distinct.dedup();
+        self.bounds
+            .after_add(&self.postings, &self.docs, avg, distinct.into_iter());
     }
 
     /// The largest score any document can get from term `q` under `scoring`.
     pub fn upper_bound(&self, q: &QueryTerm, scoring: Scoring) -> f64 {
-        let (idf, t) = match scoring {
-            Scoring::Seed => (q.idf_seed, self.bound_seed[q.term as usize]),
-            Scoring::Fielded => (q.idf, self.bound_fielded[q.term as usize]),
-        };
-        // A hair above, so rounding can never make a real score exceed it.
-        idf * (K1 + 1.0) * t / (K1 + t) * (1.0 + 1e-9) + 1e-12
+        self.bounds.whole(q, scoring)
+    }
+
+    /// The largest score term `q` can give the documents of its postings `from..to`
+    /// (block-max: tighter than [`TextIndex::upper_bound`] on part of a long list).
+    pub fn range_bound(&self, q: &QueryTerm, from: usize, to: usize, scoring: Scoring) -> f64 {
+        self.bounds.range(q, from, to, scoring)
     }
 
     /// Number of documents containing term `q`.
@@ -371,7 +365,7 @@ impl TextIndex {
     pub fn term_score(&self, q: &QueryTerm, i: usize, scoring: Scoring, norms: (f64, f64)) -> f64 {
         let p = &self.postings[q.term as usize][i];
         let (b_st, b_d) = norms;
-        let len = &self.doc_len[p.doc as usize];
+        let len = &self.docs[p.doc as usize];
         match scoring {
             Scoring::Seed if p.tf[0] == 0 && p.tf[1] == 0 => 0.0,
             Scoring::Seed => seed_score(q.idf_seed * (K1 + 1.0), p, len, b_st),
@@ -398,6 +392,11 @@ impl TextIndex {
         }
     }
 
+    /// The first posting of the block holding posting `i` (blocks of [`TextIndex::range_bound`]).
+    pub fn block_start(&self, i: usize) -> usize {
+        i & !(super::bounds::BLOCK - 1)
+    }
+
     /// The document of posting `i` of `q`'s list, if any.
     pub fn doc_at(&self, q: &QueryTerm, i: usize) -> Option<u32> {
         self.postings[q.term as usize].get(i).map(|p| p.doc)
@@ -406,7 +405,7 @@ impl TextIndex {
     /// The distinct indexed terms of a query, with their idf. Terms absent from the index
     /// cannot match and are dropped.
     pub fn query(&self, text: &str) -> Vec<QueryTerm> {
-        let n = self.doc_len.len() as f64;
+        let n = self.docs.len() as f64;
         let idf = |df: f64| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         let mut out: Vec<QueryTerm> = Vec::new();
         for tok in self.tokens.tokenize(text) {
@@ -427,32 +426,16 @@ impl TextIndex {
 
     /// Average length of summary + tags and of detail (at least 1).
     fn averages(&self) -> (f64, f64) {
-        let n = self.doc_len.len().max(1) as f64;
+        let n = self.docs.len().max(1) as f64;
         let st = (self.total_len[0] + self.total_len[1]) as f64 / n;
         let d = self.total_len[2] as f64 / n;
         (st.max(1.0), d.max(1.0))
     }
 
-    /// The weighted, length-normalised frequency of one posting per field group
-    /// (summary, tags, detail, ref) under BM25F, and their sum `tf~`.
-    fn fielded_tf(&self, p: &Posting, avg: (f64, f64)) -> ([f64; 4], f64) {
-        let len = &self.doc_len[p.doc as usize];
-        let st_len = f64::from(len[0]) + f64::from(len[1]);
-        let norm_st = 1.0 - B + B * st_len / avg.0;
-        let norm_d = 1.0 - B + B * f64::from(len[2]) / avg.1;
-        let parts = [
-            f64::from(p.tf[0]) / norm_st,
-            f64::from(p.tf[1]) / norm_st,
-            W_DETAIL * f64::from(p.tf[2]) / norm_d,
-            W_REF * f64::from(p.tf[3]),
-        ];
-        (parts, parts.iter().sum())
-    }
-
     /// Adds the score of every document matching any of `terms` into `scratch`.
     pub fn score(&self, terms: &[QueryTerm], scoring: Scoring, scratch: &mut Scratch) {
-        if scratch.scores.len() < self.doc_len.len() {
-            scratch.scores.resize(self.doc_len.len(), 0.0);
+        if scratch.scores.len() < self.docs.len() {
+            scratch.scores.resize(self.docs.len(), 0.0);
         }
         let avg = self.averages();
         // One loop per scoring, so the hot loop has no branch on it. Both skip the
@@ -467,14 +450,14 @@ impl TextIndex {
                         if p.tf[0] == 0 && p.tf[1] == 0 {
                             continue;
                         }
-                        let len = &self.doc_len[p.doc as usize];
+                        let len = &self.docs[p.doc as usize];
                         scratch.add(p.doc, seed_score(w, p, len, b_st));
                     }
                 }
                 Scoring::Fielded => {
                     let w = q.idf * (K1 + 1.0);
                     for p in postings {
-                        let len = &self.doc_len[p.doc as usize];
+                        let len = &self.docs[p.doc as usize];
                         scratch.add(p.doc, fielded_score(w, p, len, b_st, b_d));
                     }
                 }
@@ -504,7 +487,8 @@ impl TextIndex {
             let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else {
                 continue;
             };
-            let (parts, tf) = self.fielded_tf(&list[i], avg);
+            let parts = fielded_parts(&list[i], &self.docs[doc as usize], avg);
+            let tf: f64 = parts.iter().sum();
             if tf <= 0.0 {
                 continue;
             }
@@ -527,7 +511,7 @@ impl TextIndex {
         postings
             + terms
             + self.chunks.heap_bytes()
-            + self.doc_len.capacity() * 8
+            + self.docs.capacity() * 8
             + self.df_seed.capacity() * 4
     }
 }

@@ -34,11 +34,6 @@ pub(crate) fn page_size(
     }
 }
 
-thread_local! {
-    /// Per-thread score accumulator for search (sized to the index on first use).
-    static SCRATCH: std::cell::RefCell<crate::index::Scratch> = Default::default();
-}
-
 const NARROW_FILTERS: &str = "narrow the filters (since/until, tags, kind) to page through more";
 
 fn time_arg(field: &str, text: &Option<String>, now: Timestamp) -> Result<Option<Timestamp>> {
@@ -182,10 +177,7 @@ impl Memory {
         let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let compiled = filter.compile(ix);
-        // Each thread scores into its own buffer, so searches run side by side.
-        let r = SCRATCH.with_borrow_mut(|scratch| {
-            ix.search(&args.text, &compiled, limit, &self.scorer(now), scratch)
-        });
+        let r = ix.search(&args.text, &compiled, limit, &self.scorer(now));
         Ok(SearchOutput {
             truncated: r.total > r.hits.len(),
             hits: r

@@ -1,0 +1,171 @@
+//! Upper bounds on what one query term can add to a document's score, for pruned top-k
+//! search ([`super::query`]): per term the largest pseudo term frequency of any posting,
+//! and per block of [`BLOCK`] consecutive postings the largest in that block (block-max),
+//! so a search can pass over stretches of the ledger where no document can reach the
+//! k-th score without looking at their postings.
+//!
+//! Bounds are computed with the averages in [`Bounds::avg`], kept at or above the real
+//! averages: a larger average only raises a posting's length-normalised frequency, so a
+//! bound computed with it holds for every later, exact score. When the real averages
+//! pass them (rare: each time they grow by a quarter), every bound is recomputed.
+//!
+//! Blocks store BM25F's `tf~` only, rounded up to `f32` (4 bytes per 128 postings, against
+//! 8 bytes per posting). The seed's `tf` over its length norm is the same summary + tags
+//! part without detail and ref, so it is at most `tf~` and the same block maxima bound it.
+
+use foldhash::HashMap;
+
+use super::text::{Doc, K1, Posting, QueryTerm, Scoring, fielded_parts};
+
+/// log2 of the postings per block. Unit tests use blocks of 4 so that small ledgers have
+/// many; the binary uses 128.
+pub(super) const BLOCK_SHIFT: u32 = if cfg!(test) { 2 } else { 7 };
+/// Postings per block.
+pub(super) const BLOCK: usize = 1 << BLOCK_SHIFT;
+
+/// The bounds of every term (indexed by term id).
+#[derive(Default)]
+pub(super) struct Bounds {
+    /// The averages (summary + tags length, detail length) the bounds are computed with.
+    pub(super) avg: (f64, f64),
+    /// Per term: the largest BM25F `tf~` of any posting.
+    pub(super) fielded: Vec<f64>,
+    /// Per term: the largest seed `tf` over its length norm of any posting.
+    pub(super) seed: Vec<f64>,
+    /// Per term with more than one block: the largest `tf~` in each block, rounded up.
+    pub(super) blocks: HashMap<u32, Vec<f32>>,
+}
+
+/// A posting's BM25F `tf~` and seed `tf` over its length norm, at the averages `avg`.
+fn tf_pair(p: &Posting, len: &Doc, avg: (f64, f64)) -> (f64, f64) {
+    let parts = fielded_parts(p, len, avg);
+    (parts.iter().sum(), parts[0] + parts[1])
+}
+
+/// `x` as an `f32` no smaller than `x`.
+fn round_up(x: f64) -> f32 {
+    let f = x as f32;
+    if f64::from(f) < x { f.next_up() } else { f }
+}
+
+/// BM25's saturation of a frequency bound `t` under `idf`, a hair above so that rounding
+/// can never make a real score exceed it.
+fn score_bound(idf: f64, t: f64) -> f64 {
+    idf * (K1 + 1.0) * t / (K1 + t) * (1.0 + 1e-9) + 1e-12
+}
+
+impl Bounds {
+    /// Room for a new term.
+    pub(super) fn push_term(&mut self) {
+        self.fielded.push(0.0);
+        self.seed.push(0.0);
+    }
+
+    /// Takes in the posting just appended to each of `terms`' lists; `avg` are the real
+    /// averages after the document was counted.
+    pub(super) fn after_add(
+        &mut self,
+        postings: &[Vec<Posting>],
+        docs: &[Doc],
+        avg: (f64, f64),
+        terms: impl Iterator<Item = u32>,
+    ) {
+        if avg.0 > self.avg.0 || avg.1 > self.avg.1 {
+            self.avg = (avg.0 * 1.25, avg.1 * 1.25);
+            self.blocks.clear();
+            for (t, list) in postings.iter().enumerate() {
+                self.recompute(t, list, docs);
+            }
+            return;
+        }
+        for t in terms {
+            let list = &postings[t as usize];
+            if list.len() == BLOCK + 1 {
+                // The list's second block starts: give it block maxima.
+                self.recompute(t as usize, list, docs);
+                continue;
+            }
+            let p = list.last().expect("just pushed");
+            let (f, sd) = tf_pair(p, &docs[p.doc as usize], self.avg);
+            let t = t as usize;
+            self.fielded[t] = self.fielded[t].max(f);
+            self.seed[t] = self.seed[t].max(sd);
+            if let Some(maxes) = self.blocks.get_mut(&(t as u32)) {
+                let b = (list.len() - 1) >> BLOCK_SHIFT;
+                if b == maxes.len() {
+                    maxes.push(round_up(f));
+                } else {
+                    maxes[b] = maxes[b].max(round_up(f));
+                }
+            }
+        }
+    }
+
+    /// Recomputes term `t`'s bounds from its postings.
+    fn recompute(&mut self, t: usize, list: &[Posting], docs: &[Doc]) {
+        let (mut f, mut sd) = (0.0f64, 0.0f64);
+        let blocked = list.len() > BLOCK;
+        let mut maxes = Vec::with_capacity(if blocked {
+            list.len().div_ceil(BLOCK)
+        } else {
+            0
+        });
+        for (i, p) in list.iter().enumerate() {
+            let (a, b) = tf_pair(p, &docs[p.doc as usize], self.avg);
+            f = f.max(a);
+            sd = sd.max(b);
+            if blocked {
+                if i & (BLOCK - 1) == 0 {
+                    maxes.push(0.0f32);
+                }
+                let last = maxes.last_mut().expect("pushed at the block's start");
+                *last = last.max(round_up(a));
+            }
+        }
+        self.fielded[t] = f;
+        self.seed[t] = sd;
+        if blocked {
+            self.blocks.insert(t as u32, maxes);
+        }
+    }
+
+    /// The largest score any document can get from `q` under `scoring`.
+    pub(super) fn whole(&self, q: &QueryTerm, scoring: Scoring) -> f64 {
+        let t = q.term as usize;
+        match scoring {
+            Scoring::Seed => score_bound(q.idf_seed, self.seed[t]),
+            Scoring::Fielded => score_bound(q.idf, self.fielded[t]),
+        }
+    }
+
+    /// The largest score `q` can give the documents of its postings `from..to`.
+    pub(super) fn range(&self, q: &QueryTerm, from: usize, to: usize, scoring: Scoring) -> f64 {
+        if from >= to {
+            return 0.0;
+        }
+        let t = q.term as usize;
+        let Some(maxes) = self.blocks.get(&q.term) else {
+            return self.whole(q, scoring);
+        };
+        let blocks = &maxes[from >> BLOCK_SHIFT..=(to - 1) >> BLOCK_SHIFT];
+        let m = f64::from(blocks.iter().copied().fold(0.0f32, f32::max));
+        match scoring {
+            Scoring::Seed => score_bound(q.idf_seed, m.min(self.seed[t])),
+            Scoring::Fielded => score_bound(q.idf, m.min(self.fielded[t])),
+        }
+    }
+
+    /// Checks the tables against the postings they bound (for a decoded snapshot).
+    pub(super) fn fits(&self, postings: &[Vec<Posting>]) -> bool {
+        let terms = postings.len();
+        let with_blocks = postings.iter().filter(|l| l.len() > BLOCK).count();
+        self.fielded.len() == terms
+            && self.seed.len() == terms
+            && self.blocks.len() == with_blocks
+            && self.blocks.iter().all(|(&t, maxes)| {
+                postings
+                    .get(t as usize)
+                    .is_some_and(|l| l.len() > BLOCK && maxes.len() == l.len().div_ceil(BLOCK))
+            })
+    }
+}
