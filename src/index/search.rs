@@ -1,18 +1,20 @@
 //! Full-text search: relevance (BM25F, or the seed's BM25) × a time factor from the
 //! per-kind decay ([`super::Ranking`]), best first; ties newer first.
 //!
-//! One walk serves every search: the postings of the query's terms are merged newest
-//! first (postings are in position order and walked from the end), and each document is
-//! scored in the query's term order, so a search's hits do not depend on how it was run.
-//! Small searches (at most [`PRUNE_ABOVE`] postings) look at every match and count them
-//! exactly. Larger ones prune (block-max MaxScore): the walk goes in windows of positions;
+//! Small searches (at most [`PRUNE_ABOVE`] postings) score every posting into a per-thread
+//! accumulator ([`Scratch`]) and count every match exactly: with few postings that tight
+//! loop is the fastest way. Larger ones walk the postings of the query's terms document at
+//! a time, newest first (postings are in position order and walked from the end), and
+//! prune (block-max MaxScore): the walk goes in windows of positions;
 //! in each, every term gets a bound from the maxima of its blocks of postings there
 //! ([`super::bounds`]). A window whose bounds add up below the k-th score is passed over
 //! whole; otherwise the terms are split into "essential" ones, whose documents are
 //! enumerated, and the rest, probed only while their bounds could still lift a document
 //! over the threshold. The time factor is at most 1, so a BM25 bound bounds the final
 //! score. Recent entries have the largest time factors, so the threshold rises fastest
-//! when walking newest first.
+//! when walking newest first. Both ways add a document's term scores in the query's term
+//! order, so a search's hits do not depend on which way it ran (a property test holds
+//! both to a brute-force reference).
 //!
 //! Documents are gathered and scored in batches: at a million entries the per-document
 //! records outgrow the CPU's caches, and scoring a batch lets the reads of its documents
@@ -21,7 +23,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::text::QueryTerm;
+use std::cell::RefCell;
+
+use super::text::{QueryTerm, Scratch};
 use super::{Compiled, LedgerIndex, Scorer};
 use crate::clock::Timestamp;
 
@@ -203,13 +207,48 @@ impl LedgerIndex {
         let terms = self.text.query(text);
         let work: usize = terms.iter().map(|q| self.text.postings_len(q)).sum();
         let prune = work > prune_above;
-        let (hits, total) = Walk::new(self, &terms, scorer).run(filter, limit, prune);
+        let (hits, total) = if prune {
+            Walk::new(self, &terms, scorer).run(filter, limit)
+        } else {
+            self.score_all(&terms, filter, limit, scorer)
+        };
         SearchResult {
             hits,
             total,
             total_exact: !prune,
             terms: self.text.tokenize(text),
         }
+    }
+}
+
+thread_local! {
+    /// Per-thread score accumulator (sized to the index on first use), so searches run
+    /// side by side.
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+impl LedgerIndex {
+    /// Every posting of `terms` scored into the accumulator, every match counted.
+    fn score_all(
+        &self,
+        terms: &[QueryTerm],
+        filter: &Compiled,
+        limit: usize,
+        scorer: &Scorer,
+    ) -> (Vec<SearchHit>, usize) {
+        SCRATCH.with_borrow_mut(|scratch| {
+            self.text.score(terms, scorer.ranking.scoring(), scratch);
+            let cmp = |a: &SearchHit, b: &SearchHit| self.hit_order(a, b);
+            let mut top = TopK::new(limit, &cmp);
+            let mut total = 0;
+            for (pos, bm25) in scratch.drain() {
+                if self.passes(filter, pos) {
+                    total += 1;
+                    top.offer(self, pos, bm25, scorer);
+                }
+            }
+            (top.into_sorted(), total)
+        })
     }
 }
 
@@ -227,8 +266,7 @@ struct Walk<'a> {
     prefix: Vec<f64>,
     /// `order[..first_essential]` are non-essential.
     first_essential: usize,
-    /// The score a document must reach to enter (−∞ until `limit` hits are kept, and
-    /// always when not pruning).
+    /// The score a document must reach to enter (−∞ until `limit` hits are kept).
     theta: f64,
 }
 
@@ -263,7 +301,7 @@ impl<'a> Walk<'a> {
     }
 
     /// The best `limit` hits passing `filter`, and how many matches were looked at.
-    fn run(mut self, filter: &Compiled, limit: usize, prune: bool) -> (Vec<SearchHit>, usize) {
+    fn run(mut self, filter: &Compiled, limit: usize) -> (Vec<SearchHit>, usize) {
         let n = self.terms.len();
         let ix = self.ix;
         let cmp = |a: &SearchHit, b: &SearchHit| ix.hit_order(a, b);
@@ -276,7 +314,7 @@ impl<'a> Walk<'a> {
         let mut post = vec![ABSENT; BATCH * n];
         let mut contrib = vec![0.0f64; BATCH * n];
         while self.cursor.iter().any(|&c| c > 0) {
-            let lo = if prune { self.window(&mut below) } else { 0 };
+            let lo = self.window(&mut below);
             loop {
                 // Gather the next documents of the essential terms in the window, newest
                 // first (only positions are read here).
@@ -350,9 +388,7 @@ impl<'a> Walk<'a> {
                         continue;
                     }
                     top.offer(ix, doc, bm25, self.scorer);
-                    if prune {
-                        self.raise(top.threshold());
-                    }
+                    self.raise(top.threshold());
                 }
                 post[..docs.len() * n].fill(ABSENT);
                 contrib[..docs.len() * n].fill(0.0);
