@@ -46,6 +46,24 @@ pub struct SearchHit {
     pub age_hours: f64,
 }
 
+impl SearchHit {
+    /// The hit for the entry at `pos` of `ix` with relevance `bm25`, timed by `scorer`.
+    pub(super) fn at(ix: &LedgerIndex, pos: u32, bm25: f64, scorer: &Scorer) -> SearchHit {
+        let m = ix.meta(pos);
+        let age_hours = Timestamp(m.ts).age_hours(scorer.now);
+        let decay = decay(age_hours, scorer.half_lives[m.kind.index()]);
+        let time_factor = scorer.ranking.time_factor(decay);
+        SearchHit {
+            pos,
+            score: bm25 * time_factor,
+            bm25,
+            decay,
+            time_factor,
+            age_hours,
+        }
+    }
+}
+
 /// Search hits, best first, and how many entries matched in all.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult {
@@ -119,18 +137,7 @@ impl<'a> TopK<'a> {
         if self.threshold().is_some_and(|worst| bm25 < worst) {
             return;
         }
-        let m = ix.meta(pos);
-        let age_hours = Timestamp(m.ts).age_hours(scorer.now);
-        let decay = decay(age_hours, scorer.half_lives[m.kind.index()]);
-        let time_factor = scorer.ranking.time_factor(decay);
-        let hit = SearchHit {
-            pos,
-            score: bm25 * time_factor,
-            bm25,
-            decay,
-            time_factor,
-            age_hours,
-        };
+        let hit = SearchHit::at(ix, pos, bm25, scorer);
         let cmp = self.cmp;
         if self.heap.len() < self.limit {
             self.heap.push(Ranked { hit, cmp });

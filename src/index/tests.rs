@@ -568,20 +568,7 @@ mod pruned {
             .filter(|&(pos, _)| {
                 filter.matches_meta(ix.meta(pos)) && filter.matches_tags(ix.tags_of(pos))
             })
-            .map(|(pos, bm25)| {
-                let m = ix.meta(pos);
-                let age_hours = Timestamp(m.ts).age_hours(sc.now);
-                let decay = decay(age_hours, sc.half_lives[m.kind.index()]);
-                let time_factor = sc.ranking.time_factor(decay);
-                SearchHit {
-                    pos,
-                    score: bm25 * time_factor,
-                    bm25,
-                    decay,
-                    time_factor,
-                    age_hours,
-                }
-            })
+            .map(|(pos, bm25)| SearchHit::at(ix, pos, bm25, sc))
             .collect();
         let total = hits.len();
         hits.sort_by(|a, b| ix.hit_order(a, b));
