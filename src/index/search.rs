@@ -275,6 +275,11 @@ struct Walk<'a> {
     first_essential: usize,
     /// The score a document must reach to enter (−∞ until `limit` hits are kept).
     theta: f64,
+    /// The largest time factor of any entry in the current window (1 unless file order
+    /// is time order); BM25 bounds are compared with `theta / tmax`.
+    tmax: f64,
+    /// The largest half-life of any kind.
+    longest_half_life: f64,
 }
 
 impl<'a> Walk<'a> {
@@ -290,6 +295,8 @@ impl<'a> Walk<'a> {
             prefix: vec![0.0; n],
             first_essential: 0,
             theta: f64::NEG_INFINITY,
+            tmax: 1.0,
+            longest_half_life: scorer.half_lives.iter().copied().fold(0.0, f64::max),
         }
     }
 
@@ -297,6 +304,12 @@ impl<'a> Walk<'a> {
     fn current(&self, j: usize) -> Option<u32> {
         let i = self.cursor[j].checked_sub(1)?;
         self.ix.text.doc_at(&self.terms[j], i)
+    }
+
+    /// What a document's BM25 must reach to enter: the threshold over the window's
+    /// largest time factor.
+    fn needed(&self) -> f64 {
+        self.theta / self.tmax
     }
 
     /// Term `j`'s score for the posting at `i` of its list.
@@ -370,7 +383,7 @@ impl<'a> Walk<'a> {
                     // could still matter.
                     let mut alive = true;
                     for k in (0..fe).rev() {
-                        if partial + self.prefix[k] < self.theta {
+                        if partial + self.prefix[k] < self.needed() {
                             alive = false;
                             break;
                         }
@@ -381,7 +394,7 @@ impl<'a> Walk<'a> {
                             partial += c[j];
                         }
                     }
-                    if !alive || (top.is_full() && partial < self.theta) {
+                    if !alive || (top.is_full() && partial < self.needed()) {
                         continue;
                     }
                     // The exact score, summed in the query's term order.
@@ -423,6 +436,17 @@ impl<'a> Walk<'a> {
             })
             .max()
             .unwrap_or(0);
+        // In time order no entry of the window is newer than its last position, and none
+        // has a longer half-life than the longest: its time factor is at most this.
+        let hi = (0..n).filter_map(|j| self.current(j)).max();
+        self.tmax = match hi {
+            Some(hi) if self.ix.in_time_order() => {
+                let age = Timestamp(self.ix.meta(hi).ts).age_hours(self.scorer.now);
+                let f = (self.scorer.ranking).time_factor(decay(age, self.longest_half_life));
+                if f > 0.0 { f.min(1.0) } else { 1.0 }
+            }
+            _ => 1.0,
+        };
         let scoring = self.scorer.ranking.scoring();
         let mut bound = vec![0.0f64; n];
         for j in 0..n {
@@ -452,7 +476,7 @@ impl<'a> Walk<'a> {
             self.theta = w;
         }
         let n = self.terms.len();
-        while self.first_essential < n && self.prefix[self.first_essential] < self.theta {
+        while self.first_essential < n && self.prefix[self.first_essential] < self.needed() {
             self.first_essential += 1;
         }
     }

@@ -586,8 +586,15 @@ mod pruned {
             limit in 1usize..12,
             ranking in 0u8..3,
             exclude in prop::option::of(0u8..4),
+            in_time_order in any::<bool>(),
         ) {
+            let mut docs = docs;
+            if in_time_order {
+                // Oldest first: file order is time order, and windows bound the time factor.
+                docs.sort_by_key(|d| std::cmp::Reverse(d.3));
+            }
             let ix = build(&docs);
+            prop_assert!(!in_time_order || ix.in_time_order());
             let text: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
             let text = text.join(" ");
             let ranking = [Ranking::Relevance, Ranking::default(), Ranking::Seed][ranking as usize];
