@@ -271,6 +271,8 @@ struct Walk<'a> {
     /// the running sums of those bounds.
     order: Vec<usize>,
     prefix: Vec<f64>,
+    /// Per term: its bound in the current window.
+    bound: Vec<f64>,
     /// `order[..first_essential]` are non-essential.
     first_essential: usize,
     /// The score a document must reach to enter (−∞ until `limit` hits are kept).
@@ -293,6 +295,7 @@ impl<'a> Walk<'a> {
             cursor: terms.iter().map(|q| ix.text.postings_len(q)).collect(),
             order: (0..n).collect(),
             prefix: vec![0.0; n],
+            bound: vec![0.0; n],
             first_essential: 0,
             theta: f64::NEG_INFINITY,
             tmax: 1.0,
@@ -448,14 +451,14 @@ impl<'a> Walk<'a> {
             _ => 1.0,
         };
         let scoring = self.scorer.ranking.scoring();
-        let mut bound = vec![0.0f64; n];
-        for j in 0..n {
-            below[j] = match lo.checked_sub(1) {
-                Some(before) => t.seek_back(&self.terms[j], self.cursor[j], before),
+        for (j, (b, q)) in below.iter_mut().zip(self.terms).enumerate() {
+            *b = match lo.checked_sub(1) {
+                Some(before) => t.seek_back(q, self.cursor[j], before),
                 None => 0,
             };
-            bound[j] = t.range_bound(&self.terms[j], below[j], self.cursor[j], scoring);
+            self.bound[j] = t.range_bound(q, *b, self.cursor[j], scoring);
         }
+        let bound = &self.bound;
         self.order.sort_by(|&a, &b| bound[a].total_cmp(&bound[b]));
         let mut acc = 0.0;
         for (k, &j) in self.order.iter().enumerate() {
