@@ -13,8 +13,6 @@
 //! 8 bytes per posting). The seed's `tf` over its length norm is the same summary + tags
 //! part without detail and ref, so it is at most `tf~` and the same block maxima bound it.
 
-use foldhash::HashMap;
-
 use super::text::{Doc, K1, Posting, QueryTerm, Scoring, fielded_parts};
 
 /// log2 of the postings per block. Unit tests use blocks of 4 so that small ledgers have
@@ -32,8 +30,9 @@ pub(super) struct Bounds {
     pub(super) fielded: Vec<f64>,
     /// Per term: the largest seed `tf` over its length norm of any posting.
     pub(super) seed: Vec<f64>,
-    /// Per term with more than one block: the largest `tf~` in each block, rounded up.
-    pub(super) blocks: HashMap<u32, Vec<f32>>,
+    /// Per term: the largest `tf~` in each block, rounded up (empty for a list of one
+    /// block). A vector, not a map: it is updated for every posting indexed.
+    pub(super) blocks: Vec<Vec<f32>>,
 }
 
 /// A posting's BM25F `tf~` and seed `tf` over its length norm, at the averages `avg`.
@@ -59,6 +58,7 @@ impl Bounds {
     pub(super) fn push_term(&mut self) {
         self.fielded.push(0.0);
         self.seed.push(0.0);
+        self.blocks.push(Vec::new());
     }
 
     /// Takes in the posting just appended to each of `terms`' lists; `avg` are the real
@@ -72,7 +72,6 @@ impl Bounds {
     ) {
         if avg.0 > self.avg.0 || avg.1 > self.avg.1 {
             self.avg = (avg.0 * 1.25, avg.1 * 1.25);
-            self.blocks.clear();
             for (t, list) in postings.iter().enumerate() {
                 self.recompute(t, list, docs);
             }
@@ -90,12 +89,13 @@ impl Bounds {
             let t = t as usize;
             self.fielded[t] = self.fielded[t].max(f);
             self.seed[t] = self.seed[t].max(sd);
-            if let Some(maxes) = self.blocks.get_mut(&(t as u32)) {
+            let maxes = &mut self.blocks[t];
+            if !maxes.is_empty() {
                 let b = (list.len() - 1) >> BLOCK_SHIFT;
                 if b == maxes.len() {
                     maxes.push(round_up(f));
-                } else {
-                    maxes[b] = maxes[b].max(round_up(f));
+                } else if f > f64::from(maxes[b]) {
+                    maxes[b] = round_up(f);
                 }
             }
         }
@@ -124,9 +124,7 @@ impl Bounds {
         }
         self.fielded[t] = f;
         self.seed[t] = sd;
-        if blocked {
-            self.blocks.insert(t as u32, maxes);
-        }
+        self.blocks[t] = maxes;
     }
 
     /// The largest score any document can get from `q` under `scoring`.
@@ -144,9 +142,10 @@ impl Bounds {
             return 0.0;
         }
         let t = q.term as usize;
-        let Some(maxes) = self.blocks.get(&q.term) else {
+        let maxes = &self.blocks[t];
+        if maxes.is_empty() {
             return self.whole(q, scoring);
-        };
+        }
         let blocks = &maxes[from >> BLOCK_SHIFT..=(to - 1) >> BLOCK_SHIFT];
         let m = f64::from(blocks.iter().copied().fold(0.0f32, f32::max));
         match scoring {
@@ -158,14 +157,17 @@ impl Bounds {
     /// Checks the tables against the postings they bound (for a decoded snapshot).
     pub(super) fn fits(&self, postings: &[Vec<Posting>]) -> bool {
         let terms = postings.len();
-        let with_blocks = postings.iter().filter(|l| l.len() > BLOCK).count();
+
         self.fielded.len() == terms
             && self.seed.len() == terms
-            && self.blocks.len() == with_blocks
-            && self.blocks.iter().all(|(&t, maxes)| {
-                postings
-                    .get(t as usize)
-                    .is_some_and(|l| l.len() > BLOCK && maxes.len() == l.len().div_ceil(BLOCK))
+            && self.blocks.len() == terms
+            && self.blocks.iter().zip(postings).all(|(maxes, l)| {
+                let want = if l.len() > BLOCK {
+                    l.len().div_ceil(BLOCK)
+                } else {
+                    0
+                };
+                maxes.len() == want
             })
     }
 }

@@ -271,11 +271,15 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     w.u64s(&b.fielded.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
     w.u64s(&b.seed.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
     w.u32(BLOCK_SHIFT);
-    let mut blocks: Vec<(&u32, &Vec<f32>)> = b.blocks.iter().collect();
-    blocks.sort_unstable_by_key(|&(t, _)| *t);
+    let blocks: Vec<(usize, &Vec<f32>)> = b
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.is_empty())
+        .collect();
     w.len(blocks.len());
-    for (&term, maxes) in blocks {
-        w.u32(term);
+    for (term, maxes) in blocks {
+        w.u32(term as u32);
         w.u32s(&maxes.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
     }
 }
@@ -428,13 +432,15 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     b.seed = r.u64s()?.into_iter().map(f64::from_bits).collect();
     check(r.u32()? == BLOCK_SHIFT, "block size")?;
     let with_blocks = r.len(12)?;
+    b.blocks = vec![Vec::new(); terms];
     for _ in 0..with_blocks {
-        let term = r.u32()?;
-        let maxes = r.u32s()?.into_iter().map(f32::from_bits).collect();
+        let term = r.u32()? as usize;
+        let maxes: Vec<f32> = r.u32s()?.into_iter().map(f32::from_bits).collect();
         check(
-            b.blocks.insert(term, maxes).is_none(),
-            "duplicate block bounds",
+            b.blocks.get(term).is_some_and(Vec::is_empty) && !maxes.is_empty(),
+            "block bounds of no term, or twice",
         )?;
+        b.blocks[term] = maxes;
     }
     check(
         t.df_seed.len() == terms && t.bounds.fits(&t.postings),
