@@ -170,10 +170,16 @@ impl SnapshotPlace {
         if head.offset > meta.len() {
             return Err("ledger is shorter than the snapshot covers".into());
         }
-        if hash_prefix(&canonical, head.offset).map_err(|e| e.to_string())? != head.hash {
+        // The ledger's bytes are hashed while the (authentic) snapshot is decoded: two
+        // cores, and a stale snapshot's decoded index is simply dropped.
+        let (hashed, decoded) = beside(
+            || hash_prefix(&canonical, head.offset),
+            || decode(&mut r, ledger.to_path_buf()),
+        );
+        if hashed.map_err(|e| e.to_string())? != head.hash {
             return Err("ledger bytes differ from those the snapshot covers".into());
         }
-        let index = decode(&mut r, ledger.to_path_buf()).map_err(|b| b.0.to_string())?;
+        let index = decoded.map_err(|b| b.0.to_string())?;
         if !r.is_empty() {
             return Err("trailing bytes in snapshot".into());
         }
@@ -196,14 +202,20 @@ impl SnapshotPlace {
         let canonical = std::fs::canonicalize(ledger)?;
         let meta = std::fs::metadata(&canonical)?;
         let key = self.key(true)?;
-        let mut w = Enc(MAGIC.to_vec());
-        let hash = hash_prefix(&canonical, offset)?;
-        write_header(&mut w, &canonical, &meta, offset, next_line, &hash);
-        if encode(index, &mut w).is_none() {
+        // The covered bytes are hashed while the index is encoded (two cores).
+        let mut body = Enc::default();
+        let (hash, encoded) = beside(
+            || hash_prefix(&canonical, offset),
+            || encode(index, &mut body),
+        );
+        if encoded.is_none() {
             return Ok(()); // texts in memory: not a files ledger
         }
-        let mac = blake3::keyed_hash(&key, &w.0);
-        w.0.extend_from_slice(mac.as_bytes());
+        let mut w = Enc(MAGIC.to_vec());
+        write_header(&mut w, &canonical, &meta, offset, next_line, &hash?);
+        let mut mac = blake3::Hasher::new_keyed(&key);
+        mac.update(&w.0);
+        mac.update(&body.0);
         let path = self.file_for(&canonical);
         let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
         let mut f = OpenOptions::new()
@@ -213,6 +225,8 @@ impl SnapshotPlace {
             .mode(0o600)
             .open(&tmp)?;
         f.write_all(&w.0)?;
+        f.write_all(&body.0)?;
+        f.write_all(mac.finalize().as_bytes())?;
         drop(f);
         std::fs::rename(&tmp, &path)
     }
@@ -272,6 +286,23 @@ fn read_header(r: &mut Dec<'_>) -> Result<Header, crate::index::snapshot::Bad> {
 }
 
 /// BLAKE3 of the first `len` bytes of the file at `path`.
+/// Runs `a` on another thread while `b` runs on this one (`a` here after `b` if no thread
+/// can be started).
+fn beside<A: Send, B>(a: impl Fn() -> A + Sync, b: impl FnOnce() -> B) -> (A, B) {
+    std::thread::scope(|s| {
+        let a = &a;
+        let other = std::thread::Builder::new()
+            .name("snapshot-hash".into())
+            .spawn_scoped(s, a);
+        let b = b();
+        let a = match other {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => a(),
+        };
+        (a, b)
+    })
+}
+
 fn hash_prefix(path: &Path, len: u64) -> io::Result<[u8; 32]> {
     let mut h = blake3::Hasher::new();
     let mut f = File::open(path)?.take(len);
@@ -284,4 +315,34 @@ fn hash_prefix(path: &Path, len: u64) -> io::Result<[u8; 32]> {
 
 fn current_uid() -> u32 {
     std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn beside_runs_both_and_returns_each_result_in_its_place() {
+        let this = std::thread::current().id();
+        let (a, b) = beside(
+            || std::thread::current().id(),
+            || std::thread::current().id(),
+        );
+        assert_ne!(a, this, "`a` runs on another thread");
+        assert_eq!(b, this, "`b` runs here");
+        let (x, y) = beside(|| 6 * 7, || "here");
+        assert_eq!((x, y), (42, "here"));
+    }
+
+    #[test]
+    fn hash_prefix_covers_exactly_the_bytes_asked_and_fails_past_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("l.jsonl");
+        std::fs::write(&f, b"abcdef").unwrap();
+        assert_eq!(
+            hash_prefix(&f, 3).unwrap(),
+            *blake3::hash(b"abc").as_bytes()
+        );
+        assert!(hash_prefix(&f, 7).is_err());
+    }
 }
