@@ -6,6 +6,7 @@
 //! every symbol and position against the tables it indexes; anything off is an error and
 //! the caller rebuilds from the ledger.
 
+use std::io::Read;
 use std::path::PathBuf;
 
 use foldhash::HashMap;
@@ -71,23 +72,90 @@ pub struct Bad(pub &'static str);
 
 type R<T> = Result<T, Bad>;
 
-/// Little-endian reader over a byte slice.
+/// Little-endian reader over a stream of known length, read in chunks (a snapshot is
+/// read without holding its bytes: at a million entries they are ~0.8× the ledger, on top
+/// of the index they decode to). Every chunk read can also go through a hasher (the
+/// snapshot's MAC, checked once the stream is read).
 pub struct Dec<'a> {
-    buf: &'a [u8],
+    src: Box<dyn Read + 'a>,
+    /// Bytes not yet taken (buffered or still in `src`).
+    left: u64,
+    /// Bytes read from `src`; `buf[pos..]` are not taken yet.
+    buf: Vec<u8>,
+    pos: usize,
+    mac: Option<blake3::Hasher>,
 }
+
+/// Bytes read from the source at a time (unit tests read 7 at a time, so that every item
+/// of their snapshots may straddle two reads).
+const CHUNK: usize = if cfg!(test) { 7 } else { 1 << 20 };
 
 impl<'a> Dec<'a> {
     /// A reader of `buf`.
     pub fn new(buf: &'a [u8]) -> Dec<'a> {
-        Dec { buf }
+        Dec::reading(buf, buf.len() as u64, None)
     }
-    fn take(&mut self, n: usize) -> R<&'a [u8]> {
-        if n > self.buf.len() {
+
+    /// A reader of the `len` bytes `src` yields, each passed to `mac` if given.
+    pub fn reading(src: impl Read + 'a, len: u64, mac: Option<blake3::Hasher>) -> Dec<'a> {
+        Dec {
+            src: Box::new(src),
+            left: len,
+            buf: Vec::new(),
+            pos: 0,
+            mac,
+        }
+    }
+
+    fn take(&mut self, n: usize) -> R<&[u8]> {
+        if n as u64 > self.left {
             return Err(Bad("truncated"));
         }
-        let (a, b) = self.buf.split_at(n);
-        self.buf = b;
-        Ok(a)
+        if self.buf.len() - self.pos < n {
+            self.fill(n)?;
+        }
+        let start = self.pos;
+        self.pos += n;
+        self.left -= n as u64;
+        Ok(&self.buf[start..self.pos])
+    }
+
+    /// Reads from the source until `n` bytes are buffered (`n ≤ left`).
+    fn fill(&mut self, n: usize) -> R<()> {
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        let have = self.buf.len();
+        let unread = self.left - have as u64;
+        let more = (n - have)
+            .max(CHUNK)
+            .min(usize::try_from(unread).unwrap_or(usize::MAX));
+        self.buf.resize(have + more, 0);
+        self.src
+            .read_exact(&mut self.buf[have..])
+            .map_err(|_| Bad("unreadable"))?;
+        if let Some(mac) = &mut self.mac {
+            mac.update(&self.buf[have..]);
+        }
+        Ok(())
+    }
+
+    /// Reads (and hashes) whatever is left, and returns the hasher's digest, if any.
+    pub fn finish(mut self) -> R<Option<blake3::Hash>> {
+        let mut unread = self.left - (self.buf.len() - self.pos) as u64;
+        let mut chunk = std::mem::take(&mut self.buf);
+        chunk.clear();
+        chunk.resize(CHUNK, 0);
+        while unread > 0 {
+            let n = CHUNK.min(usize::try_from(unread).unwrap_or(usize::MAX));
+            self.src
+                .read_exact(&mut chunk[..n])
+                .map_err(|_| Bad("unreadable"))?;
+            if let Some(mac) = &mut self.mac {
+                mac.update(&chunk[..n]);
+            }
+            unread -= n as u64;
+        }
+        Ok(self.mac.map(|m| m.finalize()))
     }
     fn u8(&mut self) -> R<u8> {
         Ok(self.take(1)?[0])
@@ -110,12 +178,12 @@ impl<'a> Dec<'a> {
     /// A count of items of at least `min_size` bytes each, checked against what is left.
     fn len(&mut self, min_size: usize) -> R<usize> {
         let n = usize::try_from(self.u64()?).map_err(|_| Bad("count too large"))?;
-        if n.saturating_mul(min_size.max(1)) > self.buf.len() {
+        if (n as u64).saturating_mul(min_size.max(1) as u64) > self.left {
             return Err(Bad("count past the end"));
         }
         Ok(n)
     }
-    fn str(&mut self) -> R<&'a str> {
+    fn str(&mut self) -> R<&str> {
         let n = self.len(1)?;
         std::str::from_utf8(self.take(n)?).map_err(|_| Bad("not UTF-8"))
     }
@@ -144,9 +212,13 @@ impl<'a> Dec<'a> {
             .collect())
     }
     /// A length-prefixed byte string.
-    pub fn bytes(&mut self) -> R<&'a [u8]> {
+    pub fn bytes(&mut self) -> R<&[u8]> {
         let n = self.len(1)?;
         self.take(n)
+    }
+    /// `n` raw bytes (a file's magic).
+    pub fn magic(&mut self, n: usize) -> R<Vec<u8>> {
+        self.take(n).map(<[u8]>::to_vec)
     }
     /// 32 raw bytes.
     pub fn array32(&mut self) -> R<[u8; 32]> {
@@ -154,7 +226,7 @@ impl<'a> Dec<'a> {
     }
     /// True once everything was read.
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.left == 0
     }
 }
 

@@ -94,3 +94,30 @@ fn cut_or_bent_bytes_are_an_error_not_a_panic() {
         .count();
     assert!(rejected > 0);
 }
+
+#[test]
+fn a_stream_read_in_chunks_hashes_every_byte_once_however_much_is_taken() {
+    let (_dir, path, _ledger, w) = encoded();
+    let key = [7u8; 32];
+    let whole = blake3::keyed_hash(&key, &w.0);
+    // Decoded whole: the digest covers every byte.
+    let mut r = Dec::reading(
+        &w.0[..],
+        w.0.len() as u64,
+        Some(blake3::Hasher::new_keyed(&key)),
+    );
+    decode(&mut r, path.clone()).unwrap();
+    assert!(r.is_empty());
+    assert_eq!(r.finish().unwrap(), Some(whole));
+    // Stopped early (as when a header does not match): the rest is still hashed.
+    let mut r = Dec::reading(
+        &w.0[..],
+        w.0.len() as u64,
+        Some(blake3::Hasher::new_keyed(&key)),
+    );
+    assert_eq!(r.u32().unwrap().to_le_bytes(), w.0[..4]);
+    assert_eq!(r.finish().unwrap(), Some(whole));
+    // A source shorter than announced is an error, never a panic or a short digest.
+    let r = Dec::reading(&w.0[..10], 20, Some(blake3::Hasher::new_keyed(&key)));
+    assert!(r.finish().is_err());
+}

@@ -21,7 +21,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::index::LedgerIndex;
@@ -138,56 +138,72 @@ impl SnapshotPlace {
             Err(_) => return Ok(None),
         };
         let snap = self.file_for(&canonical);
-        let bytes = match std::fs::read(&snap) {
-            Ok(b) => b,
+        let file = match File::open(&snap) {
+            Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("reading {}: {e}", snap.display())),
         };
         let key = self.key(false).map_err(|e| e.to_string())?;
-        if bytes.len() < MAC_LEN + MAGIC.len() {
+        let size = file.metadata().map_err(|e| e.to_string())?.len();
+        if size < (MAC_LEN + MAGIC.len()) as u64 {
             return Err("snapshot too short".into());
         }
-        let (body, mac) = bytes.split_at(bytes.len() - MAC_LEN);
-        let mac: [u8; MAC_LEN] = mac.try_into().expect("32 bytes");
-        if blake3::keyed_hash(&key, body) != blake3::Hash::from_bytes(mac) {
+        // One pass over the file, never held whole: the body is hashed as it is read, and
+        // nothing read from it counts until its MAC is checked at the end (a reason to
+        // reject it found on the way is reported only once the MAC holds).
+        let body = size - MAC_LEN as u64;
+        let mac_key = Some(blake3::Hasher::new_keyed(&key));
+        let mut r = Dec::reading(&file, body, mac_key);
+        let (verdict, decoded) = self.read_body(&mut r, &canonical, ledger);
+        let digest = r.finish().map_err(|b| b.0.to_string())?;
+        let mut mac = [0u8; MAC_LEN];
+        file.read_exact_at(&mut mac, body)
+            .map_err(|e| e.to_string())?;
+        if digest != Some(blake3::Hash::from_bytes(mac)) {
             return Err("snapshot is not authentic (MAC mismatch)".into());
         }
-        let (header, rest) = body.split_at(MAGIC.len());
-        if header != MAGIC {
-            return Err("not a snapshot".into());
-        }
-        let mut r = Dec::new(rest);
-        let meta = std::fs::metadata(&canonical).map_err(|e| e.to_string())?;
-        let head = read_header(&mut r).map_err(|b| b.0.to_string())?;
-        if head.format != FORMAT || head.build != env!("CARGO_PKG_VERSION") {
-            return Err("snapshot of another format or build".into());
-        }
-        if head.path != canonical.as_os_str().as_encoded_bytes()
-            || (head.dev, head.ino) != (meta.dev(), meta.ino())
-        {
-            return Err("snapshot of another file".into());
-        }
-        if head.offset > meta.len() {
-            return Err("ledger is shorter than the snapshot covers".into());
-        }
-        // The ledger's bytes are hashed while the (authentic) snapshot is decoded: two
-        // cores, and a stale snapshot's decoded index is simply dropped.
-        let (hashed, decoded) = beside(
-            || hash_prefix(&canonical, head.offset),
-            || decode(&mut r, ledger.to_path_buf()),
-        );
-        if hashed.map_err(|e| e.to_string())? != head.hash {
-            return Err("ledger bytes differ from those the snapshot covers".into());
-        }
-        let index = decoded.map_err(|b| b.0.to_string())?;
-        if !r.is_empty() {
-            return Err("trailing bytes in snapshot".into());
-        }
+        let (head, index) = (verdict?, decoded?);
         Ok(Some(Loaded {
             index,
             offset: head.offset,
             next_line: head.next_line,
         }))
+    }
+
+    /// Reads the header and, if it matches the ledger, the index, from `r` (hashing the
+    /// covered bytes of the ledger meanwhile): why not to use the snapshot, or its header
+    /// and index. Leaves the rest of `r` unread.
+    fn read_body(
+        &self,
+        r: &mut Dec<'_>,
+        canonical: &Path,
+        ledger: &Path,
+    ) -> (Result<Header, String>, Result<LedgerIndex, String>) {
+        let not_read = || Err("not read".to_string());
+        let head = match check_header(r, canonical) {
+            Ok(h) => h,
+            Err(why) => return (Err(why), not_read()),
+        };
+        // The ledger's bytes are hashed while the snapshot is decoded: two cores.
+        let (hashed, decoded) = beside(
+            || hash_prefix(canonical, head.offset),
+            || decode(r, ledger.to_path_buf()),
+        );
+        let decoded = decoded.map_err(|b| b.0.to_string()).and_then(|ix| {
+            if r.is_empty() {
+                Ok(ix)
+            } else {
+                Err("trailing bytes in snapshot".to_string())
+            }
+        });
+        match hashed {
+            Ok(h) if h == head.hash => (Ok(head), decoded),
+            Ok(_) => (
+                Err("ledger bytes differ from those the snapshot covers".into()),
+                not_read(),
+            ),
+            Err(e) => (Err(e.to_string()), not_read()),
+        }
     }
 
     /// Writes the snapshot of `index`, which covers `offset` bytes of `ledger` (lines up
@@ -265,6 +281,28 @@ fn write_header(
     }
     h.extend_from_slice(hash);
     w.0.extend_from_slice(&h);
+}
+
+/// Reads the magic and the header, and checks that they describe `canonical` as it is now
+/// (format, build, path, inode, a covered length it still has).
+fn check_header(r: &mut Dec<'_>, canonical: &Path) -> Result<Header, String> {
+    if r.magic(MAGIC.len()).map_err(|b| b.0.to_string())? != MAGIC {
+        return Err("not a snapshot".into());
+    }
+    let meta = std::fs::metadata(canonical).map_err(|e| e.to_string())?;
+    let head = read_header(r).map_err(|b| b.0.to_string())?;
+    if head.format != FORMAT || head.build != env!("CARGO_PKG_VERSION") {
+        return Err("snapshot of another format or build".into());
+    }
+    if head.path != canonical.as_os_str().as_encoded_bytes()
+        || (head.dev, head.ino) != (meta.dev(), meta.ino())
+    {
+        return Err("snapshot of another file".into());
+    }
+    if head.offset > meta.len() {
+        return Err("ledger is shorter than the snapshot covers".into());
+    }
+    Ok(head)
 }
 
 fn read_header(r: &mut Dec<'_>) -> Result<Header, crate::index::snapshot::Bad> {
