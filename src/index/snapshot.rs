@@ -17,13 +17,55 @@ use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
 use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
-/// Little-endian writer.
+/// Little-endian writer: into memory, or spilling to a file (through a hasher) once about
+/// [`CHUNK`] bytes are pending, so that a snapshot is never held whole while written.
 #[derive(Default)]
-pub struct Enc(pub Vec<u8>);
+pub struct Enc(pub Vec<u8>, Option<Spill>);
+
+/// Where an [`Enc`] spills: the file, the hasher every spilled byte goes through, and the
+/// first write error (reported by [`Enc::finish`]).
+pub struct Spill {
+    out: std::fs::File,
+    mac: blake3::Hasher,
+    err: Option<std::io::Error>,
+}
 
 impl Enc {
+    /// A writer spilling to `out`, every byte through `mac`.
+    pub fn spilling(out: std::fs::File, mac: blake3::Hasher) -> Enc {
+        let spill = Spill {
+            out,
+            mac,
+            err: None,
+        };
+        Enc(Vec::with_capacity(CHUNK + CHUNK / 4), Some(spill))
+    }
+
+    /// Writes what is pending (in memory: keeps it).
+    fn spill(&mut self) {
+        let Some(s) = &mut self.1 else { return };
+        if s.err.is_none() {
+            s.mac.update(&self.0);
+            if let Err(e) = std::io::Write::write_all(&mut s.out, &self.0) {
+                s.err = Some(e);
+            }
+        }
+        self.0.clear();
+    }
+
+    /// Writes what is pending and returns the file and the hasher (the first write error,
+    /// if any). None for an in-memory writer.
+    pub fn finish(mut self) -> Option<std::io::Result<(std::fs::File, blake3::Hasher)>> {
+        self.spill();
+        let s = self.1?;
+        Some(match s.err {
+            Some(e) => Err(e),
+            None => Ok((s.out, s.mac)),
+        })
+    }
+
     fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
@@ -31,6 +73,9 @@ impl Enc {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn u64(&mut self, v: u64) {
+        if self.0.len() >= CHUNK {
+            self.spill();
+        }
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn f64(&mut self, v: f64) {

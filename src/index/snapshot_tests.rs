@@ -121,3 +121,19 @@ fn a_stream_read_in_chunks_hashes_every_byte_once_however_much_is_taken() {
     let r = Dec::reading(&w.0[..10], 20, Some(blake3::Hasher::new_keyed(&key)));
     assert!(r.finish().is_err());
 }
+
+#[test]
+fn a_spilling_writer_writes_and_hashes_exactly_what_an_in_memory_one_holds() {
+    let (dir, _path, ledger, w) = encoded();
+    let key = [9u8; 32];
+    let file = dir.path().join("spilled");
+    let out = std::fs::File::create(&file).unwrap();
+    let mut s = Enc::spilling(out, blake3::Hasher::new_keyed(&key));
+    encode(ledger.index(), &mut s).unwrap();
+    let (out, mac) = s.finish().unwrap().unwrap();
+    drop(out);
+    let spilled = std::fs::read(&file).unwrap();
+    assert_eq!(spilled, w.0);
+    assert_eq!(mac.finalize(), blake3::keyed_hash(&key, &w.0));
+    assert!(w.finish().is_none(), "an in-memory writer has no file");
+}

@@ -15,6 +15,11 @@
 //!   project (the default directory is `$XDG_CACHE_HOME/warroom-memory`, else
 //!   `~/.cache/warroom-memory`).
 //!
+//! - **Streamed**: magic, header (format, build, path, device, inode, covered length,
+//!   next line), the index, the BLAKE3 of the covered bytes, the MAC — written and read
+//!   1 MiB at a time, never held whole; the covered bytes are hashed on a second thread
+//!   meanwhile (which is why their hash follows the index).
+//!
 //! Only ledgers on files with at least [`SnapshotPlace::min_entries`] entries are
 //! snapshotted; the database backend is not (its rows are the truth and a cache would
 //! need the same care for less gain).
@@ -189,6 +194,8 @@ impl SnapshotPlace {
             || hash_prefix(canonical, head.offset),
             || decode(r, ledger.to_path_buf()),
         );
+        // After the index: the hash of the covered bytes when the snapshot was written.
+        let named = r.array32();
         let decoded = decoded.map_err(|b| b.0.to_string()).and_then(|ix| {
             if r.is_empty() {
                 Ok(ix)
@@ -196,13 +203,14 @@ impl SnapshotPlace {
                 Err("trailing bytes in snapshot".to_string())
             }
         });
-        match hashed {
-            Ok(h) if h == head.hash => (Ok(head), decoded),
-            Ok(_) => (
+        match (hashed, named) {
+            (Ok(h), Ok(named)) if h == named => (Ok(head), decoded),
+            (Ok(_), Ok(_)) => (
                 Err("ledger bytes differ from those the snapshot covers".into()),
                 not_read(),
             ),
-            Err(e) => (Err(e.to_string()), not_read()),
+            (Err(e), _) => (Err(e.to_string()), not_read()),
+            (_, Err(b)) => (Err(b.0.to_string()), not_read()),
         }
     }
 
@@ -218,32 +226,31 @@ impl SnapshotPlace {
         let canonical = std::fs::canonicalize(ledger)?;
         let meta = std::fs::metadata(&canonical)?;
         let key = self.key(true)?;
-        // The covered bytes are hashed while the index is encoded (two cores).
-        let mut body = Enc::default();
-        let (hash, encoded) = beside(
-            || hash_prefix(&canonical, offset),
-            || encode(index, &mut body),
-        );
-        if encoded.is_none() {
-            return Ok(()); // texts in memory: not a files ledger
-        }
-        let mut w = Enc(MAGIC.to_vec());
-        write_header(&mut w, &canonical, &meta, offset, next_line, &hash?);
-        let mut mac = blake3::Hasher::new_keyed(&key);
-        mac.update(&w.0);
-        mac.update(&body.0);
         let path = self.file_for(&canonical);
         let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-        let mut f = OpenOptions::new()
+        let f = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .mode(0o600)
             .open(&tmp)?;
-        f.write_all(&w.0)?;
-        f.write_all(&body.0)?;
-        f.write_all(mac.finalize().as_bytes())?;
-        drop(f);
+        // Streamed to the file (never held whole), through the MAC; the covered bytes of
+        // the ledger are hashed meanwhile on a second thread and written after the index.
+        let mut w = Enc::spilling(f, blake3::Hasher::new_keyed(&key));
+        w.0.extend_from_slice(MAGIC);
+        write_header(&mut w, &canonical, &meta, offset, next_line);
+        let (hash, encoded) = beside(|| hash_prefix(&canonical, offset), || encode(index, &mut w));
+        let written = (|| {
+            let hash = hash?;
+            w.0.extend_from_slice(&hash);
+            let (mut f, mac) = w.finish().expect("a spilling writer")?;
+            f.write_all(mac.finalize().as_bytes())
+        })();
+        if encoded.is_none() || written.is_err() {
+            // Texts in memory (not a files ledger), or a failed write: no snapshot.
+            let _ = std::fs::remove_file(&tmp);
+            return written;
+        }
         std::fs::rename(&tmp, &path)
     }
 }
@@ -256,7 +263,6 @@ struct Header {
     ino: u64,
     offset: u64,
     next_line: u64,
-    hash: [u8; 32],
 }
 
 fn write_header(
@@ -265,7 +271,6 @@ fn write_header(
     meta: &std::fs::Metadata,
     offset: u64,
     next_line: u64,
-    hash: &[u8; 32],
 ) {
     let mut h = Vec::new();
     h.extend_from_slice(&FORMAT.to_le_bytes());
@@ -279,7 +284,6 @@ fn write_header(
     for x in [meta.dev(), meta.ino(), offset, next_line] {
         h.extend_from_slice(&x.to_le_bytes());
     }
-    h.extend_from_slice(hash);
     w.0.extend_from_slice(&h);
 }
 
@@ -310,7 +314,6 @@ fn read_header(r: &mut Dec<'_>) -> Result<Header, crate::index::snapshot::Bad> {
     let build = String::from_utf8_lossy(r.bytes()?).into_owned();
     let path = r.bytes()?.to_vec();
     let (dev, ino, offset, next_line) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
-    let hash = r.array32()?;
     Ok(Header {
         format,
         build,
@@ -319,11 +322,9 @@ fn read_header(r: &mut Dec<'_>) -> Result<Header, crate::index::snapshot::Bad> {
         ino,
         offset,
         next_line,
-        hash,
     })
 }
 
-/// BLAKE3 of the first `len` bytes of the file at `path`.
 /// Runs `a` on another thread while `b` runs on this one (`a` here after `b` if no thread
 /// can be started).
 fn beside<A: Send, B>(a: impl Fn() -> A + Sync, b: impl FnOnce() -> B) -> (A, B) {
@@ -341,6 +342,7 @@ fn beside<A: Send, B>(a: impl Fn() -> A + Sync, b: impl FnOnce() -> B) -> (A, B)
     })
 }
 
+/// BLAKE3 of the first `len` bytes of the file at `path`.
 fn hash_prefix(path: &Path, len: u64) -> io::Result<[u8; 32]> {
     let mut h = blake3::Hasher::new();
     let mut f = File::open(path)?.take(len);
