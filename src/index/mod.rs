@@ -11,6 +11,7 @@
 
 mod bounds;
 mod chunks;
+mod codec;
 mod filter;
 mod interner;
 mod query;
