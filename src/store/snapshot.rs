@@ -159,7 +159,7 @@ impl SnapshotPlace {
         let body = size - MAC_LEN as u64;
         let mac_key = Some(blake3::Hasher::new_keyed(&key));
         let mut r = Dec::reading(&file, body, mac_key);
-        let (verdict, decoded) = self.read_body(&mut r, &canonical, ledger);
+        let (verdict, decoded) = read_body(&mut r, &canonical, ledger);
         let digest = r.finish().map_err(|b| b.0.to_string())?;
         let mut mac = [0u8; MAC_LEN];
         file.read_exact_at(&mut mac, body)
@@ -173,45 +173,6 @@ impl SnapshotPlace {
             offset: head.offset,
             next_line: head.next_line,
         }))
-    }
-
-    /// Reads the header and, if it matches the ledger, the index, from `r` (hashing the
-    /// covered bytes of the ledger meanwhile): why not to use the snapshot, or its header
-    /// and index. Leaves the rest of `r` unread.
-    fn read_body(
-        &self,
-        r: &mut Dec<'_>,
-        canonical: &Path,
-        ledger: &Path,
-    ) -> (Result<Header, String>, Result<LedgerIndex, String>) {
-        let not_read = || Err("not read".to_string());
-        let head = match check_header(r, canonical) {
-            Ok(h) => h,
-            Err(why) => return (Err(why), not_read()),
-        };
-        // The ledger's bytes are hashed while the snapshot is decoded: two cores.
-        let (hashed, decoded) = beside(
-            || hash_prefix(canonical, head.offset),
-            || decode(r, ledger.to_path_buf()),
-        );
-        // After the index: the hash of the covered bytes when the snapshot was written.
-        let named = r.array32();
-        let decoded = decoded.map_err(|b| b.0.to_string()).and_then(|ix| {
-            if r.is_empty() {
-                Ok(ix)
-            } else {
-                Err("trailing bytes in snapshot".to_string())
-            }
-        });
-        match (hashed, named) {
-            (Ok(h), Ok(named)) if h == named => (Ok(head), decoded),
-            (Ok(_), Ok(_)) => (
-                Err("ledger bytes differ from those the snapshot covers".into()),
-                not_read(),
-            ),
-            (Err(e), _) => (Err(e.to_string()), not_read()),
-            (_, Err(b)) => (Err(b.0.to_string()), not_read()),
-        }
     }
 
     /// Writes the snapshot of `index`, which covers `offset` bytes of `ledger` (lines up
@@ -285,6 +246,44 @@ fn write_header(
         h.extend_from_slice(&x.to_le_bytes());
     }
     w.0.extend_from_slice(&h);
+}
+
+/// Reads the header and, if it matches the ledger, the index, from `r` (hashing the
+/// covered bytes of the ledger meanwhile): why not to use the snapshot, or its header
+/// and index. Leaves the rest of `r` unread.
+fn read_body(
+    r: &mut Dec<'_>,
+    canonical: &Path,
+    ledger: &Path,
+) -> (Result<Header, String>, Result<LedgerIndex, String>) {
+    let not_read = || Err("not read".to_string());
+    let head = match check_header(r, canonical) {
+        Ok(h) => h,
+        Err(why) => return (Err(why), not_read()),
+    };
+    // The ledger's bytes are hashed while the snapshot is decoded: two cores.
+    let (hashed, decoded) = beside(
+        || hash_prefix(canonical, head.offset),
+        || decode(r, ledger.to_path_buf()),
+    );
+    // After the index: the hash of the covered bytes when the snapshot was written.
+    let named = r.array32();
+    let decoded = decoded.map_err(|b| b.0.to_string()).and_then(|ix| {
+        if r.is_empty() {
+            Ok(ix)
+        } else {
+            Err("trailing bytes in snapshot".to_string())
+        }
+    });
+    match (hashed, named) {
+        (Ok(h), Ok(named)) if h == named => (Ok(head), decoded),
+        (Ok(_), Ok(_)) => (
+            Err("ledger bytes differ from those the snapshot covers".into()),
+            not_read(),
+        ),
+        (Err(e), _) => (Err(e.to_string()), not_read()),
+        (_, Err(b)) => (Err(b.0.to_string()), not_read()),
+    }
 }
 
 /// Reads the magic and the header, and checks that they describe `canonical` as it is now
