@@ -14,6 +14,7 @@ mod chunks;
 mod codec;
 mod filter;
 mod interner;
+mod norms;
 mod query;
 mod rank;
 mod search;
@@ -21,6 +22,7 @@ pub mod snapshot;
 mod text;
 mod texts;
 mod tokens;
+mod walk;
 
 use foldhash::HashMap;
 

@@ -9,10 +9,23 @@ const WORDS: [&str; 12] = [
     "schema", "deploy",
 ];
 
-fn build(docs: &[(Vec<usize>, u8, u8, u32)]) -> LedgerIndex {
+/// Random ledgers: per entry its summary's words, kind, room, age in hours and a length
+/// to repeat them to, which makes some entries long enough that their length codes are
+/// steps, not lengths ([`super::super::norms`]), and still competitive (the repeated
+/// words' frequencies grow with the length).
+fn build(docs: &[(Vec<usize>, u8, u8, u32, u16)]) -> LedgerIndex {
     let mut ix = LedgerIndex::default();
-    for (i, (words, kind, room, age)) in docs.iter().enumerate() {
-        let summary: Vec<&str> = words.iter().map(|&w| WORDS[w % WORDS.len()]).collect();
+    for (i, (words, kind, room, age, pad)) in docs.iter().enumerate() {
+        let mut summary: Vec<&str> = words.iter().map(|&w| WORDS[w % WORDS.len()]).collect();
+        let filler: Vec<&str> = summary
+            .iter()
+            .copied()
+            .cycle()
+            .take(usize::from(*pad))
+            .collect();
+        if i % 2 == 0 {
+            summary.extend(&filler);
+        }
         let ts = Timestamp(parse_rfc3339(NOW).unwrap().0 - i64::from(*age) * 3600);
         let mut e = entry(
             &format!("e{i}"),
@@ -24,6 +37,9 @@ fn build(docs: &[(Vec<usize>, u8, u8, u32)]) -> LedgerIndex {
         );
         if i % 3 == 0 {
             e.detail = format!("{} details", WORDS[(i / 3) % WORDS.len()]);
+        }
+        if i % 2 == 1 && *pad > 0 {
+            e.detail = format!("{} {}", WORDS[(i / 2) % WORDS.len()], filler.join(" "));
         }
         add(&mut ix, e);
     }
@@ -60,7 +76,8 @@ proptest! {
     #[test]
     fn pruned_equals_exhaustive(
         docs in prop::collection::vec(
-            (prop::collection::vec(0usize..12, 1..8), 0u8..6, 0u8..6, 0u32..2000), 1..300),
+            (prop::collection::vec(0usize..12, 1..8), 0u8..6, 0u8..6, 0u32..2000,
+             prop_oneof![3 => Just(0u16), 1 => 0u16..600]), 1..300),
         query in prop::collection::vec(0usize..12, 1..4),
         limit in 1usize..12,
         ranking in 0u8..3,

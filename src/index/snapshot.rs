@@ -285,6 +285,7 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
             tag: 0,
         })
         .collect();
+    t.norms = t.docs.iter().map(Doc::codes).collect();
     for x in &mut t.total_len {
         *x = r.u64()?;
     }

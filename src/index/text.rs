@@ -165,6 +165,20 @@ pub(super) struct Doc {
     pub(super) tag: u32,
 }
 
+impl Doc {
+    /// The one-byte codes of its lengths (summary + tags, detail).
+    pub(super) fn codes(&self) -> [u8; 2] {
+        [super::norms::code(self.st), super::norms::code(self.detail)]
+    }
+}
+
+/// Per query: the inverse of BM25's length norm at the floor of every length code, for
+/// summary + tags and for detail ([`TextIndex::term_bound`]).
+pub struct CodeNorms {
+    st: [f64; 256],
+    detail: [f64; 256],
+}
+
 /// Postings index over summary, tags, detail and ref of every entry.
 #[derive(Default)]
 pub struct TextIndex {
@@ -175,6 +189,9 @@ pub struct TextIndex {
     pub(super) df_seed: Vec<u32>,
     /// Per document: its lengths and its owner's word.
     pub(super) docs: Vec<Doc>,
+    /// Per document: the one-byte codes of its two lengths ([`super::norms`]), for
+    /// bounding scores without reading `docs`.
+    pub(super) norms: Vec<[u8; 2]>,
     pub(super) total_len: [u64; 4],
     /// Tokenizing (Unicode split, folding, stop words, Snowball stemming) dominates
     /// indexing, and text repeats a small vocabulary, so each distinct whitespace-separated
@@ -261,6 +278,7 @@ impl TextIndex {
     /// Reserves room for about `n` more documents.
     pub fn reserve(&mut self, n: usize) {
         self.docs.reserve(n);
+        self.norms.reserve(n);
     }
 
     /// Indexes one entry as document `doc`, which must be the next document number.
@@ -320,11 +338,13 @@ impl TextIndex {
         for (total, len) in self.total_len.iter_mut().zip(lens) {
             *total += u64::from(len);
         }
-        self.docs.push(Doc {
+        let doc = Doc {
             st: lens[0].saturating_add(lens[1]),
             detail: lens[2],
             tag: 0,
-        });
+        };
+        self.norms.push(doc.codes());
+        self.docs.push(doc);
         let avg = self.averages();
         let mut distinct = pairs.iter().map(|&(t, _)| t).collect::<Vec<_>>();
         distinct.dedup();
@@ -371,6 +391,38 @@ impl TextIndex {
             Scoring::Seed => seed_score(q.idf_seed * (K1 + 1.0), p, len, b_st),
             Scoring::Fielded => fielded_score(q.idf * (K1 + 1.0), p, len, b_st, b_d),
         }
+    }
+
+    /// The tables of [`TextIndex::term_bound`] for one query; `norms` from
+    /// [`TextIndex::norms`].
+    pub fn code_norms(&self, norms: (f64, f64)) -> CodeNorms {
+        // A hair above the inverse, so that multiplying by it never gives less than the
+        // exact score's division.
+        let inv = |b: f64, c: usize| {
+            (1.0 + 1e-9) / (1.0 - B + b * f64::from(super::norms::floor(c as u8)))
+        };
+        CodeNorms {
+            st: std::array::from_fn(|c| inv(norms.0, c)),
+            detail: std::array::from_fn(|c| inv(norms.1, c)),
+        }
+    }
+
+    /// At least [`TextIndex::term_score`] of posting `p`, from its document's length
+    /// codes (2 bytes per document, mostly in cache) instead of its record (8 bytes, at a
+    /// million entries mostly not); within a hair of it when both lengths are below
+    /// [`super::norms::EXACT`]. `w` is `idf × (k1 + 1)` of the scoring's idf.
+    #[inline(always)]
+    pub(super) fn term_bound(&self, p: &Posting, scoring: Scoring, w: f64, cn: &CodeNorms) -> f64 {
+        let [st, detail] = self.norms[p.doc as usize];
+        let t = f64::from(u32::from(p.tf[0]) + u32::from(p.tf[1])) * cn.st[st as usize];
+        let t = match scoring {
+            Scoring::Seed => t,
+            Scoring::Fielded => {
+                t + W_DETAIL * f64::from(p.tf[2]) * cn.detail[detail as usize]
+                    + W_REF * f64::from(p.tf[3])
+            }
+        };
+        w * t / (K1 + t)
     }
 
     /// Walking `q`'s list from the end: the number of its first postings whose document
@@ -512,6 +564,7 @@ impl TextIndex {
             + terms
             + self.chunks.heap_bytes()
             + self.docs.capacity() * 8
+            + self.norms.capacity() * 2
             + self.df_seed.capacity() * 4
     }
 }

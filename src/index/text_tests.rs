@@ -149,3 +149,51 @@ fn scratch_is_clean_between_queries() {
     let second: Vec<_> = s.drain().collect();
     assert_eq!(first, second);
 }
+
+#[test]
+fn length_code_bounds_are_never_below_the_exact_score_and_tight_below_128_tokens() {
+    // Summary and detail lengths from 1 to ~1,500 tokens (steps of the length codes from
+    // 128 on), the query word once or a few times, in summary, tags, detail or ref.
+    let mut ix = TextIndex::default();
+    let mut doc = 0;
+    for len in (1..200).chain((200..1500).step_by(7)) {
+        let filler = vec!["filler"; len].join(" ");
+        let few = format!("{} retry retry", vec!["pad"; len % 40].join(" "));
+        let shapes: [(&str, &[&str], &str, &str); 4] = [
+            (&format!("retry {filler}"), &[], "", ""),
+            ("retry", &[], &filler, ""),
+            (&few, &["retry"], &format!("retry {filler}"), "retry"),
+            (&filler, &[], &format!("{filler} retry"), ""),
+        ];
+        for (summary, tags, detail, ref_) in shapes {
+            ix.add(doc, summary, tags.iter().copied(), detail, ref_);
+            doc += 1;
+        }
+    }
+    let q = &ix.query("retry")[0];
+    let norms = ix.norms();
+    let cn = ix.code_norms(norms);
+    let mut inexact = 0;
+    for scoring in [Scoring::Seed, Scoring::Fielded] {
+        let w = match scoring {
+            Scoring::Seed => q.idf_seed,
+            Scoring::Fielded => q.idf,
+        } * (K1 + 1.0);
+        for (i, p) in ix.postings[q.term as usize].iter().enumerate() {
+            let exact = ix.term_score(q, i, scoring, norms);
+            let bound = ix.term_bound(p, scoring, w, &cn);
+            assert!(
+                bound >= exact,
+                "{scoring:?} doc {}: {bound} < {exact}",
+                p.doc
+            );
+            let len = &ix.docs[p.doc as usize];
+            if len.st < super::super::norms::EXACT && len.detail < super::super::norms::EXACT {
+                assert!(bound <= exact * (1.0 + 1e-8) + 1e-12, "{bound} vs {exact}");
+            } else if bound > exact * (1.0 + 1e-6) {
+                inexact += 1;
+            }
+        }
+    }
+    assert!(inexact > 0, "long documents exercise the coded steps");
+}

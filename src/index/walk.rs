@@ -1,0 +1,373 @@
+//! Pruned top-k search (block-max MaxScore) for searches too large to score every
+//! posting ([`super::search`]).
+//!
+//! The walk goes over the postings of the query's terms document at a time, newest first
+//! (postings are in position order and walked from the end), in windows of positions. In
+//! each, every term gets a bound from the maxima of its blocks of postings there
+//! ([`super::bounds`]). A window whose bounds add up below the k-th score is passed over
+//! whole; otherwise the terms are split into "essential" ones, whose documents are
+//! enumerated, and the rest, probed only while their bounds could still lift a document
+//! over the threshold. The time factor is at most 1, so a BM25 bound bounds the final
+//! score. Recent entries have the largest time factors, so the threshold rises fastest
+//! when walking newest first.
+//!
+//! Each enumerated document is first bounded from its one-byte length codes
+//! ([`super::norms`]; 2 MB at a million entries, mostly in cache): a candidate of common
+//! words rarely can reach the k-th score, and those that cannot are passed over without
+//! reading their 8-byte records (8 MB, mostly not in cache). With one essential term (the
+//! common case once the threshold has risen) its postings are read straight through.
+//! The candidates that remain are gathered in batches and scored exactly from their
+//! records, so that those reads overlap; a document's term scores are added in the
+//! query's term order, as the unpruned search adds them, so a search's hits do not
+//! depend on which way it ran (a property test holds both to a brute-force reference).
+
+use super::search::{SearchHit, TopK, decay};
+use super::text::{CodeNorms, K1, Posting, QueryTerm, Scoring};
+use super::{Compiled, LedgerIndex, Scorer};
+use crate::clock::Timestamp;
+
+/// Candidates scored together.
+const BATCH: usize = if cfg!(test) { 3 } else { 64 };
+/// "This term's postings do not have the document."
+const ABSENT: u32 = u32::MAX;
+
+/// The state of one search's walk over the postings of its terms.
+pub(super) struct Walk<'a> {
+    ix: &'a LedgerIndex,
+    terms: &'a [QueryTerm],
+    /// Per term: its postings.
+    lists: Vec<&'a [Posting]>,
+    scorer: &'a Scorer,
+    scoring: Scoring,
+    norms: (f64, f64),
+    /// The length norms of every length code, for [`Walk::bound`].
+    code_norms: CodeNorms,
+    /// Per term: `idf × (k1 + 1)` under the scoring.
+    weight: Vec<f64>,
+    /// Per term: how many of its postings are not yet passed.
+    cursor: Vec<usize>,
+    /// Terms by their bound in the current window, ascending (indexes into `terms`), and
+    /// the running sums of those bounds.
+    order: Vec<usize>,
+    prefix: Vec<f64>,
+    /// Per term: its bound in the current window.
+    bound: Vec<f64>,
+    /// `order[..first_essential]` are non-essential.
+    first_essential: usize,
+    /// The score a document must reach to enter (−∞ until `limit` hits are kept).
+    theta: f64,
+    /// The largest time factor of any entry in the current window (1 unless file order
+    /// is time order); BM25 bounds are compared with `theta / tmax`.
+    tmax: f64,
+    /// The largest half-life of any kind.
+    longest_half_life: f64,
+}
+
+/// Candidates whose bound can reach the k-th score, waiting to be scored exactly: per
+/// candidate its document, and per candidate and term the posting index (or [`ABSENT`])
+/// and that term's score (a bound until scored).
+struct Batch {
+    n: usize,
+    /// `first_essential` when the candidates were gathered.
+    fe: usize,
+    docs: Vec<u32>,
+    post: Vec<u32>,
+    contrib: Vec<f64>,
+}
+
+impl Batch {
+    fn new(n: usize) -> Batch {
+        Batch {
+            n,
+            fe: 0,
+            docs: Vec::with_capacity(BATCH),
+            post: vec![ABSENT; BATCH * n],
+            contrib: vec![0.0; BATCH * n],
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.docs.len() == BATCH
+    }
+
+    /// Sets term `j` of the next candidate: posting `i`, score (or bound) `s`.
+    fn set(&mut self, j: usize, i: usize, s: f64) {
+        let at = self.docs.len() * self.n + j;
+        self.post[at] = i as u32;
+        self.contrib[at] = s;
+    }
+
+    /// Forgets what was set for the next candidate.
+    fn drop_next(&mut self) {
+        let b = self.docs.len() * self.n;
+        self.post[b..b + self.n].fill(ABSENT);
+        self.contrib[b..b + self.n].fill(0.0);
+    }
+
+    fn clear(&mut self) {
+        let used = self.docs.len() * self.n;
+        self.post[..used].fill(ABSENT);
+        self.contrib[..used].fill(0.0);
+        self.docs.clear();
+    }
+}
+
+impl<'a> Walk<'a> {
+    pub(super) fn new(ix: &'a LedgerIndex, terms: &'a [QueryTerm], scorer: &'a Scorer) -> Self {
+        let n = terms.len();
+        let norms = ix.text.norms();
+        let scoring = scorer.ranking.scoring();
+        let lists: Vec<&[Posting]> = terms
+            .iter()
+            .map(|q| ix.text.postings[q.term as usize].as_slice())
+            .collect();
+        Walk {
+            ix,
+            terms,
+            scorer,
+            scoring,
+            norms,
+            code_norms: ix.text.code_norms(norms),
+            weight: terms
+                .iter()
+                .map(|q| match scoring {
+                    Scoring::Seed => q.idf_seed * (K1 + 1.0),
+                    Scoring::Fielded => q.idf * (K1 + 1.0),
+                })
+                .collect(),
+            cursor: lists.iter().map(|l| l.len()).collect(),
+            lists,
+            order: (0..n).collect(),
+            prefix: vec![0.0; n],
+            bound: vec![0.0; n],
+            first_essential: 0,
+            theta: f64::NEG_INFINITY,
+            tmax: 1.0,
+            longest_half_life: scorer.half_lives.iter().copied().fold(0.0, f64::max),
+        }
+    }
+
+    /// The document of term `j`'s next posting, if any.
+    fn current(&self, j: usize) -> Option<u32> {
+        let i = self.cursor[j].checked_sub(1)?;
+        Some(self.lists[j][i].doc)
+    }
+
+    /// What a document's BM25 must reach to enter: the threshold over the window's
+    /// largest time factor.
+    fn needed(&self) -> f64 {
+        self.theta / self.tmax
+    }
+
+    /// Term `j`'s score for the posting at `i` of its list.
+    fn score(&self, j: usize, i: usize) -> f64 {
+        (self.ix.text).term_score(&self.terms[j], i, self.scoring, self.norms)
+    }
+
+    /// At least [`Walk::score`], from the document's length codes (no record read).
+    #[inline(always)]
+    fn bound(&self, j: usize, i: usize) -> f64 {
+        let p = &self.lists[j][i];
+        (self.ix.text).term_bound(p, self.scoring, self.weight[j], &self.code_norms)
+    }
+
+    /// The best `limit` hits passing `filter`, and how many matches were looked at.
+    pub(super) fn run(mut self, filter: &Compiled, limit: usize) -> (Vec<SearchHit>, usize) {
+        let n = self.terms.len();
+        let ix = self.ix;
+        let cmp = |a: &SearchHit, b: &SearchHit| ix.hit_order(a, b);
+        let mut top = TopK::new(limit, &cmp);
+        let mut total = 0;
+        let mut below = vec![0usize; n];
+        let mut batch = Batch::new(n);
+        while self.cursor.iter().any(|&c| c > 0) {
+            let lo = self.window(&mut below);
+            loop {
+                self.gather(lo, &mut batch);
+                if batch.docs.is_empty() {
+                    break;
+                }
+                total += self.settle(&mut batch, filter, &mut top);
+                batch.clear();
+            }
+            // Every term passes the window (the skipped ones without a look).
+            for (c, &b) in self.cursor.iter_mut().zip(&below) {
+                *c = (*c).min(b);
+            }
+        }
+        (top.into_sorted(), total)
+    }
+
+    /// Fills `batch` with the next candidates of the essential terms in the window
+    /// (positions `lo` and up), newest first, leaving out those whose bound cannot reach
+    /// the threshold; leaves it empty when the window has none left.
+    fn gather(&mut self, lo: u32, batch: &mut Batch) {
+        let (fe, n) = (self.first_essential, self.terms.len());
+        batch.fe = fe;
+        if fe == n {
+            return;
+        }
+        // What the essential terms must add up to: the terms not gathered can add at
+        // most their bounds.
+        let rest = fe.checked_sub(1).map_or(0.0, |k| self.prefix[k]);
+        let floor = self.needed() - rest;
+        if fe == n - 1 {
+            // One essential term: its postings, read straight through.
+            let j = self.order[fe];
+            let mut i = self.cursor[j];
+            while i > 0 && !batch.is_full() {
+                let doc = self.lists[j][i - 1].doc;
+                if doc < lo {
+                    break;
+                }
+                i -= 1;
+                let s = self.bound(j, i);
+                if s >= floor {
+                    batch.set(j, i, s);
+                    batch.docs.push(doc);
+                }
+            }
+            self.cursor[j] = i;
+            return;
+        }
+        while !batch.is_full() {
+            let Some(doc) = self.order[fe..]
+                .iter()
+                .filter_map(|&j| self.current(j).filter(|&d| d >= lo))
+                .max()
+            else {
+                return;
+            };
+            let mut sum = 0.0;
+            for k in fe..n {
+                let j = self.order[k];
+                if self.current(j) == Some(doc) {
+                    self.cursor[j] -= 1;
+                    let s = self.bound(j, self.cursor[j]);
+                    batch.set(j, self.cursor[j], s);
+                    sum += s;
+                }
+            }
+            if sum >= floor {
+                batch.docs.push(doc);
+            } else {
+                batch.drop_next();
+            }
+        }
+    }
+
+    /// Scores the candidates of `batch` exactly from their records, probes the terms that
+    /// were not gathered while they could still matter, and offers the survivors to
+    /// `top`; returns how many matched `filter`.
+    fn settle(&mut self, batch: &mut Batch, filter: &Compiled, top: &mut TopK) -> usize {
+        let (ix, n, fe) = (self.ix, self.terms.len(), batch.fe);
+        let mut matched = 0;
+        for (b, &doc) in batch.docs.iter().enumerate() {
+            if !ix.passes(filter, doc) {
+                continue;
+            }
+            let post = &batch.post[b * n..(b + 1) * n];
+            let c = &mut batch.contrib[b * n..(b + 1) * n];
+            for (j, &i) in post.iter().enumerate() {
+                if i != ABSENT {
+                    c[j] = self.score(j, i as usize);
+                }
+            }
+            let mut partial: f64 = c.iter().sum();
+            if partial > 0.0 {
+                matched += 1;
+            }
+            // Non-essential terms (at gathering), largest bound first, while they could
+            // still matter.
+            let mut alive = true;
+            for k in (0..fe).rev() {
+                if partial + self.prefix[k] < self.needed() {
+                    alive = false;
+                    break;
+                }
+                let j = self.order[k];
+                self.cursor[j] = ix.text.seek_back(&self.terms[j], self.cursor[j], doc);
+                if self.current(j) == Some(doc) {
+                    c[j] = self.score(j, self.cursor[j] - 1);
+                    partial += c[j];
+                }
+            }
+            if !alive || (top.is_full() && partial < self.needed()) {
+                continue;
+            }
+            // The exact score, summed in the query's term order.
+            let mut bm25 = 0.0;
+            for x in c.iter() {
+                if *x != 0.0 {
+                    bm25 += x;
+                }
+            }
+            if bm25 == 0.0 {
+                continue;
+            }
+            top.offer(ix, doc, bm25, self.scorer);
+            self.raise(top.threshold());
+        }
+        matched
+    }
+
+    /// Starts the next window: returns its lowest position, sets `below` (per term, its
+    /// postings under the window) and splits the terms by their bounds in the window.
+    fn window(&mut self, below: &mut [usize]) -> u32 {
+        let (t, n) = (&self.ix.text, self.terms.len());
+        // The window ends where the current block of a term essential in the last window
+        // starts (only those: a window bounded by every term's blocks would be as short as
+        // the densest term's blocks).
+        let lo = self.order[self.first_essential.min(n - 1)..]
+            .iter()
+            .filter_map(|&j| {
+                let last = self.cursor[j].checked_sub(1)?;
+                t.doc_at(&self.terms[j], t.block_start(last))
+            })
+            .max()
+            .unwrap_or(0);
+        // In time order no entry of the window is newer than its last position, and none
+        // has a longer half-life than the longest: its time factor is at most this.
+        let hi = (0..n).filter_map(|j| self.current(j)).max();
+        self.tmax = match hi {
+            Some(hi) if self.ix.in_time_order() => {
+                let age = Timestamp(self.ix.meta(hi).ts).age_hours(self.scorer.now);
+                let f = (self.scorer.ranking).time_factor(decay(age, self.longest_half_life));
+                if f > 0.0 { f.min(1.0) } else { 1.0 }
+            }
+            _ => 1.0,
+        };
+        let scoring = self.scorer.ranking.scoring();
+        for (j, (b, q)) in below.iter_mut().zip(self.terms).enumerate() {
+            *b = match lo.checked_sub(1) {
+                Some(before) => t.seek_back(q, self.cursor[j], before),
+                None => 0,
+            };
+            self.bound[j] = t.range_bound(q, *b, self.cursor[j], scoring);
+        }
+        let bound = &self.bound;
+        self.order.sort_by(|&a, &b| bound[a].total_cmp(&bound[b]));
+        let mut acc = 0.0;
+        for (k, &j) in self.order.iter().enumerate() {
+            acc += bound[j];
+            self.prefix[k] = acc;
+        }
+        self.first_essential = 0;
+        self.raise(None);
+        lo
+    }
+
+    /// Raises the threshold to `worst` (the k-th kept score) if higher, and moves terms
+    /// whose bounds cannot reach it out of the essential ones.
+    fn raise(&mut self, worst: Option<f64>) {
+        if let Some(w) = worst
+            && w > self.theta
+        {
+            self.theta = w;
+        }
+        let n = self.terms.len();
+        while self.first_essential < n && self.prefix[self.first_essential] < self.needed() {
+            self.first_essential += 1;
+        }
+    }
+}
