@@ -138,6 +138,12 @@ fn fielded_score(w: f64, p: &Posting, len: &Doc, b_st: f64, b_d: f64) -> f64 {
     w * tf / (K1 + tf)
 }
 
+/// BM25's saturation of a (pseudo) term frequency `t` under weight `w` (`idf × (k1 + 1)`).
+#[inline(always)]
+pub(super) fn saturate(w: f64, t: f64) -> f64 {
+    w * t / (K1 + t)
+}
+
 /// The weighted, length-normalised frequency of one posting per field group (summary,
 /// tags, detail, ref) under BM25F, at the averages `avg`; they add up to `tf~`.
 pub(super) fn fielded_parts(p: &Posting, len: &Doc, avg: (f64, f64)) -> [f64; 4] {
@@ -413,16 +419,21 @@ impl TextIndex {
     /// [`super::norms::EXACT`]. `w` is `idf × (k1 + 1)` of the scoring's idf.
     #[inline(always)]
     pub(super) fn term_bound(&self, p: &Posting, scoring: Scoring, w: f64, cn: &CodeNorms) -> f64 {
+        saturate(w, self.tf_bound(p, scoring, cn))
+    }
+
+    /// The length-normalised frequency [`TextIndex::term_bound`] saturates.
+    #[inline(always)]
+    pub(super) fn tf_bound(&self, p: &Posting, scoring: Scoring, cn: &CodeNorms) -> f64 {
         let [st, detail] = self.norms[p.doc as usize];
         let t = f64::from(u32::from(p.tf[0]) + u32::from(p.tf[1])) * cn.st[st as usize];
-        let t = match scoring {
+        match scoring {
             Scoring::Seed => t,
             Scoring::Fielded => {
                 t + W_DETAIL * f64::from(p.tf[2]) * cn.detail[detail as usize]
                     + W_REF * f64::from(p.tf[3])
             }
-        };
-        w * t / (K1 + t)
+        }
     }
 
     /// Walking `q`'s list from the end: the number of its first postings whose document

@@ -22,7 +22,7 @@
 //! depend on which way it ran (a property test holds both to a brute-force reference).
 
 use super::search::{SearchHit, TopK, decay};
-use super::text::{CodeNorms, K1, Posting, QueryTerm, Scoring};
+use super::text::{CodeNorms, K1, Posting, QueryTerm, Scoring, saturate};
 use super::{Compiled, LedgerIndex, Scorer};
 use crate::clock::Timestamp;
 
@@ -59,20 +59,25 @@ pub(super) struct Walk<'a> {
     /// The largest time factor of any entry in the current window (1 unless file order
     /// is time order); BM25 bounds are compared with `theta / tmax`.
     tmax: f64,
+    /// `theta / tmax`, what a document's BM25 must reach ([`Walk::needed`]).
+    need: f64,
     /// The largest half-life of any kind.
     longest_half_life: f64,
 }
 
 /// Candidates whose bound can reach the k-th score, waiting to be scored exactly: per
 /// candidate its document, and per candidate and term the posting index (or [`ABSENT`])
-/// and that term's score (a bound until scored).
+/// and a bound of that term's score.
 struct Batch {
     n: usize,
     /// `first_essential` when the candidates were gathered.
     fe: usize,
+    /// Candidates `..len` are kept; the slot at `len` is the next one, written before
+    /// it is known whether it is kept (so the gathering loop does not branch on it).
+    len: usize,
     docs: Vec<u32>,
     post: Vec<u32>,
-    contrib: Vec<f64>,
+    bound: Vec<f64>,
 }
 
 impl Batch {
@@ -80,35 +85,49 @@ impl Batch {
         Batch {
             n,
             fe: 0,
-            docs: Vec::with_capacity(BATCH),
-            post: vec![ABSENT; BATCH * n],
-            contrib: vec![0.0; BATCH * n],
+            len: 0,
+            docs: vec![0; BATCH + 1],
+            post: vec![ABSENT; (BATCH + 1) * n],
+            bound: vec![0.0; (BATCH + 1) * n],
         }
     }
 
     fn is_full(&self) -> bool {
-        self.docs.len() == BATCH
+        self.len == BATCH
     }
 
-    /// Sets term `j` of the next candidate: posting `i`, score (or bound) `s`.
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Sets term `j` of the next candidate: posting `i`, bound `s`.
+    #[inline(always)]
     fn set(&mut self, j: usize, i: usize, s: f64) {
-        let at = self.docs.len() * self.n + j;
+        let at = self.len * self.n + j;
         self.post[at] = i as u32;
-        self.contrib[at] = s;
+        self.bound[at] = s;
     }
 
-    /// Forgets what was set for the next candidate.
-    fn drop_next(&mut self) {
-        let b = self.docs.len() * self.n;
+    /// Makes the next candidate, document `doc`, kept if `keep`, else forgotten (its
+    /// slot is overwritten by the one after, or cleared by [`Batch::close`]).
+    #[inline(always)]
+    fn push(&mut self, doc: u32, keep: bool) {
+        self.docs[self.len] = doc;
+        self.len += usize::from(keep);
+    }
+
+    /// Forgets the next candidate's terms (after a gathering that may have left some).
+    fn close(&mut self) {
+        let b = self.len * self.n;
         self.post[b..b + self.n].fill(ABSENT);
-        self.contrib[b..b + self.n].fill(0.0);
+        self.bound[b..b + self.n].fill(0.0);
     }
 
     fn clear(&mut self) {
-        let used = self.docs.len() * self.n;
+        let used = self.len * self.n;
         self.post[..used].fill(ABSENT);
-        self.contrib[..used].fill(0.0);
-        self.docs.clear();
+        self.bound[..used].fill(0.0);
+        self.len = 0;
     }
 }
 
@@ -143,6 +162,7 @@ impl<'a> Walk<'a> {
             first_essential: 0,
             theta: f64::NEG_INFINITY,
             tmax: 1.0,
+            need: f64::NEG_INFINITY,
             longest_half_life: scorer.half_lives.iter().copied().fold(0.0, f64::max),
         }
     }
@@ -156,7 +176,7 @@ impl<'a> Walk<'a> {
     /// What a document's BM25 must reach to enter: the threshold over the window's
     /// largest time factor.
     fn needed(&self) -> f64 {
-        self.theta / self.tmax
+        self.need
     }
 
     /// Term `j`'s score for the posting at `i` of its list.
@@ -169,6 +189,12 @@ impl<'a> Walk<'a> {
     fn bound(&self, j: usize, i: usize) -> f64 {
         let p = &self.lists[j][i];
         (self.ix.text).term_bound(p, self.scoring, self.weight[j], &self.code_norms)
+    }
+
+    /// The (pseudo) term frequency that [`Walk::bound`] saturates.
+    #[inline(always)]
+    fn tf_bound(&self, j: usize, i: usize) -> f64 {
+        (self.ix.text).tf_bound(&self.lists[j][i], self.scoring, &self.code_norms)
     }
 
     /// The best `limit` hits passing `filter`, and how many matches were looked at.
@@ -184,7 +210,7 @@ impl<'a> Walk<'a> {
             let lo = self.window(&mut below);
             loop {
                 self.gather(lo, &mut batch);
-                if batch.docs.is_empty() {
+                if batch.is_empty() {
                     break;
                 }
                 total += self.settle(&mut batch, filter, &mut top);
@@ -212,8 +238,19 @@ impl<'a> Walk<'a> {
         let rest = fe.checked_sub(1).map_or(0.0, |k| self.prefix[k]);
         let floor = self.needed() - rest;
         if fe == n - 1 {
-            // One essential term: its postings, read straight through.
+            // One essential term: its postings, read straight through, each bounded
+            // without a division.
             let j = self.order[fe];
+            let w = self.weight[j];
+            let t_min = if floor <= 0.0 {
+                f64::NEG_INFINITY
+            } else if floor < w {
+                // A hair low, so that rounding never drops a candidate.
+                K1 * floor / (w - floor) * (1.0 - 1e-9)
+            } else {
+                // `w` is more than any score of the term.
+                f64::INFINITY
+            };
             let mut i = self.cursor[j];
             while i > 0 && !batch.is_full() {
                 let doc = self.lists[j][i - 1].doc;
@@ -221,13 +258,13 @@ impl<'a> Walk<'a> {
                     break;
                 }
                 i -= 1;
-                let s = self.bound(j, i);
-                if s >= floor {
-                    batch.set(j, i, s);
-                    batch.docs.push(doc);
-                }
+                // s = w × t / (k1 + t) reaches `floor` where t reaches `t_min`.
+                let t = self.tf_bound(j, i);
+                batch.set(j, i, saturate(w, t));
+                batch.push(doc, t >= t_min);
             }
             self.cursor[j] = i;
+            batch.close();
             return;
         }
         while !batch.is_full() {
@@ -236,7 +273,7 @@ impl<'a> Walk<'a> {
                 .filter_map(|&j| self.current(j).filter(|&d| d >= lo))
                 .max()
             else {
-                return;
+                break;
             };
             let mut sum = 0.0;
             for k in fe..n {
@@ -248,63 +285,55 @@ impl<'a> Walk<'a> {
                     sum += s;
                 }
             }
-            if sum >= floor {
-                batch.docs.push(doc);
-            } else {
-                batch.drop_next();
+            batch.push(doc, sum >= floor);
+            if sum < floor {
+                batch.close();
             }
         }
     }
 
-    /// Scores the candidates of `batch` exactly from their records, probes the terms that
-    /// were not gathered while they could still matter, and offers the survivors to
-    /// `top`; returns how many matched `filter`.
+    /// Probes the terms that were not gathered for each candidate of `batch`, while they
+    /// could still matter (bounded from the length codes too), scores the candidates that
+    /// can still enter exactly from their records, and offers them to `top`; returns how
+    /// many of those matched `filter`.
     fn settle(&mut self, batch: &mut Batch, filter: &Compiled, top: &mut TopK) -> usize {
         let (ix, n, fe) = (self.ix, self.terms.len(), batch.fe);
         let mut matched = 0;
-        for (b, &doc) in batch.docs.iter().enumerate() {
-            if !ix.passes(filter, doc) {
-                continue;
-            }
-            let post = &batch.post[b * n..(b + 1) * n];
-            let c = &mut batch.contrib[b * n..(b + 1) * n];
-            for (j, &i) in post.iter().enumerate() {
-                if i != ABSENT {
-                    c[j] = self.score(j, i as usize);
-                }
-            }
-            let mut partial: f64 = c.iter().sum();
-            if partial > 0.0 {
-                matched += 1;
-            }
-            // Non-essential terms (at gathering), largest bound first, while they could
-            // still matter.
+        for (b, &doc) in batch.docs[..batch.len].iter().enumerate() {
+            let post = &mut batch.post[b * n..(b + 1) * n];
+            let mut bound: f64 = batch.bound[b * n..(b + 1) * n].iter().sum();
+            // Non-essential terms (at gathering), largest bound first.
             let mut alive = true;
             for k in (0..fe).rev() {
-                if partial + self.prefix[k] < self.needed() {
+                if bound + self.prefix[k] < self.needed() {
                     alive = false;
                     break;
                 }
                 let j = self.order[k];
                 self.cursor[j] = ix.text.seek_back(&self.terms[j], self.cursor[j], doc);
                 if self.current(j) == Some(doc) {
-                    c[j] = self.score(j, self.cursor[j] - 1);
-                    partial += c[j];
+                    let i = self.cursor[j] - 1;
+                    post[j] = i as u32;
+                    bound += self.bound(j, i);
                 }
             }
-            if !alive || (top.is_full() && partial < self.needed()) {
+            if !alive || (top.is_full() && bound < self.needed()) || !ix.passes(filter, doc) {
                 continue;
             }
             // The exact score, summed in the query's term order.
             let mut bm25 = 0.0;
-            for x in c.iter() {
-                if *x != 0.0 {
-                    bm25 += x;
+            for (j, &i) in post.iter().enumerate() {
+                if i != ABSENT {
+                    let x = self.score(j, i as usize);
+                    if x != 0.0 {
+                        bm25 += x;
+                    }
                 }
             }
             if bm25 == 0.0 {
                 continue;
             }
+            matched += 1;
             top.offer(ix, doc, bm25, self.scorer);
             self.raise(top.threshold());
         }
@@ -365,6 +394,7 @@ impl<'a> Walk<'a> {
         {
             self.theta = w;
         }
+        self.need = self.theta / self.tmax;
         let n = self.terms.len();
         while self.first_essential < n && self.prefix[self.first_essential] < self.needed() {
             self.first_essential += 1;
