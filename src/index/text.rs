@@ -438,6 +438,7 @@ impl TextIndex {
 
     /// Walking `q`'s list from the end: the number of its first postings whose document
     /// is `≤ doc`, looking only below `end` (galloping back from `end`).
+    #[inline]
     pub fn seek_back(&self, q: &QueryTerm, end: usize, doc: u32) -> usize {
         let list = &self.postings[q.term as usize];
         if end == 0 || list[end - 1].doc <= doc {

@@ -108,6 +108,14 @@ impl Batch {
         self.bound[at] = s;
     }
 
+    /// Marks term `j` absent from the next candidate.
+    #[inline(always)]
+    fn set_absent(&mut self, j: usize) {
+        let at = self.len * self.n + j;
+        self.post[at] = ABSENT;
+        self.bound[at] = 0.0;
+    }
+
     /// Makes the next candidate, document `doc`, kept if `keep`, else forgotten (its
     /// slot is overwritten by the one after, or cleared by [`Batch::close`]).
     #[inline(always)]
@@ -251,20 +259,24 @@ impl<'a> Walk<'a> {
                 // `w` is more than any score of the term.
                 f64::INFINITY
             };
-            let mut i = self.cursor[j];
-            while i > 0 && !batch.is_full() {
-                let doc = self.lists[j][i - 1].doc;
-                if doc < lo {
-                    break;
+            if fe == 0 {
+                let mut i = self.cursor[j];
+                while i > 0 && !batch.is_full() {
+                    let doc = self.lists[j][i - 1].doc;
+                    if doc < lo {
+                        break;
+                    }
+                    i -= 1;
+                    // s = w × t / (k1 + t) reaches `floor` where t reaches `t_min`.
+                    let t = self.tf_bound(j, i);
+                    batch.set(j, i, saturate(w, t));
+                    batch.push(doc, t >= t_min);
                 }
-                i -= 1;
-                // s = w × t / (k1 + t) reaches `floor` where t reaches `t_min`.
-                let t = self.tf_bound(j, i);
-                batch.set(j, i, saturate(w, t));
-                batch.push(doc, t >= t_min);
+                self.cursor[j] = i;
+                batch.close();
+            } else {
+                self.gather_paired(j, t_min, lo, batch);
             }
-            self.cursor[j] = i;
-            batch.close();
             return;
         }
         while !batch.is_full() {
@@ -290,6 +302,45 @@ impl<'a> Walk<'a> {
                 batch.close();
             }
         }
+    }
+
+    /// [`Walk::gather`] with one essential term `j` and others: each posting of `j` whose
+    /// frequency reaches `t_min` is paired with the largest-bound other term's posting
+    /// of the same document, if any, found by walking that term's list along (the
+    /// document's length codes are then in cache), and kept if the two bounds and the
+    /// bounds of the rest can reach the threshold. The paired term counts as gathered.
+    fn gather_paired(&mut self, j: usize, t_min: f64, lo: u32, batch: &mut Batch) {
+        let fe = self.first_essential;
+        let jb = self.order[fe - 1];
+        batch.fe = fe - 1;
+        let floor = self.needed() - fe.checked_sub(2).map_or(0.0, |k| self.prefix[k]);
+        let (w, list, list_b) = (self.weight[j], self.lists[j], self.lists[jb]);
+        let (mut i, mut ib) = (self.cursor[j], self.cursor[jb]);
+        while i > 0 && !batch.is_full() {
+            let doc = list[i - 1].doc;
+            if doc < lo {
+                break;
+            }
+            i -= 1;
+            let t = self.tf_bound(j, i);
+            if t < t_min {
+                continue;
+            }
+            ib = self.ix.text.seek_back(&self.terms[jb], ib, doc);
+            let s = saturate(w, t);
+            batch.set(j, i, s);
+            if ib > 0 && list_b[ib - 1].doc == doc {
+                let sb = self.bound(jb, ib - 1);
+                batch.set(jb, ib - 1, sb);
+                batch.push(doc, s + sb >= floor);
+            } else {
+                batch.set_absent(jb);
+                batch.push(doc, s >= floor);
+            }
+        }
+        self.cursor[j] = i;
+        self.cursor[jb] = ib;
+        batch.close();
     }
 
     /// Probes the terms that were not gathered for each candidate of `batch`, while they
