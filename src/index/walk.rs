@@ -15,8 +15,10 @@
 //! ([`super::norms`]; 2 MB at a million entries, mostly in cache): a candidate of common
 //! words rarely can reach the k-th score, and those that cannot are passed over without
 //! reading their 8-byte records (8 MB, mostly not in cache). With one essential term (the
-//! common case once the threshold has risen) its postings are read straight through.
-//! The candidates that remain are gathered in batches and scored exactly from their
+//! common case once the threshold has risen) its postings are read straight through,
+//! compared on frequency (no division), and the non-essential term of largest bound is
+//! walked along with them, so a candidate's bound includes it while its codes are in
+//! cache. The candidates that remain are gathered in batches and scored exactly from their
 //! records, so that those reads overlap; a document's term scores are added in the
 //! query's term order, as the unpruned search adds them, so a search's hits do not
 //! depend on which way it ran (a property test holds both to a brute-force reference).
