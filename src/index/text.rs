@@ -135,7 +135,7 @@ fn fielded_score(w: f64, p: &Posting, len: &Doc, b_st: f64, b_d: f64) -> f64 {
         tf += W_DETAIL * f64::from(p.tf[2]) / (1.0 - B + b_d * f64::from(len.detail));
     }
     tf += W_REF * f64::from(p.tf[3]);
-    w * tf / (K1 + tf)
+    saturate(w, tf)
 }
 
 /// BM25's saturation of a (pseudo) term frequency `t` under weight `w` (`idf × (k1 + 1)`).
