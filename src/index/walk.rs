@@ -18,7 +18,9 @@
 //! common case once the threshold has risen) its postings are read straight through,
 //! compared on frequency (no division), and the non-essential term of largest bound is
 //! walked along with them, so a candidate's bound includes it while its codes are in
-//! cache. The candidates that remain are gathered in batches and scored exactly from their
+//! cache. When that term is required (a document without it cannot reach the threshold)
+//! and the essential term's frequency alone lets many through (three common words), the
+//! two lists are merged instead, and only documents in both are bounded. The candidates that remain are gathered in batches and scored exactly from their
 //! records, so that those reads overlap; a document's term scores are added in the
 //! query's term order, as the unpruned search adds them, so a search's hits do not
 //! depend on which way it ran (a property test holds both to a brute-force reference).
@@ -65,6 +67,39 @@ pub(super) struct Walk<'a> {
     need: f64,
     /// The largest half-life of any kind.
     longest_half_life: f64,
+    /// How often the essential term's bound alone passes, for [`Walk::gather_paired`].
+    sift: PassRate,
+}
+
+/// How many of the essential term's postings seen lately had a bound that passed on its
+/// own (in [`Walk::gather_merged`], of those paired). Pairing each that passes by galloping
+/// costs ~30 ns, merging the two lists ~4 ns per posting of either: for lists of equal
+/// length merging pays once over ~28 % pass (measured at a million entries: ~7 % for two
+/// common words, ~45 % for three, where merging halves the time).
+#[derive(Default)]
+struct PassRate {
+    seen: usize,
+    passed: usize,
+}
+
+impl PassRate {
+    /// Whether merging costs less than galloping, when the list paired is `ratio` times
+    /// as long as the essential one.
+    fn merge_pays(&self, ratio: f64) -> bool {
+        // Per posting of the essential term: sifting ~3.5 ns, and ~32 ns for each that
+        // passes; merging ~4 ns per posting of either list, and ~0.5 ns more for pairs.
+        self.passed as f64 * 32.0 > self.seen as f64 * (4.0 * (1.0 + ratio) + 1.0)
+    }
+
+    /// Counts `passed` of `seen` postings; older counts weigh less and less.
+    fn observe(&mut self, seen: usize, passed: usize) {
+        self.seen += seen;
+        self.passed += passed;
+        if self.seen > 4096 {
+            self.seen /= 2;
+            self.passed /= 2;
+        }
+    }
 }
 
 /// Candidates whose bound can reach the k-th score, waiting to be scored exactly: per
@@ -174,6 +209,7 @@ impl<'a> Walk<'a> {
             tmax: 1.0,
             need: f64::NEG_INFINITY,
             longest_half_life: scorer.half_lives.iter().copied().fold(0.0, f64::max),
+            sift: PassRate::default(),
         }
     }
 
@@ -315,9 +351,19 @@ impl<'a> Walk<'a> {
         let fe = self.first_essential;
         let jb = self.order[fe - 1];
         batch.fe = fe - 1;
-        let floor = self.needed() - fe.checked_sub(2).map_or(0.0, |k| self.prefix[k]);
+        let rest = fe.checked_sub(2).map_or(0.0, |k| self.prefix[k]);
+        let floor = self.needed() - rest;
         let (w, list, list_b) = (self.weight[j], self.lists[j], self.lists[jb]);
+        if self.bound[j] + rest < self.needed()
+            && self
+                .sift
+                .merge_pays(list_b.len() as f64 / list.len() as f64)
+        {
+            return self.gather_merged(j, jb, t_min, floor, lo, batch);
+        }
         let (mut i, mut ib) = (self.cursor[j], self.cursor[jb]);
+        let start = i;
+        let mut passed = 0;
         while i > 0 && !batch.is_full() {
             let doc = list[i - 1].doc;
             if doc < lo {
@@ -328,6 +374,7 @@ impl<'a> Walk<'a> {
             if t < t_min {
                 continue;
             }
+            passed += 1;
             ib = self.ix.text.seek_back(&self.terms[jb], ib, doc);
             let s = saturate(w, t);
             batch.set(j, i, s);
@@ -340,6 +387,63 @@ impl<'a> Walk<'a> {
                 batch.push(doc, s >= floor);
             }
         }
+        self.sift.observe(start - i, passed);
+        self.cursor[j] = i;
+        self.cursor[jb] = ib;
+        batch.close();
+    }
+
+    /// [`Walk::gather_paired`] when a document lacking term `jb` cannot reach the threshold
+    /// (the bounds of `j` and of the terms other than `jb` fall short of it): only the
+    /// documents of both lists are candidates, found by merging the two lists without a
+    /// branch per posting (the lists are of comparable lengths, so galloping would not
+    /// skip), then bounded from their length codes.
+    fn gather_merged(
+        &mut self,
+        j: usize,
+        jb: usize,
+        t_min: f64,
+        floor: f64,
+        lo: u32,
+        batch: &mut Batch,
+    ) {
+        let (w, list, list_b) = (self.weight[j], self.lists[j], self.lists[jb]);
+        let (mut i, mut ib) = (self.cursor[j], self.cursor[jb]);
+        let mut pairs = [(0u32, 0u32); BATCH];
+        let (mut seen, mut passed) = (0, 0);
+        while !batch.is_full() {
+            // Both lists walked down together: the larger document is not in the other
+            // list (whose documents left are all smaller), equal ones are a pair.
+            let room = BATCH - batch.len;
+            let mut m = 0;
+            while i > 0 && ib > 0 && m < room {
+                let (a, b) = (list[i - 1].doc, list_b[ib - 1].doc);
+                if a < lo {
+                    break;
+                }
+                pairs[m] = ((i - 1) as u32, (ib - 1) as u32);
+                m += usize::from(a == b);
+                i -= usize::from(a >= b);
+                ib -= usize::from(b >= a);
+            }
+            for &(pa, pb) in &pairs[..m] {
+                let (pa, pb) = (pa as usize, pb as usize);
+                let t = self.tf_bound(j, pa);
+                passed += usize::from(t >= t_min);
+                let s = saturate(w, t);
+                let sb = self.bound(jb, pb);
+                batch.set(j, pa, s);
+                batch.set(jb, pb, sb);
+                batch.push(list[pa].doc, s + sb >= floor);
+            }
+            seen += m;
+            if m < room {
+                break;
+            }
+        }
+        self.sift.observe(seen, passed);
+        // Postings of `j` left in the window once `jb`'s list is done have no pair; the
+        // window's end passes them.
         self.cursor[j] = i;
         self.cursor[jb] = ib;
         batch.close();
