@@ -10,6 +10,7 @@
 //! [`Stored`]. Names are interned per field, so filters compare integers.
 
 mod bounds;
+mod candidates;
 mod chunks;
 mod codec;
 mod filter;
