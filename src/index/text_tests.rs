@@ -197,3 +197,38 @@ fn length_code_bounds_are_never_below_the_exact_score_and_tight_below_128_tokens
     }
     assert!(inexact > 0, "long documents exercise the coded steps");
 }
+
+proptest::proptest! {
+    /// Every way `seek_back` can go — a few postings back, a guess from the mean gap that
+    /// lands before or after the answer, a target before the whole list — counts what a
+    /// linear scan counts. Runs of adjacent documents and long gaps make the guess wrong
+    /// both ways.
+    #[test]
+    fn seek_back_counts_what_a_scan_counts(
+        gaps in proptest::collection::vec(
+            proptest::prop_oneof![3 => 1u32..3, 1 => 3u32..400], 1..600),
+        seeks in proptest::collection::vec((0usize..700, 0u32..100_000), 1..40),
+    ) {
+        let mut ix = TextIndex::default();
+        let mut docs = Vec::new();
+        let mut doc = 0;
+        for g in &gaps {
+            doc += g;
+            docs.push(doc);
+        }
+        let last = *docs.last().expect("one gap at least");
+        let mut has = docs.iter().copied().peekable();
+        for d in 0..=last {
+            let text = if has.next_if_eq(&d).is_some() { "needle" } else { "hay" };
+            ix.add(d, text, [], "", "");
+        }
+        let q = ix.query("needle");
+        proptest::prop_assert_eq!(q.len(), 1);
+        for (end, target) in seeks {
+            let end = end.min(docs.len());
+            let target = target % (last + 2);
+            let want = docs[..end].iter().filter(|&&d| d <= target).count();
+            proptest::prop_assert_eq!(ix.seek_back(&q[0], end, target), want, "end {} doc {}", end, target);
+        }
+    }
+}
