@@ -138,19 +138,20 @@ fn fielded_score(w: f64, p: &Posting, len: &Doc, b_st: f64, b_d: f64) -> f64 {
     saturate(w, tf)
 }
 
-/// In `s[..end]`, whose elements pass `pass` up to some point and fail from there on: how
-/// many pass, galloping back from `end`.
+/// In `list[..end]`, ascending by document: how many postings are of documents `≤ doc`,
+/// galloping back from `end`.
 #[inline]
-fn gallop_back<T>(s: &[T], end: usize, pass: impl Fn(&T) -> bool) -> usize {
-    if end == 0 || pass(&s[end - 1]) {
+fn gallop_back(list: &[Posting], end: usize, doc: u32) -> usize {
+    let le = |p: &Posting| p.doc <= doc;
+    if end == 0 || le(&list[end - 1]) {
         return end;
     }
-    let mut hi = end - 1; // s[hi] fails
+    let mut hi = end - 1; // list[hi].doc > doc
     let mut step = 1;
     loop {
         let lo = hi.saturating_sub(step);
-        if lo == 0 || pass(&s[lo]) {
-            return lo + s[lo..=hi].partition_point(&pass);
+        if lo == 0 || le(&list[lo]) {
+            return lo + list[lo..=hi].partition_point(le);
         }
         hi = lo;
         step *= 2;
@@ -479,7 +480,7 @@ impl TextIndex {
         let back = u64::from(list[hi].doc - doc) * list.len() as u64 / span;
         let g = hi.saturating_sub(usize::try_from(back).unwrap_or(usize::MAX).max(1));
         if !le(&list[g]) {
-            return gallop_back(list, g, le);
+            return gallop_back(list, g, doc);
         }
         // The guess is at or before the answer: gallop forward from it.
         let (mut lo, mut step) = (g, 1); // list[lo].doc <= doc < list[hi].doc
