@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 #[test]
 fn a_large_search_is_pruned_and_says_its_total_is_a_lower_bound() {
     let p = common::project();
-    // 16,000 entries sharing common words: far more postings than PRUNE_ABOVE (20,000).
+    // 16,000 entries sharing common words: far more postings than PRUNE_ABOVE (5,000).
     let mut text = String::new();
     for i in 0..16_000 {
         let words = ["cache", "retry", "budget", "queue", "index", "deploy"];
@@ -51,8 +51,10 @@ fn a_large_search_is_pruned_and_says_its_total_is_a_lower_bound() {
     assert!(r["total"].as_u64().unwrap() >= 10);
     let (_, human, _) = cli(p.path(), &args[1..]);
     assert!(human.contains("of at least"), "{human}");
-    // A small search is exact.
-    let (_, out, _) = cli(p.path(), &["--json", "search", "--room", "*", "note 42"]);
+    // A small search (one entry's number) is exact.
+    let (_, out, _) = cli(p.path(), &["--json", "search", "--room", "*", "42"]);
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["total_exact"], true, "{r}");
+    assert_eq!(r["total"], 1, "{r}");
+    assert_eq!(r["hits"][0]["entry"]["id"], "mem-000042", "{r}");
 }

@@ -161,8 +161,11 @@ impl<'a> TopK<'a> {
 }
 
 /// Searches touching more postings than this are pruned; smaller ones look at every
-/// matching entry and count every match exactly.
-pub const PRUNE_ABOVE: usize = 20_000;
+/// matching entry and count every match exactly. Since the pruned walk bounds candidates
+/// from length codes and merges or gallops its lists, it beats the exhaustive loop well
+/// below the 20,000 this was (1M mix p50 −17 %, 100k −25 %); 5,000 keeps exact totals for
+/// the searches of a project of some ten thousand entries.
+pub const PRUNE_ABOVE: usize = 5_000;
 
 /// The seed's decay: `exp(−ln 2 × age_hours / half_life_hours)`.
 pub fn decay(age_hours: f64, half_life_hours: f64) -> f64 {
