@@ -20,9 +20,10 @@
 //! walked along with them, so a candidate's bound includes it while its codes are in
 //! cache. When that term is required (a document without it cannot reach the threshold)
 //! and the essential term's frequency alone lets many through (three common words), the
-//! two lists are merged instead, and only documents in both are bounded. The candidates that remain are gathered in batches and scored exactly from their
-//! records, so that those reads overlap; a document's term scores are added in the
-//! query's term order, as the unpruned search adds them, so a search's hits do not
+//! two lists are merged instead, and only documents in both are bounded. The candidates
+//! that remain are gathered in batches and scored exactly from their records, so that
+//! those reads overlap; a document's term scores are added in the query's term order, as
+//! the unpruned search adds them, so a search's hits do not
 //! depend on which way it ran (a property test holds both to a brute-force reference).
 
 use super::candidates::{ABSENT, BATCH, Batch, PassRate};
@@ -287,8 +288,8 @@ impl<'a> Walk<'a> {
     /// [`Walk::gather_paired`] when a document lacking term `jb` cannot reach the threshold
     /// (the bounds of `j` and of the terms other than `jb` fall short of it): only the
     /// documents of both lists are candidates, found by merging the two lists without a
-    /// branch per posting (the lists are of comparable lengths, so galloping would not
-    /// skip), then bounded from their length codes.
+    /// branch per posting (chosen when that costs less than galloping, by [`PassRate`]),
+    /// then bounded from their length codes.
     fn gather_merged(
         &mut self,
         j: usize,
