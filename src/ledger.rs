@@ -235,9 +235,10 @@ impl Ledger {
         self.refresh()?;
         check(&self.index)?;
         // Under the lock: link to the ledger's last line, and never date a line before it.
-        let tip = lock
-            .tip(&path, &self.opts)
-            .map_err(|e| Error::io("reading the ledger's last line", &path, e))?;
+        let tip = lock.tip(&path, &self.opts).map_err(|e| Error::Io {
+            context: format!("reading the ledger's last line in {}", self.source.label()),
+            source: e,
+        })?;
         if let (Some(last), Ok(ts)) = (tip.ts, crate::clock::parse_rfc3339(&entry.ts))
             && ts.0 < last.0 - crate::chain::SKEW_SECONDS
         {

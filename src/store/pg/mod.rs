@@ -189,7 +189,13 @@ impl std::fmt::Debug for Db {
 /// (for a lost connection) that nothing is assumed written and the next call reconnects.
 pub(crate) fn error(what: &str, e: &postgres::Error) -> io::Error {
     let cause = match e.as_db_error() {
-        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        // Named as the database's, so the caller knows where it came from (an outage
+        // ends connections with "terminating connection due to administrator command").
+        Some(db) => format!(
+            "the database answered: {} ({})",
+            db.message(),
+            db.code().code()
+        ),
         None if e.is_closed() => "the connection to the database was lost".into(),
         None => {
             let mut text = e.to_string();
