@@ -15,6 +15,7 @@ mod chunks;
 mod codec;
 mod filter;
 mod interner;
+mod lists;
 mod norms;
 mod query;
 mod rank;

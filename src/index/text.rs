@@ -138,26 +138,6 @@ fn fielded_score(w: f64, p: &Posting, len: &Doc, b_st: f64, b_d: f64) -> f64 {
     saturate(w, tf)
 }
 
-/// In `list[..end]`, ascending by document: how many postings are of documents `≤ doc`,
-/// galloping back from `end`.
-#[inline]
-fn gallop_back(list: &[Posting], end: usize, doc: u32) -> usize {
-    let le = |p: &Posting| p.doc <= doc;
-    if end == 0 || le(&list[end - 1]) {
-        return end;
-    }
-    let mut hi = end - 1; // list[hi].doc > doc
-    let mut step = 1;
-    loop {
-        let lo = hi.saturating_sub(step);
-        if lo == 0 || le(&list[lo]) {
-            return lo + list[lo..=hi].partition_point(le);
-        }
-        hi = lo;
-        step *= 2;
-    }
-}
-
 /// BM25's saturation of a (pseudo) term frequency `t` under weight `w` (`idf × (k1 + 1)`).
 #[inline(always)]
 pub(super) fn saturate(w: f64, t: f64) -> f64 {
@@ -378,27 +358,6 @@ impl TextIndex {
             .after_add(&self.postings, &self.docs, avg, distinct.into_iter());
     }
 
-    /// The largest score any document can get from term `q` under `scoring`.
-    pub fn upper_bound(&self, q: &QueryTerm, scoring: Scoring) -> f64 {
-        self.bounds.whole(q, scoring)
-    }
-
-    /// The largest score term `q` can give the documents of its postings `from..to`
-    /// (block-max: tighter than [`TextIndex::upper_bound`] on part of a long list).
-    pub fn range_bound(&self, q: &QueryTerm, from: usize, to: usize, scoring: Scoring) -> f64 {
-        self.bounds.range(q, from, to, scoring)
-    }
-
-    /// Number of documents containing term `q`.
-    pub fn postings_len(&self, q: &QueryTerm) -> usize {
-        self.postings[q.term as usize].len()
-    }
-
-    /// The documents containing `q`, ascending.
-    pub fn docs(&self, q: &QueryTerm) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.postings[q.term as usize].iter().map(|p| p.doc)
-    }
-
     /// The length normalisers `b / avg` of summary + tags and of detail, for
     /// [`TextIndex::term_score`] (computed once per query).
     pub fn norms(&self) -> (f64, f64) {
@@ -454,54 +413,6 @@ impl TextIndex {
                     + W_REF * f64::from(p.tf[3])
             }
         }
-    }
-
-    /// Walking `q`'s list from the end: the number of its first postings whose document
-    /// is `≤ doc`, looking only below `end`. Most seeks move a few postings, so the first
-    /// looks are a few postings back; a seek farther guesses the position from the list's
-    /// mean gap between documents and gallops from the guess (~8 looks for a seek of 100
-    /// postings, where galloping from `end` takes ~14).
-    #[inline]
-    pub fn seek_back(&self, q: &QueryTerm, end: usize, doc: u32) -> usize {
-        let list = &self.postings[q.term as usize];
-        let le = |p: &Posting| p.doc <= doc;
-        if end == 0 || le(&list[end - 1]) {
-            return end;
-        }
-        let mut hi = end - 1; // list[hi].doc > doc
-        for step in [1, 2, 4] {
-            let lo = hi.saturating_sub(step);
-            if lo == 0 || le(&list[lo]) {
-                return lo + list[lo..=hi].partition_point(le);
-            }
-            hi = lo;
-        }
-        let span = u64::from(list[list.len() - 1].doc - list[0].doc) + 1;
-        let back = u64::from(list[hi].doc - doc) * list.len() as u64 / span;
-        let g = hi.saturating_sub(usize::try_from(back).unwrap_or(usize::MAX).max(1));
-        if !le(&list[g]) {
-            return gallop_back(list, g, doc);
-        }
-        // The guess is at or before the answer: gallop forward from it.
-        let (mut lo, mut step) = (g, 1); // list[lo].doc <= doc < list[hi].doc
-        loop {
-            let next = (lo + step).min(hi);
-            if next == hi || !le(&list[next]) {
-                return lo + 1 + list[lo + 1..next].partition_point(le);
-            }
-            lo = next;
-            step *= 2;
-        }
-    }
-
-    /// The first posting of the block holding posting `i` (blocks of [`TextIndex::range_bound`]).
-    pub fn block_start(&self, i: usize) -> usize {
-        i & !(super::bounds::BLOCK - 1)
-    }
-
-    /// The document of posting `i` of `q`'s list, if any.
-    pub fn doc_at(&self, q: &QueryTerm, i: usize) -> Option<u32> {
-        self.postings[q.term as usize].get(i).map(|p| p.doc)
     }
 
     /// The distinct indexed terms of a query, with their idf. Terms absent from the index
