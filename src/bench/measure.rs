@@ -332,13 +332,24 @@ fn bench_plan() -> crate::api::plan::RegisterPlanArgs {
     }
 }
 
-/// `summary + tags` of every line: the text both comparison engines index, as we do.
+/// The text of every line that our default ranking searches (summary, tags, detail and
+/// ref), as one string: what every comparison engine indexes, so each one's postings hold
+/// the same words as ours. (Up to this version they held summary + tags only, the seed's
+/// fields: less text than we index since BM25F.)
 fn read_texts(path: &Path) -> anyhow::Result<Vec<String>> {
     let text = std::fs::read_to_string(path)?;
     Ok(text
         .lines()
         .filter_map(|l| crate::entry::Entry::from_line(l.as_bytes()).ok())
-        .map(|(e, _)| format!("{} {}", e.summary, e.tags.join(" ")))
+        .map(|(e, _)| {
+            format!(
+                "{} {} {} {}",
+                e.summary,
+                e.tags.join(" "),
+                e.detail,
+                e.ref_
+            )
+        })
         .collect())
 }
 
