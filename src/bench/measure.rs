@@ -91,6 +91,14 @@ pub struct SizeReport {
     /// Time tantivy took to build its index, milliseconds.
     #[serde(default)]
     pub tantivy_build_ms: Option<f64>,
+    /// tantivy doing what `memory_search` does: own room left out, BM25 × our time factor,
+    /// the hits' entries fetched and parsed (built with `--features tantivy-compare`);
+    /// every match scored with the time factor (`tweak_score`).
+    #[serde(default)]
+    pub tantivy_tweaked: Option<Micros>,
+    /// The same work as the best k by BM25 re-ranked, k widened until exact.
+    #[serde(default)]
+    pub tantivy_reranked: Option<Micros>,
 }
 
 fn proc_status_kb(field: &str) -> u64 {
@@ -252,6 +260,18 @@ pub fn measure(
         Some((s, b)) => (Some(s), Some(b)),
         None => (None, None),
     };
+    let defaults = Settings::default();
+    let scorer = crate::index::Scorer {
+        now: end,
+        half_lives: defaults.half_life_hours,
+        ranking: defaults.ranking,
+    };
+    let own_room = who.room_id.as_deref().unwrap_or_default();
+    let (tantivy_tweaked, tantivy_reranked) =
+        match super::tantivy_cmp::measure_same_work(corpus_file, &texts, scorer, own_room)? {
+            Some((t, r)) => (Some(t), Some(r)),
+            None => (None, None),
+        };
     drop(memory);
     // The same ledger with a snapshot: a first start (read everything, write the
     // snapshot), then a restart that reads the snapshot.
@@ -293,6 +313,8 @@ pub fn measure(
         sqlite_fts5_build_ms,
         tantivy_search,
         tantivy_build_ms,
+        tantivy_tweaked,
+        tantivy_reranked,
     })
 }
 
@@ -341,15 +363,7 @@ fn read_texts(path: &Path) -> anyhow::Result<Vec<String>> {
     Ok(text
         .lines()
         .filter_map(|l| crate::entry::Entry::from_line(l.as_bytes()).ok())
-        .map(|(e, _)| {
-            format!(
-                "{} {} {} {}",
-                e.summary,
-                e.tags.join(" "),
-                e.detail,
-                e.ref_
-            )
-        })
+        .map(|(e, _)| format!("{} {} {} {}", e.summary, e.tags.join(" "), e.detail, e.ref_))
         .collect())
 }
 

@@ -163,11 +163,12 @@ fn pair(m: &Micros) -> String {
 /// The reports as two markdown tables (for README).
 pub fn markdown(reports: &[SizeReport]) -> String {
     let mut s = String::from(
-        "| entries | ledger MB | cold start ms | first start + snapshot write ms | restart from snapshot ms | RSS MB (× ledger) | peak RSS MB |\n|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| entries | ledger MB | cold start ms | first start + snapshot write ms | restart from snapshot ms | RSS MB (× ledger) | peak RSS MB | index build ms: SQLite FTS5 / tantivy |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
+    let ms = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("{m:.0}"));
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {:.0} | {:.0} | {:.0} | {} ({:.2}×) | {} |\n",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {} ({:.2}×) | {} | {} / {} |\n",
             r.entries,
             mb(r.ledger_bytes),
             r.cold_start_ms,
@@ -175,21 +176,23 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             r.restart_ms,
             mb(r.rss_bytes),
             r.rss_bytes as f64 / r.ledger_bytes.max(1) as f64,
-            mb(r.peak_rss_bytes)
+            mb(r.peak_rss_bytes),
+            ms(r.sqlite_fts5_build_ms),
+            ms(r.tantivy_build_ms)
         ));
     }
     s.push_str(
         "\nLatency in µs, p50 / p99 (server-side, one core):\n\n\
-         | entries | search | query (tag) | query (all) | context | diff --since, nothing new | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() | tantivy |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | entries | search | query (tag) | query (all) | context | diff --since, nothing new | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() | tantivy | tantivy, same work: tweak_score | tantivy, same work: top k re-ranked |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
-        let sqlite = match &r.sqlite_fts5_search {
-            Some(m) => format!("{} ({:.0}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
+        let ratio = |m: &Option<Micros>| match m {
+            Some(m) => format!("{} ({:.2}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
             None => "n/a".into(),
         };
-        let tantivy = match &r.tantivy_search {
-            Some(m) => format!("{} ({:.2}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
+        let sqlite = match &r.sqlite_fts5_search {
+            Some(m) => format!("{} ({:.0}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
             None => "n/a".into(),
         };
         let crate_col = match &r.bm25_crate_search {
@@ -197,7 +200,7 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             None => "n/a".into(),
         };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.entries,
             pair(&r.search),
             pair(&r.query_tag),
@@ -209,7 +212,9 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             pair(&r.publish_nofsync),
             crate_col,
             sqlite,
-            tantivy
+            ratio(&r.tantivy_search),
+            ratio(&r.tantivy_tweaked),
+            ratio(&r.tantivy_reranked)
         ));
     }
     s
