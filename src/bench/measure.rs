@@ -260,6 +260,7 @@ pub fn measure(
         Some((s, b)) => (Some(s), Some(b)),
         None => (None, None),
     };
+    drop(docs);
     let defaults = Settings::default();
     let scorer = crate::index::Scorer {
         now: end,
@@ -359,12 +360,20 @@ fn bench_plan() -> crate::api::plan::RegisterPlanArgs {
 /// the same words as ours. (Up to this version they held summary + tags only, the seed's
 /// fields: less text than we index since BM25F.)
 fn read_texts(path: &Path) -> anyhow::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)?;
-    Ok(text
-        .lines()
-        .filter_map(|l| crate::entry::Entry::from_line(l.as_bytes()).ok())
-        .map(|(e, _)| format!("{} {} {} {}", e.summary, e.tags.join(" "), e.detail, e.ref_))
-        .collect())
+    // Line by line: at 10M entries the ledger is 5 GB.
+    let mut texts = Vec::new();
+    for line in std::io::BufRead::lines(std::io::BufReader::new(std::fs::File::open(path)?)) {
+        if let Ok((e, _)) = crate::entry::Entry::from_line(line?.as_bytes()) {
+            texts.push(format!(
+                "{} {} {} {}",
+                e.summary,
+                e.tags.join(" "),
+                e.detail,
+                e.ref_
+            ));
+        }
+    }
+    Ok(texts)
 }
 
 fn bm25_crate(docs: &[String], queries: &[String]) -> Micros {
