@@ -172,13 +172,20 @@ impl Ledger {
         let mut out = Refresh::default();
         loop {
             let index = &mut self.index;
-            let poll = self
-                .source
-                .poll(|line| apply_line(index, line))
-                .map_err(|e| Error::Io {
-                    context: format!("reading ledger {}", self.source.label()),
-                    source: e,
-                })?;
+            // An empty index is about to read the whole ledger (first start, or a rebuild
+            // after a reset): a bulk load, ended whatever the poll's outcome.
+            let bulk = index.is_empty();
+            if bulk {
+                index.begin_bulk();
+            }
+            let poll = self.source.poll(|line| apply_line(index, line));
+            if bulk {
+                self.index.end_bulk();
+            }
+            let poll = poll.map_err(|e| Error::Io {
+                context: format!("reading ledger {}", self.source.label()),
+                source: e,
+            })?;
             match poll {
                 Poll::Reset(why) => {
                     tracing::warn!(ledger = %self.source.label(), %why, "ledger changed under us; rebuilding the index");

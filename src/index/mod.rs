@@ -269,6 +269,18 @@ impl LedgerIndex {
         self.text.reserve(n);
     }
 
+    /// Starts a bulk load (many entries applied before the next search, as when a ledger
+    /// is read whole): the text index bounds its postings when [`LedgerIndex::end_bulk`]
+    /// is called, in one pass, not one posting at a time.
+    pub fn begin_bulk(&mut self) {
+        self.text.begin_bulk();
+    }
+
+    /// Ends [`LedgerIndex::begin_bulk`]; must be called before the index is searched.
+    pub fn end_bulk(&mut self) {
+        self.text.end_bulk();
+    }
+
     /// Records a line that could not be read as an entry.
     pub fn note_problem(&mut self, loc: Loc, message: String) {
         self.problem_count += 1;

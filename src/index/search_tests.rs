@@ -13,8 +13,11 @@ const WORDS: [&str; 12] = [
 /// to repeat them to, which makes some entries long enough that their length codes are
 /// steps, not lengths ([`super::super::norms`]), and still competitive (the repeated
 /// words' frequencies grow with the length).
-fn build(docs: &[(Vec<usize>, u8, u8, u32, u16)]) -> LedgerIndex {
+fn build(docs: &[(Vec<usize>, u8, u8, u32, u16)], bulk: bool) -> LedgerIndex {
     let mut ix = LedgerIndex::default();
+    if bulk {
+        ix.begin_bulk();
+    }
     for (i, (words, kind, room, age, pad)) in docs.iter().enumerate() {
         let mut summary: Vec<&str> = words.iter().map(|&w| WORDS[w % WORDS.len()]).collect();
         let filler: Vec<&str> = summary
@@ -42,6 +45,9 @@ fn build(docs: &[(Vec<usize>, u8, u8, u32, u16)]) -> LedgerIndex {
             e.detail = format!("{} {}", WORDS[(i / 2) % WORDS.len()], filler.join(" "));
         }
         add(&mut ix, e);
+    }
+    if bulk {
+        ix.end_bulk();
     }
     ix
 }
@@ -83,13 +89,15 @@ proptest! {
         ranking in 0u8..3,
         exclude in prop::option::of(0u8..4),
         in_time_order in any::<bool>(),
+        bulk in any::<bool>(),
     ) {
         let mut docs = docs;
         if in_time_order {
             // Oldest first: file order is time order, and windows bound the time factor.
             docs.sort_by_key(|d| std::cmp::Reverse(d.3));
         }
-        let ix = build(&docs);
+        // Bounded posting by posting, or all at once at the end of a bulk load.
+        let ix = build(&docs, bulk);
         prop_assert!(!in_time_order || ix.in_time_order());
         let text: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
         let text = text.join(" ");

@@ -351,11 +351,26 @@ impl TextIndex {
         };
         self.norms.push(doc.codes());
         self.docs.push(doc);
+        if self.bounds.deferred() {
+            return;
+        }
         let avg = self.averages();
         let mut distinct = pairs.iter().map(|&(t, _)| t).collect::<Vec<_>>();
         distinct.dedup();
         self.bounds
             .after_add(&self.postings, &self.docs, avg, distinct.into_iter());
+    }
+
+    /// Starts a bulk load: postings are bounded when it ends ([`TextIndex::end_bulk`]),
+    /// each list in one pass, instead of one by one. Nothing may search in between.
+    pub fn begin_bulk(&mut self) {
+        self.bounds.defer();
+    }
+
+    /// Ends [`TextIndex::begin_bulk`]: bounds every list (nothing if no bulk load runs).
+    pub fn end_bulk(&mut self) {
+        let avg = self.averages();
+        self.bounds.settle(&self.postings, &self.docs, avg);
     }
 
     /// The length normalisers `b / avg` of summary + tags and of detail, for
