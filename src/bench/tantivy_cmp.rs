@@ -3,17 +3,11 @@
 
 use super::measure::Micros;
 
-/// Builds an in-RAM tantivy index (English stemming, like our tokenizer) over `docs` and
-/// times `queries` as OR-queries ranked by BM25, 10 hits each. Returns the latencies and
-/// the build time in ms, or `None` when the feature is off.
+/// A schema builder with the text field `body`: English stemming (like our tokenizer) and
+/// term frequencies, what BM25 needs.
 #[cfg(feature = "tantivy-compare")]
-pub fn measure(docs: &[String], queries: &[String]) -> anyhow::Result<Option<(Micros, f64)>> {
-    use std::time::Instant;
-    use tantivy::collector::TopDocs;
-    use tantivy::query::QueryParser;
+fn with_body() -> (tantivy::schema::SchemaBuilder, tantivy::schema::Field) {
     use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
-    use tantivy::{Index, TantivyDocument, doc};
-
     let mut builder = Schema::builder();
     let indexing = TextFieldIndexing::default()
         .set_tokenizer("en_stem")
@@ -22,6 +16,38 @@ pub fn measure(docs: &[String], queries: &[String]) -> anyhow::Result<Option<(Mi
         "body",
         TextOptions::default().set_indexing_options(indexing),
     );
+    (builder, body)
+}
+
+/// Latencies of `run` over `queries`, after 20 of them as a warm-up.
+#[cfg(feature = "tantivy-compare")]
+fn timed(
+    queries: &[String],
+    run: impl Fn(&str) -> anyhow::Result<usize>,
+) -> anyhow::Result<Micros> {
+    for q in queries.iter().take(20) {
+        run(q)?;
+    }
+    let mut samples = Vec::with_capacity(queries.len());
+    for q in queries {
+        let t = std::time::Instant::now();
+        std::hint::black_box(run(q)?);
+        samples.push(t.elapsed());
+    }
+    Ok(Micros::of(samples))
+}
+
+/// Builds an in-RAM tantivy index (English stemming, like our tokenizer) over `docs` and
+/// times `queries` as OR-queries ranked by BM25, 10 hits each. Returns the latencies and
+/// the build time in ms, or `None` when the feature is off.
+#[cfg(feature = "tantivy-compare")]
+pub fn measure(docs: &[String], queries: &[String]) -> anyhow::Result<Option<(Micros, f64)>> {
+    use std::time::Instant;
+    use tantivy::collector::TopDocs;
+    use tantivy::query::QueryParser;
+    use tantivy::{Index, TantivyDocument, doc};
+
+    let (builder, body) = with_body();
     let index = Index::create_in_ram(builder.build());
     let t = Instant::now();
     let mut writer = index.writer::<TantivyDocument>(256 << 20)?;
@@ -39,24 +65,14 @@ pub fn measure(docs: &[String], queries: &[String]) -> anyhow::Result<Option<(Mi
             .search(&query, &TopDocs::with_limit(10).order_by_score())?
             .len())
     };
-    for q in queries.iter().take(20) {
-        run(q)?; // warm-up
-    }
-    let mut samples = Vec::with_capacity(queries.len());
-    for q in queries {
-        let t = Instant::now();
-        std::hint::black_box(run(q)?);
-        samples.push(t.elapsed());
-    }
-    Ok(Some((Micros::of(samples), build_ms)))
+    Ok(Some((timed(queries, run)?, build_ms)))
 }
 
 /// tantivy doing what our `memory_search` does, end to end, on the ledger at `corpus`:
-/// the same text, the searching room's own entries left out (`MustNot` on a room field),
-/// BM25 × our time factor (`floor + (1 − floor) × exp(−ln 2 × age / half_life(kind))`,
-/// from `ts` and `kind` fast fields, through `TopDocs::tweak_score`: tantivy's way to
-/// rank by score and document values), and the 10 hits' entries fetched from its stored
-/// lines and parsed, as we return them. The generated corpus supersedes nothing, so the
+/// the same text, the searching room's own entries left out, BM25 × our time factor
+/// (`floor + (1 − floor) × exp(−ln 2 × age / half_life(kind))`, from `ts` and `kind` fast
+/// fields), and the 10 hits' entries fetched from its stored lines and parsed, as we
+/// return them. The generated corpus supersedes nothing, so the
 /// exclusion of superseded entries has nothing to do on either side. Two ways: every
 /// match scored with the time factor (`tweak_score`, no pruning), and the best k by BM25
 /// (pruned) re-ranked, k widened until that is exact. Returns both latencies, or `None`
@@ -68,22 +84,12 @@ pub fn measure_same_work(
     scorer: crate::index::Scorer,
     own_room: &str,
 ) -> anyhow::Result<Option<(Micros, Micros)>> {
-    use std::time::Instant;
     use tantivy::collector::TopDocs;
     use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
-    use tantivy::schema::{
-        FAST, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
-    };
+    use tantivy::schema::{FAST, IndexRecordOption, STORED, STRING, Value};
     use tantivy::{DocId, Index, Score, SegmentReader, TantivyDocument, Term, doc};
 
-    let mut builder = Schema::builder();
-    let indexing = TextFieldIndexing::default()
-        .set_tokenizer("en_stem")
-        .set_index_option(IndexRecordOption::WithFreqs);
-    let body = builder.add_text_field(
-        "body",
-        TextOptions::default().set_indexing_options(indexing),
-    );
+    let (mut builder, body) = with_body();
     let room = builder.add_text_field("room", STRING);
     let ts = builder.add_u64_field("ts", FAST);
     let kind = builder.add_u64_field("kind", FAST);
@@ -206,19 +212,7 @@ pub fn measure_same_work(
             k *= 4;
         }
     };
-    let timed = |run: &dyn Fn(&str) -> anyhow::Result<usize>| -> anyhow::Result<Micros> {
-        for q in queries.iter().take(20) {
-            run(q)?; // warm-up
-        }
-        let mut samples = Vec::with_capacity(queries.len());
-        for q in queries {
-            let t = Instant::now();
-            std::hint::black_box(run(q)?);
-            samples.push(t.elapsed());
-        }
-        Ok(Micros::of(samples))
-    };
-    Ok(Some((timed(&tweaked)?, timed(&reranked)?)))
+    Ok(Some((timed(queries, tweaked)?, timed(queries, reranked)?)))
 }
 
 /// Without the `tantivy-compare` feature there is nothing to compare against.
