@@ -187,16 +187,13 @@ pub fn markdown(reports: &[SizeReport]) -> String {
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
-        let ratio = |m: &Option<Micros>| match m {
-            Some(m) => format!("{} ({:.2}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
-            None => "n/a".into(),
-        };
-        let sqlite = match &r.sqlite_fts5_search {
-            Some(m) => format!("{} ({:.0}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
-            None => "n/a".into(),
-        };
-        let crate_col = match &r.bm25_crate_search {
-            Some(m) => format!("{} ({:.0}× ours)", pair(m), m.p50 / r.search.p50.max(0.001)),
+        // Another engine's p50 / p99 and its p50 over ours, with `digits` decimals.
+        let ratio = |m: &Option<Micros>, digits: usize| match m {
+            Some(m) => format!(
+                "{} ({:.digits$}× ours)",
+                pair(m),
+                m.p50 / r.search.p50.max(0.001)
+            ),
             None => "n/a".into(),
         };
         s.push_str(&format!(
@@ -210,11 +207,11 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             pair(&r.tail_pickup),
             pair(&r.publish_fsync),
             pair(&r.publish_nofsync),
-            crate_col,
-            sqlite,
-            ratio(&r.tantivy_search),
-            ratio(&r.tantivy_tweaked),
-            ratio(&r.tantivy_reranked)
+            ratio(&r.bm25_crate_search, 0),
+            ratio(&r.sqlite_fts5_search, 0),
+            ratio(&r.tantivy_search, 2),
+            ratio(&r.tantivy_tweaked, 2),
+            ratio(&r.tantivy_reranked, 2)
         ));
     }
     s
