@@ -5,9 +5,10 @@
 //! would make a plain `open` or `read` wait forever for a writer, hanging every call of
 //! every agent (with the daemon, all of them at once). Every project file is therefore
 //! opened with `O_NONBLOCK` (which never blocks on a FIFO and changes nothing for regular
-//! files) and refused unless `fstat` says it is a regular file. Paths a user names on the
-//! command line (`--detail-file`, `plan register FILE`) are read as given: a pipe there
-//! (`<(…)`) is intended.
+//! files) and refused unless `fstat` says it is a regular file. Files a user names on the
+//! command line (`--detail-file`, `plan register FILE`, `--token-file`, `diff A B`) go
+//! through [`read_named`]: regular files only, read with a byte limit, so `/dev/zero` or a
+//! FIFO is refused at once instead of filling memory or hanging (`-` reads stdin, bounded).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
@@ -155,5 +156,46 @@ pub fn lock_holder(file: &File) -> Option<u32> {
         }
         let inode: u64 = f.get(5)?.rsplit(':').next()?.parse().ok()?;
         (inode == ino).then(|| f.get(4)?.parse().ok()).flatten()
+    })
+}
+
+/// This process's real user id (no `/proc` needed, so it works on macOS too).
+pub fn current_uid() -> u32 {
+    rustix::process::getuid().as_raw()
+}
+
+/// Reads a file a user named on the command line (`what` says which option, for errors):
+/// a regular file of at most `limit` bytes, or standard input for `-` (also at most
+/// `limit`). Anything else — a FIFO, a device such as `/dev/zero`, a directory — is
+/// refused with a message naming the option, and an over-limit file is refused, never cut.
+pub fn read_named(path: &Path, what: &str, limit: u64) -> io::Result<Vec<u8>> {
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{what} {}: {e}", path.display()));
+    let mut out = Vec::new();
+    if path.as_os_str() == "-" {
+        io::stdin().lock().take(limit + 1).read_to_end(&mut out)?;
+    } else {
+        let file = open_read(path).map_err(named)?;
+        file.take(limit + 1).read_to_end(&mut out).map_err(named)?;
+    }
+    if out.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{what} {}: larger than the limit of {limit} bytes; refusing to read it. Fix: \
+                 give a smaller file",
+                path.display()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+/// [`read_named`] as UTF-8 text.
+pub fn read_named_text(path: &Path, what: &str, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_named(path, what, limit)?).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{what} {}: not UTF-8 text", path.display()),
+        )
     })
 }

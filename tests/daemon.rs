@@ -24,28 +24,22 @@ fn ids_in_ledger(root: &Path) -> Vec<String> {
 }
 
 /// An HTTP MCP session (rmcp's Streamable HTTP client) acting as `room`: publishes `n`
-/// entries, returns their ids.
-async fn http_agent_publishes(url: String, room: String, n: usize) -> Vec<String> {
-    use http::{HeaderName, HeaderValue};
+/// entries, returns their ids. `token` is the operator's (then the session names `room`
+/// with headers) or an agent token issued for `room` (then it sends no identity header).
+async fn http_agent_publishes(
+    url: String,
+    token: String,
+    operator: bool,
+    room: String,
+    n: usize,
+) -> Vec<String> {
     use rmcp::ServiceExt;
     use rmcp::model::CallToolRequestParams;
-    use rmcp::transport::StreamableHttpClientTransport;
-    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    let headers = [
-        ("x-warroom-room", room.as_str()),
-        ("x-warroom-role", "engineer"),
-    ]
-    .into_iter()
-    .map(|(k, v)| {
-        (
-            HeaderName::from_static(k),
-            HeaderValue::from_str(v).unwrap(),
-        )
-    })
-    .collect();
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers),
-    );
+    let transport = if operator {
+        http_transport(&url, &token, Some(&room), Some("engineer"))
+    } else {
+        http_transport(&url, &token, None, None)
+    };
     let client = ().serve(transport).await.expect("an HTTP session opens");
     let mut ids = Vec::new();
     for k in 0..n {
@@ -88,8 +82,24 @@ async fn sixteen_agents_share_one_daemon_each_with_its_own_identity() {
     let rt = tempfile::tempdir().unwrap();
     let _d = start_daemon(p.path(), rt.path());
     let url = url_of(p.path(), rt.path());
+    let operator = operator_token(p.path(), rt.path());
+    // Two sessions with the operator token naming their room, two with agent tokens.
     let http: Vec<_> = (0..4)
-        .map(|k| tokio::spawn(http_agent_publishes(url.clone(), format!("room-h{k}"), 5)))
+        .map(|k| {
+            let room = format!("room-h{k}");
+            let (token, is_operator) = if k < 2 {
+                (operator.clone(), true)
+            } else {
+                (issue_token(p.path(), rt.path(), &room, "engineer").1, false)
+            };
+            tokio::spawn(http_agent_publishes(
+                url.clone(),
+                token,
+                is_operator,
+                room,
+                5,
+            ))
+        })
         .collect();
     let mut agents = Vec::new();
     for i in 0..16 {
@@ -302,18 +312,24 @@ fn http_sessions_take_their_identity_from_headers_and_keep_it() {
     let rt = tempfile::tempdir().unwrap();
     let _d = start_daemon(p.path(), rt.path());
     let url = url_of(p.path(), rt.path());
-    let who = [("X-Warroom-Room", "room-h"), ("X-Warroom-Role", "qa")];
+    let bearer = format!("Bearer {}", operator_token(p.path(), rt.path()));
+    let who = [
+        ("X-Warroom-Room", "room-h"),
+        ("X-Warroom-Role", "qa"),
+        ("Authorization", bearer.as_str()),
+    ];
     let reply = warroom_memory::bench::http_client::post(&url, &who, INIT).unwrap();
     assert_eq!(reply.status, 200, "{}", reply.head);
     let sid = reply.header("mcp-session-id").expect("a session id");
-    let session = |extra: &[(&'static str, &'static str)]| {
+    fn with<'a>(sid: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
         let mut h: Vec<(&str, &str)> = vec![
-            ("mcp-session-id", sid.as_str()),
+            ("mcp-session-id", sid),
             ("MCP-Protocol-Version", "2025-06-18"),
         ];
         h.extend_from_slice(extra);
         h
-    };
+    }
+    let session = |extra| with(&sid, extra);
     let (status, _, _) = http_post(
         &url,
         &session(&who),
@@ -328,16 +344,172 @@ fn http_sessions_take_their_identity_from_headers_and_keep_it() {
         "{body}"
     );
     // The same session cannot act as another room, whatever its headers say.
-    let other = [("X-Warroom-Room", "room-x"), ("X-Warroom-Role", "qa")];
+    let other = [
+        ("X-Warroom-Room", "room-x"),
+        ("X-Warroom-Role", "qa"),
+        ("Authorization", bearer.as_str()),
+    ];
     let query = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_query","arguments":{}}}"#;
     let (_, _, body) = http_post(&url, &session(&other), query);
     assert!(body.contains("this session acts as room room-h"), "{body}");
     assert_eq!(ids_in_ledger(p.path()).len(), 1);
     let line: Value = serde_json::from_str(&ledger_lines(p.path())[0]).unwrap();
     assert_eq!(line["room_id"], "room-h");
-    // A browser page from a foreign origin is refused (DNS-rebinding defence).
-    let (status, _, _) = http_post(&url, &[("Origin", "http://evil.example")], INIT);
+    // A browser page from a foreign origin is refused (DNS-rebinding defence), even
+    // with the token.
+    let (status, _, _) = http_post(
+        &url,
+        &[
+            ("Origin", "http://evil.example"),
+            ("Authorization", bearer.as_str()),
+        ],
+        INIT,
+    );
     assert_eq!(status, 403);
+}
+
+/// Loopback is not trust: with no token given, the daemon makes an operator token (0600,
+/// in a 0700 directory) and refuses every request without it — including one from
+/// another account on the machine, which cannot read the token file either.
+#[test]
+fn loopback_http_needs_a_credential_even_from_this_machine() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let _d = start_daemon(p.path(), rt.path());
+    let url = url_of(p.path(), rt.path());
+    let token = operator_token(p.path(), rt.path());
+    assert_eq!(token.len(), 64, "32 random bytes, hex");
+    let who = [
+        ("X-Warroom-Room", "room-x"),
+        ("X-Warroom-Role", "architect"),
+    ];
+    assert_eq!(http_post(&url, &who, INIT).0, 401, "no token, no session");
+    let wrong = [("Authorization", "Bearer 0000000000000000000000000000000000")];
+    assert_eq!(http_post(&url, &wrong, INIT).0, 401);
+    let bearer = format!("Bearer {token}");
+    assert_eq!(
+        http_post(&url, &[("Authorization", bearer.as_str())], INIT).0,
+        200
+    );
+    let status = daemon_cmd(p.path(), rt.path(), &["status"])
+        .arg("--json")
+        .output()
+        .unwrap();
+    let info: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let file = std::path::PathBuf::from(info["token_file"].as_str().unwrap());
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(file.parent().unwrap()), 0o700);
+    // A restarted daemon keeps the same token (clients' configs stay valid).
+    drop(_d);
+    let _d = start_daemon(p.path(), rt.path());
+    assert_eq!(operator_token(p.path(), rt.path()), token);
+    // Another OS user (nobody, uid 65534) on the same machine: no session without the
+    // token, and the token file is unreadable to it. Run as root (CI is), the client
+    // really is another account; otherwise it is this one without the token.
+    let url = url_of(p.path(), rt.path());
+    let as_other = |cmd: &mut Command| {
+        if warroom_memory::fsx::current_uid() == 0 {
+            use std::os::unix::process::CommandExt;
+            cmd.uid(65534).gid(65534);
+        }
+    };
+    let mut curl = Command::new("curl");
+    curl.args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST"])
+        .args(["-H", "Content-Type: application/json"])
+        .args(["-H", "Accept: application/json, text/event-stream"])
+        .args([
+            "-H",
+            "X-Warroom-Room: room-001",
+            "-H",
+            "X-Warroom-Role: architect",
+        ])
+        .args(["--data", INIT, &url]);
+    as_other(&mut curl);
+    let out = curl.output().expect("curl runs (.ci/run installs it)");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "401");
+    if warroom_memory::fsx::current_uid() == 0 {
+        let mut cat = Command::new("cat");
+        cat.arg(&file);
+        as_other(&mut cat);
+        let out = cat.output().unwrap();
+        assert!(!out.status.success(), "another user read the token file");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains(&token));
+    }
+    assert!(ledger_lines(p.path()).is_empty(), "nothing was published");
+}
+
+/// An agent token is an identity: its sessions act as its room and role, a header naming
+/// another is refused, and a revoked token stops at its next request.
+#[test]
+fn agent_tokens_bind_the_identity_and_can_be_revoked() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let _d = start_daemon(p.path(), rt.path());
+    let url = url_of(p.path(), rt.path());
+    let (id, token) = issue_token(p.path(), rt.path(), "room-a", "engineer");
+    let bearer = format!("Bearer {token}");
+    let open = |extra: &[(&str, &str)]| {
+        let mut h = vec![("Authorization", bearer.as_str())];
+        h.extend_from_slice(extra);
+        let reply = warroom_memory::bench::http_client::post(&url, &h, INIT).unwrap();
+        assert_eq!(reply.status, 200, "{}", reply.head);
+        let sid = reply.header("mcp-session-id").expect("a session id");
+        let mut h: Vec<(String, String)> = vec![
+            ("Authorization".into(), bearer.clone()),
+            ("mcp-session-id".into(), sid),
+            ("MCP-Protocol-Version".into(), "2025-06-18".into()),
+        ];
+        h.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let refs: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(http_post(&url, &refs, note).0, 202);
+        h
+    };
+    let call = |h: &[(String, String)], body: &str| {
+        let refs: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        http_post(&url, &refs, body)
+    };
+    let publish = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_publish","arguments":{"kind":"decision","summary":"over an agent token"}}}"#;
+    let plain = open(&[]);
+    let (status, _, body) = call(&plain, publish);
+    assert_eq!(status, 200, "{body}");
+    let line: Value = serde_json::from_str(&ledger_lines(p.path())[0]).unwrap();
+    assert_eq!(line["room_id"], "room-a");
+    assert_eq!(line["author_role"], "engineer");
+    // Headers naming another identity cannot move the token's session.
+    let lying = open(&[
+        ("X-Warroom-Room", "room-b"),
+        ("X-Warroom-Role", "architect"),
+    ]);
+    let (_, _, body) = call(&lying, publish);
+    assert!(body.contains("this token acts as room room-a"), "{body}");
+    // Nor can an argument.
+    let as_b = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_publish","arguments":{"kind":"decision","summary":"as b","room_id":"room-b"}}}"#;
+    let (_, _, body) = call(&plain, as_b);
+    assert!(body.contains("isError") || body.contains("error"), "{body}");
+    assert_eq!(
+        ledger_lines(p.path()).len(),
+        1,
+        "only the first publish was written"
+    );
+    // Revoked: refused at the next request, on an open session too.
+    let revoke = Command::new(BIN)
+        .arg("--root")
+        .arg(p.path())
+        .args(["token", "revoke", &id])
+        .env("XDG_RUNTIME_DIR", rt.path())
+        .env("XDG_STATE_HOME", rt.path())
+        .output()
+        .unwrap();
+    assert!(revoke.status.success());
+    assert_eq!(call(&plain, publish).0, 401);
+    assert_eq!(
+        http_post(&url, &[("Authorization", bearer.as_str())], INIT).0,
+        401
+    );
+    assert_eq!(ledger_lines(p.path()).len(), 1);
 }
 
 #[test]

@@ -196,19 +196,14 @@ async fn a_room_is_told_of_its_upstream_rooms_new_entries_through_the_daemon() {
 
 #[tokio::test]
 async fn an_http_session_is_told_of_its_upstream_rooms_new_entries() {
-    use http::{HeaderName, HeaderValue};
-    use rmcp::transport::StreamableHttpClientTransport;
-    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let p = planned_project();
     let runtime = tempfile::tempdir().unwrap();
     let _d = start_daemon(p.path(), runtime.path());
-    let headers = [("x-warroom-room", "room-b"), ("x-warroom-role", "manager")]
-        .into_iter()
-        .map(|(k, v)| (HeaderName::from_static(k), HeaderValue::from_static(v)))
-        .collect();
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url_of(p.path(), runtime.path()))
-            .custom_headers(headers),
+    let transport = http_transport(
+        &url_of(p.path(), runtime.path()),
+        &operator_token(p.path(), runtime.path()),
+        Some("room-b"),
+        Some("manager"),
     );
     let (tx, rx) = mpsc::unbounded_channel();
     let client = Updates(tx).serve(transport).await.unwrap();

@@ -166,9 +166,9 @@ pub fn measure(
     let mut daemon = None;
     let mut url = None;
     if mode == "daemon" {
-        let (d, u) = start_http_daemon(exe, root, &runtime)?;
+        let (d, u, bearer) = start_http_daemon(exe, root, &runtime)?;
         daemon = Some(d);
-        url = Some(u);
+        url = Some((u, bearer));
     }
     let mut corpus = Corpus::new(99, Timestamp(1_795_608_000));
     let queries: Vec<String> = (0..searches.max(agents)).map(|_| corpus.query()).collect();
@@ -217,11 +217,18 @@ pub fn measure(
         samples.push(t.elapsed());
     }
     // The same searches from an HTTP session (no relay process in between).
+    // One kept-alive connection, as MCP clients hold one.
     let http_search = match &url {
-        Some(u) => {
+        Some((u, bearer)) => {
             let mut session = LoadAgent::Http(
-                u.clone(),
-                super::http_client::open_session(u, &[("X-Warroom-Room", "room-bench")])?,
+                super::http_client::Conn::open(u)?,
+                super::http_client::open_session(
+                    u,
+                    &[
+                        ("X-Warroom-Room", "room-bench"),
+                        ("Authorization", bearer.as_str()),
+                    ],
+                )?,
             );
             let mut samples = Vec::with_capacity(searches);
             for q in queries.iter().take(searches) {
@@ -338,21 +345,21 @@ pub struct LoadReport {
 /// One agent of the load: how it calls.
 enum LoadAgent {
     Stdio(Agent),
-    Http(String, Vec<(String, String)>),
+    Http(super::http_client::Conn, Vec<(String, String)>),
 }
 
 impl LoadAgent {
     fn call(&mut self, tool: &str, args: serde_json::Value) -> anyhow::Result<serde_json::Value> {
         match self {
             LoadAgent::Stdio(a) => a.call_value(tool, args),
-            LoadAgent::Http(url, headers) => {
+            LoadAgent::Http(conn, headers) => {
                 let req = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                     "params": {"name": tool, "arguments": args}});
                 let h: Vec<(&str, &str)> = headers
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str()))
                     .collect();
-                let reply = super::http_client::post(url, &h, &req.to_string())?;
+                let reply = conn.post(&h, &req.to_string())?;
                 reply
                     .message()
                     .ok_or_else(|| anyhow::anyhow!("HTTP {}: no answer", reply.status))
@@ -361,13 +368,19 @@ impl LoadAgent {
     }
 }
 
-/// Starts a daemon for `root` serving HTTP on a free loopback port; returns it and its URL.
-fn start_http_daemon(exe: &Path, root: &Path, runtime: &Path) -> anyhow::Result<(Child, String)> {
+/// Starts a daemon for `root` serving HTTP on a free loopback port; returns it, its URL
+/// and the `Authorization` value of its operator token.
+fn start_http_daemon(
+    exe: &Path,
+    root: &Path,
+    runtime: &Path,
+) -> anyhow::Result<(Child, String, String)> {
     let daemon = Command::new(exe)
         .arg("--root")
         .arg(root)
         .args(["daemon", "--listen", "127.0.0.1:0"])
         .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_STATE_HOME", runtime)
         .env("WARROOM_LOG", "warn")
         .stderr(Stdio::null())
         .spawn()?;
@@ -377,6 +390,7 @@ fn start_http_daemon(exe: &Path, root: &Path, runtime: &Path) -> anyhow::Result<
             .args(["--json", "daemon", "status", "--root"])
             .arg(root)
             .env("XDG_RUNTIME_DIR", runtime)
+            .env("XDG_STATE_HOME", runtime)
             .stderr(Stdio::null())
             .output()?;
         if out.status.success() {
@@ -385,7 +399,11 @@ fn start_http_daemon(exe: &Path, root: &Path, runtime: &Path) -> anyhow::Result<
                 .as_str()
                 .context("the daemon serves HTTP")?
                 .to_string();
-            return Ok((daemon, url));
+            let file = info["token_file"]
+                .as_str()
+                .context("the daemon's token file")?;
+            let token = std::fs::read_to_string(file)?.trim().to_string();
+            return Ok((daemon, url, format!("Bearer {token}")));
         }
         anyhow::ensure!(Instant::now() < deadline, "the daemon did not come up");
         std::thread::sleep(Duration::from_millis(50));
@@ -402,7 +420,7 @@ pub fn load(
 ) -> anyhow::Result<LoadReport> {
     let runtime = root.join("run");
     std::fs::create_dir_all(&runtime)?;
-    let (daemon, url) = start_http_daemon(exe, root, &runtime)?;
+    let (daemon, url, bearer) = start_http_daemon(exe, root, &runtime)?;
     let stdio_agents = agents / 2;
     let mut pool = Vec::with_capacity(agents);
     for i in 0..agents {
@@ -415,9 +433,10 @@ pub fn load(
             let who = [
                 ("X-Warroom-Room", room.as_str()),
                 ("X-Warroom-Role", "bench"),
+                ("Authorization", bearer.as_str()),
             ];
             pool.push(LoadAgent::Http(
-                url.clone(),
+                super::http_client::Conn::open(&url)?,
                 super::http_client::open_session(&url, &who)?,
             ));
         }

@@ -1,9 +1,12 @@
 //! A minimal HTTP/1.1 client for loopback MCP over Streamable HTTP, used by `bench daemon
-//! --load` and the daemon tests: one request per connection (`Connection: close`), the
-//! status, the headers and the de-chunked body. Not a general client: it exists so that
-//! measuring and testing the daemon's HTTP edge needs no HTTP stack of its own.
+//! --load` and the daemon tests: [`post`] sends one request per connection (`Connection:
+//! close`); [`Conn`] keeps one connection alive for many requests, the way MCP clients
+//! talk (and the way a missing `TCP_NODELAY` shows: ~40 ms per later request). Each
+//! returns the status, the headers and the de-chunked body. Not a general client: it
+//! exists so that measuring and testing the daemon's HTTP edge needs no HTTP stack of its
+//! own.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::time::Duration;
 
 /// A response: status code, header block, body (chunked encoding undone).
@@ -89,6 +92,95 @@ pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> std::io::Result<
         head: head.to_string(),
         body: out,
     })
+}
+
+/// One kept-alive connection: requests go out one after another on the same socket.
+pub struct Conn {
+    authority: String,
+    path: String,
+    stream: BufReader<std::net::TcpStream>,
+}
+
+impl Conn {
+    /// Connects to `url` (`http://HOST:PORT/PATH`).
+    pub fn open(url: &str) -> std::io::Result<Conn> {
+        let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| bad("not an http:// url"))?;
+        let (authority, path) = rest.split_once('/').ok_or_else(|| bad("no path in url"))?;
+        let s = std::net::TcpStream::connect(authority)?;
+        s.set_read_timeout(Some(Duration::from_secs(30)))?;
+        Ok(Conn {
+            authority: authority.to_string(),
+            path: path.to_string(),
+            stream: BufReader::new(s),
+        })
+    }
+
+    /// POSTs `body` on this connection and reads the whole response (by its
+    /// `Content-Length`, or chunk by chunk), leaving the connection open.
+    pub fn post(&mut self, headers: &[(&str, &str)], body: &str) -> std::io::Result<Reply> {
+        let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
+        let mut req = format!(
+            "POST /{} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            self.path,
+            self.authority,
+            body.len()
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        self.stream.get_mut().write_all(req.as_bytes())?;
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            if self.stream.read_line(&mut line)? == 0 {
+                return Err(bad("connection closed in the response head"));
+            }
+            if line == "\r\n" {
+                break;
+            }
+            head.push_str(&line);
+        }
+        let reply = Reply {
+            status: head
+                .split(' ')
+                .nth(1)
+                .and_then(|c| c.parse().ok())
+                .ok_or_else(|| bad("no status line"))?,
+            head,
+            body: String::new(),
+        };
+        let mut body = Vec::new();
+        if let Some(n) = reply.header("content-length") {
+            let n: usize = n.parse().map_err(|_| bad("bad content-length"))?;
+            body.resize(n, 0);
+            self.stream.read_exact(&mut body)?;
+        } else if reply
+            .header("transfer-encoding")
+            .is_some_and(|t| t.contains("chunked"))
+        {
+            loop {
+                let mut len = String::new();
+                self.stream.read_line(&mut len)?;
+                let n = usize::from_str_radix(len.trim(), 16).map_err(|_| bad("bad chunk"))?;
+                let mut chunk = vec![0; n + 2];
+                self.stream.read_exact(&mut chunk)?;
+                if n == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..n]);
+            }
+        }
+        Ok(Reply {
+            body: String::from_utf8_lossy(&body).into_owned(),
+            ..reply
+        })
+    }
 }
 
 /// The initialize request every session starts with.

@@ -108,13 +108,16 @@ pub struct DiffCmd {
     color: Colour,
 }
 
+/// Largest ledger file `diff A B` reads (a 10M-entry ledger is ~5 GB).
+const DIFF_FILE_LIMIT: u64 = 16 << 30;
+
 impl DiffCmd {
     pub(super) fn run(self, g: &Global) -> anyhow::Result<Outcome> {
         let report = match (&self.a, &self.b) {
             (Some(a), Some(b)) => {
-                let read = |p: &PathBuf| {
-                    std::fs::read(p).map_err(|e| anyhow::anyhow!("reading {}: {e}", p.display()))
-                };
+                // Regular files only (a FIFO or device is refused, never waited on), read
+                // with a limit well above a 10M-entry ledger.
+                let read = |p: &PathBuf| crate::fsx::read_named(p, "diff", DIFF_FILE_LIMIT);
                 diff::diff(
                     &a.display().to_string(),
                     &read(a)?,

@@ -22,8 +22,9 @@ pub struct DaemonCmd {
     /// `daemon status`), or `none`. Off loopback a bearer token is required.
     #[arg(long, value_name = "ADDR:PORT|none", default_value = crate::daemon::http::DEFAULT_LISTEN, env = "WARROOM_LISTEN")]
     listen: String,
-    /// File holding the bearer token HTTP clients must send (`Authorization: Bearer …`);
-    /// or set WARROOM_TOKEN.
+    /// File holding the operator's bearer token HTTP clients send (`Authorization: Bearer
+    /// …`); or set WARROOM_TOKEN. Default: the daemon's own, made on first use in its
+    /// credentials directory (`daemon status` names the file). Required off loopback.
     #[arg(long, value_name = "FILE")]
     token_file: Option<std::path::PathBuf>,
     /// A browser origin allowed to call over HTTP (repeatable); browsers are refused
@@ -45,8 +46,7 @@ impl DaemonCmd {
         })?;
         let token = match &self.token_file {
             Some(f) => Some(
-                std::fs::read_to_string(f)
-                    .map_err(|e| anyhow::anyhow!("--token-file {}: {e}", f.display()))?
+                crate::fsx::read_named_text(f, "--token-file", 4096)?
                     .trim()
                     .to_string(),
             ),
@@ -58,6 +58,7 @@ impl DaemonCmd {
             listen,
             token,
             allow_origins: self.allow_origin.clone(),
+            credentials: None,
         }))
     }
 }
@@ -107,11 +108,15 @@ impl DaemonCmd {
                 Some(info) => {
                     emit(g.json, &info, |i| {
                         format!(
-                            "a daemon serves {}: PID {}, socket {}, HTTP {}, ledger {}, since {}",
+                            "a daemon serves {}: PID {}, socket {}, HTTP {}{}, ledger {}, since {}",
                             i.root.display(),
                             i.pid,
                             i.socket.display(),
                             i.url.as_deref().unwrap_or("off"),
+                            i.token_file
+                                .as_ref()
+                                .map(|f| format!(" (operator token in {})", f.display()))
+                                .unwrap_or_default(),
                             i.ledger.display(),
                             i.started
                         )

@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::Args;
 
 use super::Ctx;
@@ -99,13 +98,10 @@ pub struct PublishCmd {
 
 impl PublishCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        // Read up to 1 MiB so an over-limit detail is refused by publish with the field's
+        // own limit in the message; anything larger is refused here, never read whole.
         let detail = match &self.detail_file {
-            Some(p) if p.as_os_str() == "-" => Some(
-                std::io::read_to_string(std::io::stdin()).context("reading detail from stdin")?,
-            ),
-            Some(p) => Some(
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-            ),
+            Some(p) => Some(crate::fsx::read_named_text(p, "--detail-file", 1 << 20)?),
             None => self.detail,
         };
         let args = PublishArgs {

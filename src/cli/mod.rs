@@ -13,6 +13,7 @@ mod room_cmds;
 mod scenario_cmd;
 mod serve;
 mod stress_cmd;
+mod token_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -142,6 +143,10 @@ enum Command {
     /// The PostgreSQL backend: migrate the schema, import a JSONL ledger, export it back.
     #[command(subcommand)]
     Db(db_cmd::DbCmd),
+    /// Per-agent credentials for the daemon's HTTP edge: issue (bound to a room and role),
+    /// list, revoke.
+    #[command(subcommand)]
+    Token(token_cmd::TokenCmd),
 }
 
 /// Everything a command needs from the global options.
@@ -370,6 +375,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Stress(cmd) => cmd.run(g.json),
         Command::Bench(cmd) => cmd.run(g.json),
         Command::Db(cmd) => cmd.run(g),
+        Command::Token(cmd) => cmd.run(g),
     }
 }
 

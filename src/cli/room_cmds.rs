@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::Ctx;
@@ -86,17 +85,14 @@ pub enum PlanCmd {
     },
 }
 
+/// Largest plan file `plan register` reads (a plan of hundreds of epics is ~100 KB).
+const PLAN_FILE_LIMIT: u64 = 4 << 20;
+
 impl PlanCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
         match self {
             PlanCmd::Register { file, plan_id } => {
-                let text = if file.as_os_str() == "-" {
-                    std::io::read_to_string(std::io::stdin())
-                        .context("reading the plan from stdin")?
-                } else {
-                    std::fs::read_to_string(&file)
-                        .with_context(|| format!("reading {}", file.display()))?
-                };
+                let text = crate::fsx::read_named_text(&file, "plan register", PLAN_FILE_LIMIT)?;
                 let out = ctx.memory.register_plan(
                     RegisterPlanArgs {
                         plan: None,

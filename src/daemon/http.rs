@@ -1,13 +1,19 @@
 //! The daemon's HTTP edge: MCP Streamable HTTP at `/mcp` (rmcp's `StreamableHttpService`
 //! on axum), in front of the same tool table as stdio. This module only translates:
 //! checks come first as layers (bearer token → 401; rmcp's Host and `Origin` validation
-//! → 403), then every session gets an `mcp::Server` whose identity comes from the
-//! `X-Warroom-Room` / `X-Warroom-Role` headers ([`crate::mcp::Server::for_http`]).
+//! → 403), then every session gets an `mcp::Server` whose identity comes from its
+//! credential ([`super::credentials`]): an agent token *is* a room and role; the operator
+//! token names one with the `X-Warroom-Room` / `X-Warroom-Role` headers
+//! ([`crate::mcp::Server::for_http`]).
 //!
-//! Security defaults: loopback only; binding any other address needs a bearer token (a
-//! file or `WARROOM_TOKEN`), refused otherwise; browser requests (they carry `Origin`)
-//! are refused unless their origin is allowed (`--allow-origin`), the MCP spec's
-//! DNS-rebinding defence.
+//! Security defaults: every request needs a bearer token, on loopback too — any account
+//! on the machine can reach a loopback port. Without `--token-file` / `WARROOM_TOKEN` the
+//! daemon uses the operator token of its credentials directory (made on first use, 0600).
+//! Binding off loopback needs an explicitly given token; browser requests (they carry
+//! `Origin`) are refused unless their origin is allowed (`--allow-origin`), the MCP
+//! spec's DNS-rebinding defence. Accepted connections get `TCP_NODELAY`: MCP clients keep
+//! a connection alive, and with Nagle's algorithm every later response on it waited
+//! ~40 ms for the client's delayed ACK.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,6 +26,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::credentials::{CredentialStore, Verifier};
 use crate::mcp::Server;
 
 /// Default address of the daemon's HTTP endpoint.
@@ -30,14 +37,18 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7391";
 pub struct HttpOptions {
     /// Address to bind (port 0: any free port).
     pub listen: SocketAddr,
-    /// Bearer token every request must carry (required off loopback).
+    /// The operator token: given (`--token-file`, `WARROOM_TOKEN`), else the credentials
+    /// directory's (filled in by the daemon before it serves).
     pub token: Option<String>,
     /// Browser origins allowed to call (e.g. `http://localhost:5173`); none by default.
     pub allow_origins: Vec<String>,
+    /// Where agent tokens are kept (`token issue`); none: only the operator token.
+    pub credentials: Option<CredentialStore>,
 }
 
 impl HttpOptions {
-    /// Refuses a non-loopback address without a token, saying how to give one.
+    /// Refuses a non-loopback address without an explicitly given token, saying how to
+    /// give one (on loopback the daemon's own operator token is used when none is given).
     pub fn check(&self) -> anyhow::Result<()> {
         if !self.listen.ip().is_loopback() && self.token.is_none() {
             anyhow::bail!(
@@ -94,37 +105,43 @@ pub async fn serve(
         config,
     );
     let mut router = axum::Router::new().nest_service("/mcp", service);
-    if let Some(token) = opts.token.clone() {
-        router = router.layer(axum::middleware::from_fn_with_state(
-            Arc::new(token),
-            require_token,
-        ));
-    }
+    let operator = opts
+        .token
+        .clone()
+        .context("the HTTP edge needs an operator token")?;
+    let verifier = Arc::new(Verifier::new(operator, opts.credentials.clone()));
+    router = router.layer(axum::middleware::from_fn_with_state(verifier, authenticate));
+    use axum::serve::ListenerExt as _;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY: {e}");
+        }
+    });
     axum::serve(listener, router)
         .with_graceful_shutdown(stop.cancelled_owned())
         .await
         .context("serving HTTP")
 }
 
-/// 401 unless the request carries `Authorization: Bearer <token>`.
-async fn require_token(State(token): State<Arc<String>>, req: Request, next: Next) -> Response {
+/// 401 unless the request carries `Authorization: Bearer <token>` with a token the
+/// verifier knows; otherwise the request goes on carrying its [`crate::mcp::Credential`].
+async fn authenticate(State(v): State<Arc<Verifier>>, mut req: Request, next: Next) -> Response {
     let given = req
         .headers()
         .get(http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    if given.is_some_and(|g| constant_time_eq(g.as_bytes(), token.as_bytes())) {
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    if let Some(who) = given.and_then(|g| v.check(g)) {
+        req.extensions_mut().insert(who);
         return next.run(req).await;
     }
     (
         http::StatusCode::UNAUTHORIZED,
         [(http::header::WWW_AUTHENTICATE, "Bearer")],
-        "missing or wrong bearer token: send `Authorization: Bearer <token>` (the daemon's --token-file)",
+        "missing, wrong or revoked bearer token: send `Authorization: Bearer <token>`. The \
+         operator token is in the file `warroom-memory daemon status` names; an agent gets \
+         its own with `warroom-memory token issue --room R --role ROLE`",
     )
         .into_response()
-}
-
-/// Compares without an early exit, so timing does not reveal a matching prefix.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

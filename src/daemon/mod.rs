@@ -20,6 +20,7 @@
 //! Architecture invariant: this module takes plain values (root, identity, a way to open
 //! the memory); it never sees the CLI's context type, so nothing here imports `cli`.
 
+pub mod credentials;
 pub mod http;
 mod relay;
 mod server;
@@ -102,6 +103,10 @@ pub struct DaemonInfo {
     /// Its MCP Streamable HTTP endpoint, if it serves HTTP.
     #[serde(default)]
     pub url: Option<String>,
+    /// The file holding the operator token HTTP clients send (`Authorization: Bearer …`),
+    /// when the daemon made or keeps it there (not when given by `WARROOM_TOKEN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_file: Option<PathBuf>,
 }
 
 /// The socket and lock file of the daemon for one project root.
@@ -111,6 +116,8 @@ pub struct Place {
     pub socket: PathBuf,
     /// Lock file held by the running daemon; holds its [`DaemonInfo`].
     pub lock: PathBuf,
+    /// The HTTP edge's credentials (operator token, agent tokens) of this root.
+    pub credentials: credentials::CredentialStore,
 }
 
 /// Where the daemon of `root` lives. `env` reads the environment (for `XDG_RUNTIME_DIR`).
@@ -122,14 +129,14 @@ pub fn place(root: &Path, env: &dyn Fn(&str) -> Option<String>) -> std::io::Resu
     Ok(Place {
         socket: dir.join(format!("{hash}.sock")),
         lock: dir.join(format!("{hash}.lock")),
+        credentials: credentials::CredentialStore::of(&hash, env, &dir),
     })
 }
 
 /// The user's private directory for sockets, created 0700 and checked to be ours.
 fn private_dir(env: &dyn Fn(&str) -> Option<String>) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    // Our uid, without unsafe code: the owner of a file we just created.
-    let uid = tempfile::tempfile()?.metadata()?.uid();
+    let uid = crate::fsx::current_uid();
     let dir = match env("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
         Some(d) => PathBuf::from(d).join("warroom-memory"),
         None => std::env::temp_dir().join(format!("warroom-memory-{uid}")),

@@ -53,7 +53,7 @@ pub struct DaemonOptions {
 /// Runs the daemon until it is told to stop. `open` loads the memory; it is called only
 /// once the lock is held, so a refused second daemon never loads the ledger.
 pub fn run_daemon(
-    opts: DaemonOptions,
+    mut opts: DaemonOptions,
     open: impl FnOnce() -> anyhow::Result<Arc<Memory>>,
 ) -> anyhow::Result<()> {
     let mut lock = std::fs::OpenOptions::new()
@@ -72,8 +72,19 @@ pub fn run_daemon(
                 .unwrap_or_default()
         );
     }
-    if let Some(h) = &opts.http {
+    let mut token_file = None;
+    if let Some(h) = &mut opts.http {
         h.check()?;
+        let store = opts.place.credentials.clone();
+        if h.token.is_none() {
+            h.token = Some(
+                store
+                    .operator_token()
+                    .with_context(|| format!("the operator token in {}", store.dir().display()))?,
+            );
+            token_file = Some(store.operator_file());
+        }
+        h.credentials = Some(store);
     }
     let mut info = DaemonInfo {
         pid: std::process::id(),
@@ -83,6 +94,7 @@ pub fn run_daemon(
         started: opts.started.clone(),
         ready: false,
         url: None,
+        token_file,
     };
     // Replace a dead daemon's record at once: until `ready`, nobody may think we serve.
     write_info(&mut lock, &info)?;

@@ -55,6 +55,17 @@ pub fn instructions(who: &Identity) -> String {
     s
 }
 
+/// Who an HTTP request's bearer token says it is. The daemon's HTTP edge puts it in the
+/// request's extensions after checking the token; [`Server`] reads it to fix the
+/// session's identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// The operator token: the session names its identity with `X-Warroom-*` headers.
+    Operator,
+    /// An agent token: the session is this identity; a header naming another is refused.
+    Agent(Identity),
+}
+
 /// The MCP server: shared core plus the caller's identity (one process per agent in stdio
 /// mode).
 #[derive(Clone)]
@@ -63,8 +74,9 @@ pub struct Server {
     who: Identity,
     /// The tools this server lists and accepts.
     tools: tools::ToolSet,
-    /// HTTP sessions: the identity taken from the first request's `X-Warroom-Room` /
-    /// `X-Warroom-Role` headers, to which every later request of the session must agree.
+    /// HTTP sessions: the identity of the first request (its agent token's, or for the
+    /// operator token its `X-Warroom-*` headers'), to which every later request of the
+    /// session must agree.
     http_identity: Option<Arc<std::sync::OnceLock<Identity>>>,
     /// Held shared by every running tool call; [`Server::drain`] takes it exclusively to
     /// wait until in-flight calls (and their appends) have finished.
@@ -140,12 +152,33 @@ impl Server {
                 .transpose()
         };
         let (room, role) = (header("x-warroom-room")?, header("x-warroom-role")?);
-        let env = |k: &str| match k {
-            "WARROOM_ROOM_ID" => room.clone(),
-            "WARROOM_ROLE" => role.clone(),
-            _ => None,
+        let asked = match parts.extensions.get::<Credential>() {
+            // The edge checked the token; no request without one reaches us.
+            None => return Err("no credential on this request".into()),
+            Some(Credential::Agent(bound)) => {
+                let differs = |said: &Option<String>, is: &Option<String>| {
+                    said.as_ref().is_some_and(|s| Some(s) != is.as_ref())
+                };
+                if differs(&room, &bound.room_id) || differs(&role, &bound.role) {
+                    return Err(format!(
+                        "this token acts as room {} / role {}; the X-Warroom-* headers cannot \
+                         change that. Fix: drop the headers, or use a token issued for the \
+                         other identity",
+                        bound.room_id.as_deref().unwrap_or("-"),
+                        bound.role.as_deref().unwrap_or("-"),
+                    ));
+                }
+                bound.clone()
+            }
+            Some(Credential::Operator) => {
+                let env = |k: &str| match k {
+                    "WARROOM_ROOM_ID" => room.clone(),
+                    "WARROOM_ROLE" => role.clone(),
+                    _ => None,
+                };
+                Identity::from_env(&env).map_err(|e| format!("{e}"))?
+            }
         };
-        let asked = Identity::from_env(&env).map_err(|e| format!("{e}"))?;
         let fixed = bound.get_or_init(|| asked.clone());
         if *fixed != asked {
             return Err(format!(

@@ -26,6 +26,8 @@ pub fn daemon_cmd(root: &Path, runtime: &Path, args: &[&str]) -> Command {
         .arg("daemon")
         .args(args)
         .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_STATE_HOME", runtime)
+        .env_remove("WARROOM_TOKEN")
         .env_remove("WARROOM_ROOM_ID")
         .env_remove("WARROOM_ROLE")
         .env_remove("WARROOM_DATABASE_URL");
@@ -86,4 +88,66 @@ pub fn url_of(root: &Path, runtime: &Path) -> String {
         .as_str()
         .expect("the daemon serves HTTP")
         .to_string()
+}
+
+/// The operator token of the daemon of `root`: read from the file `daemon status --json`
+/// names (the daemon made it, 0600, on first start).
+pub fn operator_token(root: &Path, runtime: &Path) -> String {
+    let out = daemon_cmd(root, runtime, &["status"])
+        .arg("--json")
+        .output()
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = info["token_file"]
+        .as_str()
+        .expect("the daemon names its token file");
+    std::fs::read_to_string(file).unwrap().trim().to_string()
+}
+
+/// rmcp's Streamable HTTP client to `url` with `token` (sent as `Authorization: Bearer`)
+/// and, for an operator token, the identity to act as.
+pub fn http_transport(
+    url: &str,
+    token: &str,
+    room: Option<&str>,
+    role: Option<&str>,
+) -> rmcp::transport::StreamableHttpClientTransport<reqwest::Client> {
+    use http::{HeaderName, HeaderValue};
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let mut h = std::collections::HashMap::new();
+    for (name, value) in [("x-warroom-room", room), ("x-warroom-role", role)] {
+        if let Some(v) = value {
+            h.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+    }
+    rmcp::transport::StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url.to_string())
+            .auth_header(token)
+            .custom_headers(h),
+    )
+}
+
+/// `token issue --room ROOM --role ROLE --json`: the token's id and the token.
+pub fn issue_token(root: &Path, runtime: &Path, room: &str, role: &str) -> (String, String) {
+    let out = Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["token", "issue", "--room", room, "--role", role, "--json"])
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_STATE_HOME", runtime)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (
+        v["id"].as_str().unwrap().to_string(),
+        v["token"].as_str().unwrap().to_string(),
+    )
 }
