@@ -215,8 +215,11 @@ impl CredentialStore {
 pub struct Verifier {
     operator: String,
     store: Option<CredentialStore>,
-    cache: Mutex<(Option<(u64, i64, i64)>, HashMap<String, AgentToken>)>,
+    cache: Mutex<(Option<FileStamp>, HashMap<String, AgentToken>)>,
 }
+
+/// Length and modification time of the agent tokens' file: when it changes, re-read.
+type FileStamp = (u64, i64, i64);
 
 impl Verifier {
     /// A verifier of `operator` and of the agent tokens in `store` (if any).
