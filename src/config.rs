@@ -203,6 +203,8 @@ pub struct Settings {
     /// Where the cold-start snapshot of a big ledger is kept (None: never; the CLI's
     /// default is the user's cache directory).
     pub snapshot: Option<crate::store::snapshot::SnapshotPlace>,
+    /// `verify` accepts unchained lines after chained ones (`allow_unchained`).
+    pub allow_unchained: bool,
 }
 
 impl Default for Settings {
@@ -218,6 +220,7 @@ impl Default for Settings {
             ranking: crate::index::Ranking::default(),
             lock_wait: crate::store::jsonl::DEFAULT_LOCK_WAIT,
             supersede_others: SupersedeOthers::default(),
+            allow_unchained: false,
             fault_after_bytes: None,
             crash_after_bytes: None,
             snapshot: None,
@@ -284,6 +287,10 @@ pub struct ConfigFile {
     pub supersede_others: Option<SupersedeOthers>,
     /// `warroom` or `ostwin`: which layout's paths to use (default: detected).
     pub layout: Option<crate::layout::Layout>,
+    /// `verify` accepts lines without a `prev` link after chained ones (default false:
+    /// such a line is a violation, since this server never writes one). Set it only when
+    /// another writer really appends unchained lines beside us.
+    pub allow_unchained: Option<bool>,
 }
 
 impl ConfigFile {
@@ -329,6 +336,9 @@ impl ConfigFile {
         }
         if let Some(f) = self.fsync {
             settings.fsync = f;
+        }
+        if let Some(a) = self.allow_unchained {
+            settings.allow_unchained = a;
         }
         if let Some(s) = self.secrets {
             settings.secrets = s;

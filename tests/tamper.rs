@@ -214,3 +214,97 @@ fn union_merges_and_older_writers_still_verify() {
         (Some(1), Some(1))
     );
 }
+
+/// Red team #29 item 2: this server never writes an unchained line after a chained one,
+/// so such a line — inserted after line 4 of a chained ledger, or before its first line —
+/// is a violation, not a fork; a project that really has an unchained writer says so.
+#[test]
+fn an_unchained_line_inserted_into_a_chained_ledger_is_a_violation() {
+    let p = seeded(5);
+    let root = p.path();
+    let lines = ledger_lines(root);
+    let unchained = |id: &str, ts: &str| {
+        format!(
+            r#"{{"id":"{id}","ts":"{ts}","kind":"decision","room_id":"room-1","author_role":"eng","ref":"","tags":[],"summary":"inserted","detail":"","supersedes":null}}"#
+        )
+    };
+    let mut all = lines.clone();
+    all.insert(4, unchained("mem-inserted", "2026-11-20T03:30:00Z"));
+    set_lines(root, &all);
+    let (code, r) = verify(root, None);
+    assert_eq!(code, 1, "{r}");
+    assert_eq!(kinds(&r), vec!["unchained"]);
+    assert_eq!(r["violations"][0]["line"], 5);
+    // The setting, on the command line or in warroom.yaml, accepts it (reported as counted).
+    let (code, out, _) = cli(root, &["--json", "verify", "--allow-unchained"]);
+    assert_eq!(code, 0, "{out}");
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        "allow_unchained: true\n",
+    )
+    .unwrap();
+    assert_eq!(verify(root, None).0, 0);
+    std::fs::remove_file(root.join(".agents/warroom.yaml")).unwrap();
+    // Before the first line, whatever its date: the line that links to the start of the
+    // ledger shows it was not there when the chain began.
+    for ts in ["2026-11-19T00:00:00Z", "2026-11-20T00:00:00Z"] {
+        let mut all = lines.clone();
+        all.insert(0, unchained("mem-first", ts));
+        set_lines(root, &all);
+        let (code, r) = verify(root, None);
+        assert_eq!(code, 1, "{r}");
+        assert_eq!(kinds(&r), vec!["unchained"]);
+        assert!(r.to_string().contains("inserted before the chain began"), "{r}");
+    }
+    // In an older writer's unchained prefix, a line dated before the ledger's first line.
+    let mut legacy = vec![
+        unchained("mem-old-1", "2026-11-01T00:00:00Z"),
+        unchained("mem-old-2", "2026-10-01T00:00:00Z"),
+    ];
+    legacy.push(forged(&legacy[1], "mem-new", "2026-11-02T00:00:00Z", None));
+    set_lines(root, &legacy);
+    let (code, r) = verify(root, None);
+    assert_eq!(code, 1, "{r}");
+    assert_eq!(kinds(&r), vec!["unchained"]);
+    assert!(r.to_string().contains("s before the ledger"), "{r}");
+}
+
+/// Red team #29 item 5: one line dated a year ahead (a skewed clock, a bad merge) is
+/// reported by `verify` as future-dated, and writers keep working after it; the lines they
+/// write after it are not called backdated.
+#[test]
+fn a_future_dated_line_is_reported_and_writers_keep_working() {
+    let p = seeded(3);
+    let root = p.path();
+    let mut all = ledger_lines(root);
+    all.push(forged(
+        all.last().unwrap(),
+        "mem-future",
+        "2027-11-20T00:00:00Z",
+        None,
+    ));
+    set_lines(root, &all);
+    // At the verifier's now it is already in the future.
+    let (code, out, _) = cli(
+        root,
+        &["--json", "--now", "2026-11-20T05:00:00Z", "verify"],
+    );
+    assert_eq!(code, 1, "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(kinds(&r), vec!["future-dated"]);
+    assert_eq!(r["violations"][0]["line"], 4);
+    // A writer whose clock is right goes on (it used to refuse every publish).
+    let id = publish_at(root, "2026-11-20T05:00:00Z", "after the future line");
+    assert!(ledger_lines(root).last().unwrap().contains(&id));
+    publish_at(root, "2026-11-20T06:00:00Z", "and another");
+    // Judged from the lines around it, even once its date has passed: the odd one out is
+    // the future-dated line, not the writers' lines after it.
+    let (code, out, _) = cli(
+        root,
+        &["--json", "--now", "2028-01-01T00:00:00Z", "verify"],
+    );
+    assert_eq!(code, 1, "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(kinds(&r), vec!["future-dated"], "{r}");
+    assert_eq!(r["violations"][0]["line"], 4);
+}

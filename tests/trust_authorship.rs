@@ -188,10 +188,17 @@ fn now_never_dates_a_write_and_a_clock_behind_the_ledger_is_refused() {
             "a write was dated {ts} by --now / WARROOM_NOW"
         );
     }
-    // The scenario clock moves writes, but never before the ledger's last line (60 s).
+    // The scenario clock moves writes. One dated before the ledger's last line is written
+    // (one future-dated line must not stop every writer) with a warning, and `verify`
+    // reports it as backdated: the lines before it agree with each other, not with it.
     let before = ledger_lines(root).len();
     let (code, _, err) = cli_at(root, "2020-01-01T00:00:00Z", &args);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("behind the ledger's last line"), "{err}");
-    assert_eq!(ledger_lines(root).len(), before);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("writing anyway"), "{err}");
+    assert_eq!(ledger_lines(root).len(), before + 1);
+    let (code, out, _) = cli(root, &["--json", "verify"]);
+    assert_eq!(code, 1, "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["violations"][0]["kind"], "backdated", "{r}");
+    assert_eq!(r["violations"][0]["line"], before as u64 + 1);
 }

@@ -10,7 +10,17 @@
 //!   recorded head tells the two apart (`--head`);
 //! - `prev` names no earlier line: `broken-link` — a line before it was changed, removed or
 //!   moved;
-//! - a line dated more than [`SKEW_SECONDS`] before the line it links to: `backdated`.
+//! - a line dated more than [`SKEW_SECONDS`] before the line it links to: `backdated` —
+//!   unless that line is the odd one out (dated ahead of both the line before it and the
+//!   line after it): then *it* is `future-dated`, and the chain's time goes on from the
+//!   lines around it. A line dated beyond the verifier's now (plus the skew) is
+//!   `future-dated` too. One skewed clock or bad merge is reported, and writers keep
+//!   working after it ([`crate::ledger::Ledger`] warns instead of refusing);
+//! - a line without `prev` after a chained line: `unchained` — this server never writes
+//!   one, so it was inserted (projects where an unchained writer really appends beside us
+//!   set `allow_unchained`). Unchained lines are accepted only as a prefix written by older
+//!   versions, and even there a line dated before the ledger's first line, or unchained
+//!   lines before a line that links to the start of the ledger, are `unchained` too.
 
 use std::collections::HashMap;
 
@@ -61,6 +71,16 @@ struct Fields<'a> {
 /// The streaming chain check.
 #[derive(Default)]
 pub struct ChainCheck {
+    /// Unchained lines after chained ones are accepted (a documented project setting).
+    pub allow_unchained: bool,
+    /// The verifier's now (seconds): lines dated beyond it plus the skew are future-dated.
+    pub now: Option<i64>,
+    /// Findings about an earlier line, learnt from a later one: (line, kind, message).
+    pub late: Vec<(u64, &'static str, String)>,
+    /// Lines already reported future-dated.
+    future: std::collections::HashSet<u32>,
+    /// Time of the first line, if it has one.
+    first_ts: Option<i64>,
     /// Line number (1-based) of each link seen; the first wins.
     at: HashMap<Link, u32>,
     /// Per line (index = line - 1): the line it links to (0 = the start, [`NONE`] =
@@ -91,12 +111,17 @@ impl ChainCheck {
             .and_then(|t| parse_rfc3339(t).ok())
             .map_or(i64::MIN, |t| t.0);
         self.ts.push(ts);
+        if line == 1 && ts != i64::MIN {
+            self.first_ts = Some(ts);
+        }
+        let future = self.future_now(ts, line);
         let Some(prev) = fields.as_ref().and_then(|f| f.prev.as_deref()) else {
             self.parent.push(NONE);
-            if !bytes.iter().all(u8::is_ascii_whitespace) {
-                self.report.unchained += 1;
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return future;
             }
-            return None;
+            self.report.unchained += 1;
+            return self.unchained_finding(ts).or(future);
         };
         self.report.chained += 1;
         let Some(target) = parse_hex(prev) else {
@@ -133,21 +158,104 @@ impl ChainCheck {
                 continues: u64::from(to),
             });
         }
-        let before = if to == 0 {
-            i64::MIN
-        } else {
-            self.ts[to as usize - 1]
-        };
-        if ts != i64::MIN && before != i64::MIN && ts < before - SKEW_SECONDS {
+        if to == 0 && self.report.unchained > 0 && !self.allow_unchained {
             return Some((
-                "backdated",
+                "unchained",
                 format!(
-                    "dated {} s before line {to}, the line it follows (allowed skew: {SKEW_SECONDS} s)",
-                    before - ts
+                    "links to the start of the ledger, yet {} unchained line(s) come before \
+                     it: they were inserted before the chain began",
+                    self.report.unchained
                 ),
             ));
         }
-        None
+        self.backdated(ts, to).or(future)
+    }
+
+    /// `future-dated` for a line dated beyond the verifier's now plus the skew.
+    fn future_now(&mut self, ts: i64, line: u64) -> Option<Finding> {
+        let now = self.now?;
+        if ts == i64::MIN || ts <= now + SKEW_SECONDS {
+            return None;
+        }
+        self.future.insert(line as u32);
+        Some((
+            "future-dated",
+            format!(
+                "dated {} s after the verifier's now (allowed skew: {SKEW_SECONDS} s): a clock \
+                 ahead, or a line merged from one",
+                ts - now
+            ),
+        ))
+    }
+
+    /// An unchained line is a violation after a chained one, or when dated before the
+    /// ledger's first line.
+    fn unchained_finding(&self, ts: i64) -> Option<Finding> {
+        if self.allow_unchained {
+            return None;
+        }
+        if self.report.chained > 0 {
+            return Some((
+                "unchained",
+                "has no `prev` link but comes after chained lines; this server never writes \
+                 such a line, so it was inserted (set `allow_unchained: true` in \
+                 .agents/warroom.yaml if another writer really appends unchained lines)"
+                    .to_string(),
+            ));
+        }
+        match self.first_ts {
+            Some(first) if ts != i64::MIN && ts < first - SKEW_SECONDS => Some((
+                "unchained",
+                format!(
+                    "has no `prev` link and is dated {} s before the ledger's first line",
+                    first - ts
+                ),
+            )),
+            _ => None,
+        }
+    }
+
+    /// `backdated` for a line dated more than the skew before the line it links to — or,
+    /// when that line is the odd one out (ahead of its own predecessor too), that line is
+    /// reported `future-dated` instead and this one compared with the line before it.
+    fn backdated(&mut self, ts: i64, to: u32) -> Option<Finding> {
+        if to == 0 || ts == i64::MIN {
+            return None;
+        }
+        let before = self.ts[to as usize - 1];
+        if before == i64::MIN || ts >= before - SKEW_SECONDS {
+            return None;
+        }
+        let grand = self.parent[to as usize - 1];
+        let grand_ts = match grand {
+            0 | NONE => None,
+            g => Some(self.ts[g as usize - 1]).filter(|&t| t != i64::MIN),
+        };
+        if let Some(g) = grand_ts
+            && ts >= g - SKEW_SECONDS
+            && before > g + SKEW_SECONDS
+        {
+            if self.future.insert(to) {
+                self.late.push((
+                    u64::from(to),
+                    "future-dated",
+                    format!(
+                        "dated {} s after the line that follows it (and {} s after the line \
+                         before it): a clock ahead, or a line merged from one",
+                        before - ts,
+                        before - g
+                    ),
+                ));
+            }
+            return None;
+        }
+        Some((
+            "backdated",
+            format!(
+                "dated {} s before line {to}, the line it follows (allowed skew: {SKEW_SECONDS} s)",
+                before - ts
+            ),
+        ))
     }
 
     /// Checks a recorded head against the whole file: it must still be there, and every

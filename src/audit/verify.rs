@@ -31,7 +31,7 @@ pub struct Violation {
     /// Short machine-readable kind: invalid-utf8, malformed-json, schema, bad-entry,
     /// duplicate-id, dangling-supersede, double-supersede, self-supersede,
     /// supersede-cycle, torn-tail, oversized-line, broken-link, bad-link, backdated,
-    /// head-missing, outside-head.
+    /// future-dated, unchained, head-missing, outside-head.
     pub kind: String,
     /// What is wrong, in words.
     pub message: String,
@@ -71,13 +71,25 @@ struct Seen {
     supersedes: Option<String>,
 }
 
-/// Verifies the ledger at `path`, and `head` (recorded earlier) against it when given.
+/// What `verify` checks besides every line.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions<'a> {
+    /// A head recorded earlier: it must still be there, with its history.
+    pub head: Option<&'a str>,
+    /// The verifier's now: lines dated beyond it (plus the skew) are `future-dated`.
+    pub now: Option<crate::clock::Timestamp>,
+    /// Accept unchained lines after chained ones (`allow_unchained` in warroom.yaml).
+    pub allow_unchained: bool,
+}
+
+/// Verifies the ledger at `path` (and a recorded head against it, when given).
 /// `progress(done, total)` is called about every 16 MiB.
 pub fn verify(
     path: &Path,
-    head: Option<&str>,
+    opts: &VerifyOptions<'_>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<VerifyReport> {
+    let head = opts.head;
     let file = crate::fsx::open_read(path).map_err(|e| Error::io("opening", path, e))?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut reader = BufReader::with_capacity(1 << 20, file);
@@ -88,6 +100,9 @@ pub fn verify(
     let mut ids: HashMap<String, Seen> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut chain = ChainCheck::default();
+    chain.allow_unchained = opts.allow_unchained;
+    chain.now = opts.now.map(|t| t.0);
+    let mut offsets: Vec<u64> = Vec::new();
     let mut buf = Vec::new();
     let mut offset = 0u64;
     let mut next_progress = 16 << 20;
@@ -137,11 +152,20 @@ pub fn verify(
         if let Some((kind, message)) = chain.observe(bytes, r.lines) {
             flag(kind, message);
         }
+        offsets.push(offset);
         if bytes.iter().all(u8::is_ascii_whitespace) {
             r.blank += u64::from(terminated);
         } else if let Some(id) = check_line(bytes, &mut flag, &mut ids, r.lines, offset) {
             r.entries += 1;
             order.push(id);
+        }
+        for (line, kind, message) in chain.late.drain(..) {
+            r.violations.push(Violation {
+                line,
+                offset: offsets[line as usize - 1],
+                kind: kind.into(),
+                message,
+            });
         }
         offset += n as u64;
         if offset >= next_progress {
@@ -150,6 +174,9 @@ pub fn verify(
         }
     }
     r.bytes = offset;
+    drop(offsets);
+    // A finding about an earlier line (learnt from a later one) goes in its line's place.
+    r.violations.sort_by_key(|v| v.line);
     check_supersedes(&ids, &order, &mut r);
     if let Some(h) = head {
         for (line, kind, message) in chain.check_head(h) {

@@ -173,6 +173,10 @@ pub struct VerifyCmd {
     /// chained line before it in its history.
     #[arg(long, value_name = "HASH")]
     head: Option<String>,
+    /// Accept lines without a `prev` link after chained ones (also `allow_unchained: true`
+    /// in .agents/warroom.yaml); by default such a line is a violation.
+    #[arg(long)]
+    allow_unchained: bool,
 }
 
 impl VerifyCmd {
@@ -185,10 +189,15 @@ impl VerifyCmd {
                 done * 100 / total.max(1)
             ));
         };
-        let (paths, _, _) = g.layout()?;
+        let (paths, settings, _) = g.layout()?;
+        let opts = verify::VerifyOptions {
+            head: self.head.as_deref(),
+            now: Some(g.read_now()?),
+            allow_unchained: settings.allow_unchained || self.allow_unchained,
+        };
         let report = match (self.file, paths.database) {
-            (Some(p), _) => verify::verify(&p, self.head.as_deref(), &mut progress)?,
-            (None, None) => verify::verify(&paths.ledger, self.head.as_deref(), &mut progress)?,
+            (Some(p), _) => verify::verify(&p, &opts, &mut progress)?,
+            (None, None) => verify::verify(&paths.ledger, &opts, &mut progress)?,
             (None, Some(url)) => {
                 // The database's ledger, exported to a private temporary file and checked
                 // by the same code, byte for byte.
@@ -201,7 +210,7 @@ impl VerifyCmd {
                     db.export(&crate::store::Stream::Ledger, &mut w)?;
                     std::io::Write::flush(&mut w).context("writing the temporary export")?;
                 }
-                let mut r = verify::verify(tmp.path(), self.head.as_deref(), &mut progress)?;
+                let mut r = verify::verify(tmp.path(), &opts, &mut progress)?;
                 r.file = format!("{url} (ledger)");
                 r
             }

@@ -208,6 +208,14 @@ impl Global {
         })
     }
 
+    /// The reads' now: `--now` / `WARROOM_NOW`, else the clock file, else the system clock.
+    pub(crate) fn read_now(&self) -> anyhow::Result<crate::clock::Timestamp> {
+        match &self.now {
+            Some(t) => Ok(parse_rfc3339(t).context("--now / WARROOM_NOW")?),
+            None => Ok(self.clock().now()),
+        }
+    }
+
     /// Resolves paths and settings without opening anything.
     pub(crate) fn layout(&self) -> anyhow::Result<(Paths, Settings, RootSource)> {
         let env = |k: &str| std::env::var(k).ok();
