@@ -172,36 +172,13 @@ async fn fifos_among_plans_configs_channels_and_settings_never_hang_a_server() {
 /// Runs the binary (as role qa) and fails the test, instead of hanging the suite, if it
 /// does not finish within a minute. Returns (exit code, stdout, stderr).
 fn run_bounded(args: &[&str], root: &std::path::Path) -> (i32, String, String) {
-    use std::process::{Command, Stdio};
-    let child = Command::new(BIN)
-        .arg("--root")
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.arg("--root")
         .arg(root)
         .args(args)
         .env_remove("WARROOM_ROOM_ID")
-        .env("WARROOM_ROLE", "qa")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let watchdog = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_secs(60));
-        let _ = std::process::Command::new("kill")
-            .args(["-9", &pid.to_string()])
-            .status();
-    });
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        !watchdog.is_finished(),
-        "`{}` took over a minute",
-        args.join(" ")
-    );
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+        .env("WARROOM_ROLE", "qa");
+    output_within(&mut cmd, std::time::Duration::from_secs(60))
 }
 
 #[test]
@@ -255,4 +232,52 @@ fn huge_room_patterns_are_refused_with_the_limit_named() {
     let (code, _, err) = run_bounded(&["query", "--exclude-room", &stars], p.path());
     assert_eq!(code, 2, "a clear error, not a panic: {err}");
     assert!(err.contains("exclude_room") && err.contains("256"), "{err}");
+}
+
+/// Red team #29 item 10: every file the CLI is pointed at is refused unless regular, and
+/// read with a limit — `/dev/zero` used to be read until memory ran out, a FIFO waited on.
+#[test]
+fn files_named_on_the_command_line_are_regular_and_bounded() {
+    let p = project();
+    let fifo = p.path().join("pipe");
+    mkfifo(&fifo);
+    let fifo = fifo.to_str().unwrap();
+    let big = p.path().join("big.md");
+    std::fs::write(&big, vec![b'#'; (4 << 20) + 1]).unwrap();
+    let big = big.to_str().unwrap();
+    let ledger = ledger(p.path());
+    std::fs::write(&ledger, "").unwrap();
+    let ledger = ledger.to_str().unwrap();
+    let publish = [
+        "publish",
+        "--kind",
+        "code",
+        "--summary",
+        "x",
+        "--as-room",
+        "r",
+    ];
+    for (args, said) in [
+        (
+            [&publish[..], &["--detail-file", "/dev/zero"]].concat(),
+            "--detail-file /dev/zero",
+        ),
+        ([&publish[..], &["--detail-file", fifo]].concat(), "a FIFO"),
+        (vec!["plan", "register", "/dev/zero"], "a device"),
+        (
+            vec!["plan", "register", big],
+            "larger than the limit of 4194304 bytes",
+        ),
+        (vec!["diff", fifo, ledger], "a FIFO"),
+        (vec!["diff", ledger, "/dev/zero"], "a device"),
+        (
+            vec!["daemon", "--token-file", "/dev/zero"],
+            "--token-file /dev/zero",
+        ),
+    ] {
+        let (code, _, err) = run_bounded(&args, p.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read(ledger).unwrap(), b"", "nothing was written");
 }

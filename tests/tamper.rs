@@ -238,11 +238,7 @@ fn an_unchained_line_inserted_into_a_chained_ledger_is_a_violation() {
     // The setting, on the command line or in warroom.yaml, accepts it (reported as counted).
     let (code, out, _) = cli(root, &["--json", "verify", "--allow-unchained"]);
     assert_eq!(code, 0, "{out}");
-    std::fs::write(
-        root.join(".agents/warroom.yaml"),
-        "allow_unchained: true\n",
-    )
-    .unwrap();
+    std::fs::write(root.join(".agents/warroom.yaml"), "allow_unchained: true\n").unwrap();
     assert_eq!(verify(root, None).0, 0);
     std::fs::remove_file(root.join(".agents/warroom.yaml")).unwrap();
     // Before the first line, whatever its date: the line that links to the start of the
@@ -254,7 +250,10 @@ fn an_unchained_line_inserted_into_a_chained_ledger_is_a_violation() {
         let (code, r) = verify(root, None);
         assert_eq!(code, 1, "{r}");
         assert_eq!(kinds(&r), vec!["unchained"]);
-        assert!(r.to_string().contains("inserted before the chain began"), "{r}");
+        assert!(
+            r.to_string().contains("inserted before the chain began"),
+            "{r}"
+        );
     }
     // In an older writer's unchained prefix, a line dated before the ledger's first line.
     let mut legacy = vec![
@@ -285,10 +284,7 @@ fn a_future_dated_line_is_reported_and_writers_keep_working() {
     ));
     set_lines(root, &all);
     // At the verifier's now it is already in the future.
-    let (code, out, _) = cli(
-        root,
-        &["--json", "--now", "2026-11-20T05:00:00Z", "verify"],
-    );
+    let (code, out, _) = cli(root, &["--json", "--now", "2026-11-20T05:00:00Z", "verify"]);
     assert_eq!(code, 1, "{out}");
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(kinds(&r), vec!["future-dated"]);
@@ -299,10 +295,7 @@ fn a_future_dated_line_is_reported_and_writers_keep_working() {
     publish_at(root, "2026-11-20T06:00:00Z", "and another");
     // Judged from the lines around it, even once its date has passed: the odd one out is
     // the future-dated line, not the writers' lines after it.
-    let (code, out, _) = cli(
-        root,
-        &["--json", "--now", "2028-01-01T00:00:00Z", "verify"],
-    );
+    let (code, out, _) = cli(root, &["--json", "--now", "2028-01-01T00:00:00Z", "verify"]);
     assert_eq!(code, 1, "{out}");
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(kinds(&r), vec!["future-dated"], "{r}");

@@ -302,11 +302,56 @@ pub fn cli_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd.output().unwrap();
+    output_within(&mut cmd, CLI_DEADLINE)
+}
+
+/// How long one CLI command of a test may take before the test fails (not hangs).
+pub const CLI_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs `cmd` (stdin closed) and returns (exit code, stdout, stderr); a command still
+/// running after `deadline` is killed — by its own handle, never by a PID that could have
+/// been reused — and the test fails saying so, instead of hanging the suite.
+pub fn output_within(
+    cmd: &mut std::process::Command,
+    deadline: std::time::Duration,
+) -> (i32, String, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{cmd:?} did not finish within {} s (killed); stderr so far:\n{}",
+                deadline.as_secs(),
+                err.join().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
     (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        status.code().unwrap_or(-1),
+        out.join().unwrap(),
+        err.join().unwrap(),
     )
 }
 
