@@ -613,3 +613,46 @@ async fn the_first_agent_can_bring_the_daemon_up() {
     let stop = daemon_cmd(p.path(), rt.path(), &["stop"]).output().unwrap();
     assert!(stop.status.success());
 }
+
+/// Red team #29 item 11: `daemon --tools core` applies to relayed stdio agents too (they
+/// used to get every tool, while HTTP sessions got the core set).
+#[tokio::test]
+async fn the_daemons_tool_set_applies_to_relayed_agents() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let _d = start_daemon_with(
+        p.path(),
+        rt.path(),
+        &["--listen", "none", "--tools", "core"],
+    );
+    let a = attached(p.path(), rt.path(), "room-1").await;
+    let mut names: Vec<String> = a.tools().await.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "memory_get",
+            "memory_get_context",
+            "memory_publish",
+            "memory_query",
+            "memory_search"
+        ]
+    );
+    let Value::Object(args) = json!({"type": "task", "body": "x"}) else {
+        unreachable!()
+    };
+    let refused = a
+        .client
+        .call_tool(rmcp::model::CallToolRequestParams::new("channel_post").with_arguments(args))
+        .await;
+    let said = format!("{refused:?}");
+    assert!(
+        refused.is_err() && said.contains("unknown tool `channel_post`"),
+        "{said}"
+    );
+    assert!(
+        !p.path()
+            .join(".agents/war-rooms/room-1/channel.jsonl")
+            .exists()
+    );
+}

@@ -151,3 +151,31 @@ fn every_scenario_passes_on_postgres_in_direct_mode_and_under_a_daemon() {
         );
     }
 }
+
+/// Red team #29 item 12: the caller's environment does not leak into scenarios — with a
+/// database URL, an identity and a ledger path set in the shell, scenarios still run on
+/// their own files, each alone.
+#[test]
+fn the_callers_environment_does_not_leak_into_scenarios() {
+    let out = Command::new(BIN)
+        .args([
+            "scenario",
+            "run",
+            "scenarios/filtered-views.scenario.yaml",
+            "scenarios/channel-privacy.scenario.yaml",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WARROOM_LOG", "warn")
+        .env(
+            "WARROOM_DATABASE_URL",
+            "postgres://nobody@127.0.0.1:1/no_such_database",
+        )
+        .env("WARROOM_ROOM_ID", "room-from-the-shell")
+        .env("WARROOM_LEDGER", "/nonexistent/ledger.jsonl")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("2 passed, 0 failed"), "{text}");
+}

@@ -30,6 +30,9 @@ use crate::memory::Memory;
 /// Longest hello line accepted, and how long a new connection may take to send it.
 const MAX_HELLO_BYTES: u64 = 4096;
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// The first and the longest pause after a failed accept.
+const ACCEPT_BACKOFF_START: Duration = Duration::from_millis(5);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// How long shutdown waits for sessions to end before it stops waiting for them.
 const SESSION_DRAIN: Duration = Duration::from_secs(10);
 
@@ -167,14 +170,33 @@ async fn serve(
             }
         })
     });
+    // Accept errors (out of file descriptors, most often) are retried with a growing
+    // pause, logged once when they start and once when they end: never a busy loop.
+    let mut backoff: Option<Duration> = None;
     let reason = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    if backoff.take().is_some() {
+                        tracing::info!("accepting connections again");
+                    }
                     let (t, s) = (template.clone(), stop.clone());
                     sessions.spawn(session(stream, t, s));
                 }
-                Err(e) => tracing::warn!("accept failed: {e}"),
+                Err(e) => {
+                    let pause = match backoff {
+                        None => {
+                            tracing::warn!(
+                                "accept failed: {e}; retrying with a pause of up to 1 s \
+                                 (logged again only when it recovers)"
+                            );
+                            ACCEPT_BACKOFF_START
+                        }
+                        Some(p) => (p * 2).min(ACCEPT_BACKOFF_MAX),
+                    };
+                    backoff = Some(pause);
+                    tokio::time::sleep(pause).await;
+                }
             },
             r = super::shutdown_signal() => break r,
             () = stop.cancelled() => break "a stop request",
@@ -223,6 +245,20 @@ async fn session(stream: UnixStream, template: Server, stop: CancellationToken) 
         },
         _ => return,
     };
+    // The daemon's tool setting wins: a relay asking for more than `--tools core` gets
+    // the core set; asking for another profile than the daemon allows is refused.
+    let tools = match (template.tool_set(), tools) {
+        (_, None) => template.tool_set(),
+        (ToolSet::Core, Some(ToolSet::All | ToolSet::Core)) => ToolSet::Core,
+        (ToolSet::Core, Some(ToolSet::Ostwin)) => {
+            let reply = serde_json::json!({ "error": "this daemon offers only the core tools \
+                (daemon --tools core); the OSTwin tool profile is not served. Fix: run the \
+                daemon with --tools all, or serve this agent directly (--daemon off)" });
+            let _ = write.write_all(format!("{reply}\n").as_bytes()).await;
+            return;
+        }
+        (_, Some(asked)) => asked,
+    };
     if write
         .write_all(format!("{HELLO_OK}\n").as_bytes())
         .await
@@ -231,10 +267,7 @@ async fn session(stream: UnixStream, template: Server, stop: CancellationToken) 
         return;
     }
     let transport = LineTransport::new(reader, write, MAX_MESSAGE_BYTES);
-    let mut server = template.for_session(who);
-    if let Some(t) = tools {
-        server = server.with_tools(t);
-    }
+    let server = template.for_session(who).with_tools(tools);
     let Ok(service) = server.serve(transport).await else {
         return;
     };

@@ -193,6 +193,11 @@ impl Server {
         Ok(asked)
     }
 
+    /// The tools this server offers.
+    pub fn tool_set(&self) -> tools::ToolSet {
+        self.tools
+    }
+
     /// The same server listing only the tools of `set`.
     pub fn with_tools(mut self, set: tools::ToolSet) -> Self {
         self.tools = set;

@@ -22,7 +22,7 @@ impl Run<'_> {
 
     /// `db export` of the ledger or of `room`'s channel, through the binary.
     fn export(&self, room: Option<String>) -> Result<Vec<u8>, String> {
-        let mut cmd = std::process::Command::new(self.exe);
+        let mut cmd = super::runner::isolated(self.exe);
         cmd.arg("--root").arg(&self.root).args(["db", "export"]);
         if let Some(r) = room {
             cmd.args(["--channel", &r]);
@@ -151,7 +151,7 @@ impl Run<'_> {
                 },
             )
             .collect();
-        let out = std::process::Command::new(self.exe)
+        let out = super::runner::isolated(self.exe)
             .arg("--root")
             .arg(&self.root)
             .args(&args)

@@ -108,23 +108,10 @@ impl Run<'_> {
         self.spawned += 1;
         let log = std::fs::File::create(self.work.join(format!("server-{}.log", self.spawned)))
             .map_err(|e| e.to_string())?;
-        let mut cmd = tokio::process::Command::new(self.exe);
+        let mut cmd = tokio::process::Command::from(isolated(self.exe));
         cmd.arg("serve").arg("--root").arg(&self.root);
         if !self.fsync {
             cmd.arg("--no-fsync");
-        }
-        for var in [
-            "WARROOM_ROOM_ID",
-            "WARROOM_ROLE",
-            "WARROOM_NOW",
-            "WARROOM_ROOT",
-            "AGENT_OS_ROOM_DIR",
-            "AGENT_OS_ROLE",
-            "AGENT_OS_ROOT",
-            "WARROOM_LEDGER",
-            "WARROOM_WAR_ROOMS",
-        ] {
-            cmd.env_remove(var);
         }
         cmd.env("WARROOM_NOW_FILE", &self.clock)
             .env("WARROOM_LOG", "warn");
@@ -228,7 +215,7 @@ impl Run<'_> {
         let runtime = self.work.join("run");
         std::fs::create_dir_all(&runtime).map_err(|e| e.to_string())?;
         let log = std::fs::File::create(self.work.join("daemon.log")).map_err(|e| e.to_string())?;
-        let mut cmd = std::process::Command::new(self.exe);
+        let mut cmd = isolated(self.exe);
         cmd.arg("--root").arg(&self.root);
         if !self.fsync {
             cmd.arg("--no-fsync");
@@ -245,7 +232,7 @@ impl Run<'_> {
             .map_err(|e| format!("starting the daemon: {e}"))?;
         let deadline = Instant::now() + std::time::Duration::from_secs(20);
         loop {
-            let ready = std::process::Command::new(self.exe)
+            let ready = isolated(self.exe)
                 .args(["daemon", "status", "--root"])
                 .arg(&self.root)
                 .env("XDG_RUNTIME_DIR", &runtime)
@@ -266,7 +253,7 @@ impl Run<'_> {
     /// Stops the scenario's daemon, if any.
     fn stop_daemon(&mut self) {
         if let Some(mut d) = self.daemon.take() {
-            let _ = std::process::Command::new(self.exe)
+            let _ = isolated(self.exe)
                 .args(["daemon", "stop", "--root"])
                 .arg(&self.root)
                 .env("XDG_RUNTIME_DIR", &d.runtime)
@@ -594,4 +581,19 @@ pub async fn run_file(
         failure,
         not_applicable: None,
     }
+}
+
+/// A command running the binary with none of the caller's `WARROOM_*` / `AGENT_OS_*`
+/// variables: a scenario describes its whole environment (`setup`, each agent's `env`),
+/// so a `WARROOM_DATABASE_URL` or `WARROOM_ROOM_ID` in the shell that runs the suite
+/// must not leak in (it used to put every scenario on one shared database).
+pub(super) fn isolated(exe: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(exe);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("WARROOM_") || k.starts_with("AGENT_OS_") {
+            cmd.env_remove(&*k);
+        }
+    }
+    cmd
 }

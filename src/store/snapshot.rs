@@ -352,8 +352,9 @@ fn hash_prefix(path: &Path, len: u64) -> io::Result<[u8; 32]> {
     Ok(*h.finalize().as_bytes())
 }
 
+/// The process's real uid (`getuid`), so the owner check works where there is no `/proc`.
 fn current_uid() -> u32 {
-    std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
+    crate::fsx::current_uid()
 }
 
 #[cfg(test)]
