@@ -168,7 +168,7 @@ proptest! {
             let r = (find(ToolSet::All, tool).unwrap().call)(&memory, &who, a);
             prop_assert!(r.is_error != Some(true), "{tool} failed on a fuzzed ledger");
         }
-        let report = warroom_memory::audit::verify::verify(&ledger, None, &mut |_, _| {}).unwrap();
+        let report = warroom_memory::audit::verify::verify(&ledger, &Default::default(), &mut |_, _| {}).unwrap();
         prop_assert!(report.lines as usize >= lines.len());
         let after = std::fs::read(&ledger).unwrap();
         let d = warroom_memory::audit::diff::diff("a", &data, "b", &after);
