@@ -234,6 +234,42 @@ fn a_key_others_can_read_is_not_trusted() {
     );
 }
 
+/// Red team #29 item 4: a snapshot directory another user owns or can write is not
+/// trusted (there the key could be swapped for a link to predictable bytes and a forged
+/// snapshot made to change answers); nor is a key that is a link.
+#[test]
+fn a_snapshot_directory_others_control_is_not_trusted() {
+    use std::os::unix::fs::PermissionsExt;
+    never_changes_an_answer(
+        |_, cache| {
+            std::fs::set_permissions(cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+        },
+        "writable by other users",
+    );
+    never_changes_an_answer(
+        |_, cache| {
+            let key = cache.join("key");
+            let predictable = cache.join("predictable");
+            std::fs::write(&predictable, [0u8; 32]).unwrap();
+            std::fs::set_permissions(&predictable, std::fs::Permissions::from_mode(0o600)).unwrap();
+            std::fs::remove_file(&key).unwrap();
+            std::os::unix::fs::symlink(&predictable, &key).unwrap();
+        },
+        "Too many levels of symbolic links",
+    );
+    // Owned by another account (nobody), mode 0777, as the red team found it. Only root
+    // can give a directory away; CI runs as root.
+    if warroom_memory::fsx::current_uid() == 0 {
+        never_changes_an_answer(
+            |_, cache| {
+                std::os::unix::fs::chown(cache, Some(65534), Some(65534)).unwrap();
+                std::fs::set_permissions(cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+            },
+            "owned by another user",
+        );
+    }
+}
+
 /// Through a running MCP server: a line edited in place in the middle of a ledger (same
 /// length, so neither the size nor the first and last bytes the tail remembers change) is
 /// an error naming the line when its text is asked for — never the edited text shown as

@@ -656,3 +656,166 @@ async fn the_daemons_tool_set_applies_to_relayed_agents() {
             .exists()
     );
 }
+
+/// Reads from `s` until the peer closes it (Ok) or `within` passes (Err): how a test sees
+/// that the server dropped a connection, without timing anything.
+fn closed_by_peer(
+    s: &mut std::net::TcpStream,
+    within: std::time::Duration,
+) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    s.set_read_timeout(Some(within)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return Ok(got),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Ok(got),
+            Err(e) => return Err(format!("still open after {within:?}: {e}")),
+        }
+    }
+}
+
+/// Red team #29 items 6 and 7: a connection that sends half a header (or nothing) is
+/// closed after the header timeout; past the connection cap new connections are closed at
+/// once; past the session cap an initialize is refused with 503 naming the cap; idle
+/// sessions expire and their places (and memory) are given back.
+#[test]
+fn http_connections_and_sessions_are_bounded() {
+    use std::io::Write;
+    use std::time::Duration;
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let _d = start_daemon_with(
+        p.path(),
+        rt.path(),
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--max-connections",
+            "3",
+            "--max-sessions",
+            "2",
+            "--session-idle",
+            "2",
+            "--header-timeout",
+            "2",
+        ],
+    );
+    let url = url_of(p.path(), rt.path());
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let bearer = format!("Bearer {}", operator_token(p.path(), rt.path()));
+    let auth = [("Authorization", bearer.as_str())];
+    // Half a header: closed by the server, never answered.
+    let mut half = std::net::TcpStream::connect(&addr).unwrap();
+    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .unwrap();
+    let got = closed_by_peer(&mut half, Duration::from_secs(20)).expect("closed");
+    assert!(!String::from_utf8_lossy(&got).contains("200 OK"));
+    // Three idle connections fill the cap; a fourth is closed at once, unanswered.
+    let mut idle: Vec<_> = (0..3)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut fourth = std::net::TcpStream::connect(&addr).unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nAuthorization: {bearer}\r\nContent-Length: {}\r\n\r\n{INIT}",
+        INIT.len()
+    );
+    let _ = fourth.write_all(request.as_bytes());
+    let got = closed_by_peer(&mut fourth, Duration::from_secs(20)).expect("closed");
+    assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
+    // The idle ones time out, and the daemon serves again.
+    for s in &mut idle {
+        closed_by_peer(s, Duration::from_secs(20)).expect("idle connection closed");
+    }
+    // Two sessions fill the session cap; a third initialize is refused, saying why.
+    assert_eq!(http_post(&url, &auth, INIT).0, 200);
+    assert_eq!(http_post(&url, &auth, INIT).0, 200);
+    let (status, head, body) = http_post(&url, &auth, INIT);
+    assert_eq!(status, 503, "{head}");
+    assert!(body.contains("--max-sessions 2"), "{body}");
+    // Idle sessions end (2 s) and give their places back.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if http_post(&url, &auth, INIT).0 == 200 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "idle sessions never expired"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// Red team #29 item 6: with its open-file limit reached, the daemon's socket accept loop
+/// backs off and logs once, instead of spinning and logging every attempt; and it serves
+/// again once descriptors are free.
+#[tokio::test]
+async fn running_out_of_descriptors_does_not_make_the_daemon_spin() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let log = p.path().join("daemon.log");
+    let runtime = rt.path().display().to_string();
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 40; exec '{BIN}' --root '{}' daemon --listen none",
+            p.path().display()
+        ))
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("XDG_STATE_HOME", &runtime)
+        .env_remove("WARROOM_ROOM_ID")
+        .env_remove("WARROOM_ROLE")
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !daemon_cmd(p.path(), rt.path(), &["status"])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        assert!(std::time::Instant::now() < deadline, "the daemon came up");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let info: Value = serde_json::from_slice(
+        &daemon_cmd(p.path(), rt.path(), &["status"])
+            .arg("--json")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let socket = info["socket"].as_str().unwrap().to_string();
+    // Far more connections than the daemon has descriptors for, held open.
+    let held: Vec<_> = (0..120)
+        .filter_map(|_| std::os::unix::net::UnixStream::connect(&socket).ok())
+        .collect();
+    assert!(held.len() > 40, "connected {}", held.len());
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let failures = text.matches("accept failed").count();
+    assert!(
+        (1..=3).contains(&failures),
+        "{failures} `accept failed` lines:\n{}",
+        &text[..text.len().min(4000)]
+    );
+    // Descriptors free again: an agent attaches and is served.
+    drop(held);
+    let a = attached(p.path(), rt.path(), "room-1").await;
+    publish(&a, "decision", "served after the storm", json!({})).await;
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("accepting connections again")
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

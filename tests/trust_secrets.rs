@@ -181,3 +181,89 @@ fn the_corpus_is_caught_without_false_positives_and_publishes_redacted() {
     assert!(err.contains("secret"), "{err}");
     assert_eq!(ledger_lines(root).len(), before);
 }
+
+/// Red team #29 item 9: at every log level — `trace` included — no log line carries an
+/// entry's text or a secret (the MCP library used to log whole requests at debug), nor a
+/// bearer token; over stdio and over the daemon's HTTP edge.
+#[tokio::test]
+async fn logs_never_carry_an_entrys_text_or_a_secret_at_any_level() {
+    let p = project();
+    let summary = format!("rotate the deploy key {GHP} xyzzy-summary-marker");
+    let detail = "plugh-detail-marker in the detail";
+    let a = agent(p.path())
+        .room("room-1")
+        .role("eng")
+        .env("WARROOM_LOG", "trace")
+        .env("WARROOM_DAEMON", "off")
+        .start()
+        .await;
+    publish(&a, "decision", &summary, json!({"detail": detail})).await;
+    a.ok(
+        "memory_search",
+        json!({"text": "xyzzy-summary-marker", "room_id": "*"}),
+    )
+    .await;
+    a.ok(
+        "channel_post",
+        json!({"type": "task", "body": "quux-channel-marker"}),
+    )
+    .await;
+    drop(a);
+    // The daemon's HTTP edge at trace.
+    let rt = tempfile::tempdir().unwrap();
+    let log = p.path().join("daemon-trace.log");
+    let mut d = common::daemon::daemon_cmd(p.path(), rt.path(), &["--listen", "127.0.0.1:0"])
+        .env("WARROOM_LOG", "trace")
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !common::daemon::daemon_cmd(p.path(), rt.path(), &["status"])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        assert!(std::time::Instant::now() < deadline, "the daemon came up");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let token = common::daemon::operator_token(p.path(), rt.path());
+    let url = common::daemon::url_of(p.path(), rt.path());
+    {
+        use rmcp::ServiceExt;
+        let transport = common::daemon::http_transport(&url, &token, Some("room-2"), Some("qa"));
+        let client = ().serve(transport).await.unwrap();
+        let Value::Object(args) =
+            json!({"kind": "warning", "summary": format!("{AKIA} frobnicate-http-marker")})
+        else {
+            unreachable!()
+        };
+        client
+            .call_tool(
+                rmcp::model::CallToolRequestParams::new("memory_publish").with_arguments(args),
+            )
+            .await
+            .unwrap();
+        client.cancel().await.unwrap();
+    }
+    let _ = d.kill();
+    let _ = d.wait();
+    let mut logs = std::fs::read_to_string(&log).unwrap();
+    for f in std::fs::read_dir(p.path()).unwrap().flatten() {
+        if f.file_name().to_string_lossy().starts_with("stderr-") {
+            logs += &std::fs::read_to_string(f.path()).unwrap();
+        }
+    }
+    assert!(logs.lines().count() >= 3, "the servers logged: {logs}");
+    for never in [
+        GHP,
+        AKIA,
+        "xyzzy-summary-marker",
+        "plugh-detail-marker",
+        "quux-channel-marker",
+        "frobnicate-http-marker",
+        token.as_str(),
+    ] {
+        assert!(!logs.contains(never), "`{never}` is in the logs:\n{logs}");
+    }
+}

@@ -31,6 +31,20 @@ pub struct DaemonCmd {
     /// otherwise (DNS-rebinding defence). Clients that send no `Origin` are not affected.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
+    /// Most HTTP connections open at once; past it new ones are closed at once.
+    #[arg(long, value_name = "N", default_value_t = crate::daemon::http_conn::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+    /// Most MCP sessions open at once over HTTP; past it a new one is refused (503).
+    #[arg(long, value_name = "N", default_value_t = crate::daemon::http::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// Seconds without a request after which an HTTP session ends (and its memory is
+    /// returned).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    session_idle: u64,
+    /// Seconds an HTTP connection may take to send a request's head, or stay idle between
+    /// requests, before it is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    header_timeout: u64,
 }
 
 impl DaemonCmd {
@@ -59,6 +73,10 @@ impl DaemonCmd {
             token,
             allow_origins: self.allow_origin.clone(),
             credentials: None,
+            max_connections: self.max_connections.max(1),
+            max_sessions: self.max_sessions.max(1),
+            session_idle: Duration::from_secs(self.session_idle.max(1)),
+            header_timeout: Duration::from_secs(self.header_timeout.max(1)),
         }))
     }
 }

@@ -337,13 +337,29 @@ impl Global {
 }
 
 /// Sets up logging on stderr. `WARROOM_LOG` (or `RUST_LOG`) picks the level; default info.
+///
+/// Whatever the level, the MCP library (rmcp) logs at `warn` at most: at `debug` and
+/// `trace` it logs whole requests and responses — entries' text, a secret before it was
+/// redacted — and logs never carry an entry's raw text (nor the HTTP stack's headers,
+/// which carry bearer tokens). Our own logs name ids, lines and sizes, never texts.
 pub fn init_logging() {
     use std::io::IsTerminal;
     let filter = std::env::var("WARROOM_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
-        .unwrap_or_else(|_| "info,rmcp=warn".into());
+        .unwrap_or_else(|_| "info".into());
+    let mut filter = tracing_subscriber::EnvFilter::new(filter);
+    // The libraries that see requests (and their headers: bearer tokens) are capped too.
+    for cap in [
+        "rmcp=warn",
+        "hyper=info",
+        "hyper_util=info",
+        "axum=info",
+        "h2=info",
+    ] {
+        filter = filter.add_directive(cap.parse().expect("a valid directive"));
+    }
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false)

@@ -6,14 +6,15 @@
 //! token names one with the `X-Warroom-Room` / `X-Warroom-Role` headers
 //! ([`crate::mcp::Server::for_http`]).
 //!
+//! Limits: open connections, open sessions and idle times are bounded
+//! ([`super::http_conn`], [`HttpOptions`]); a refusal says which limit and how to raise it.
+//!
 //! Security defaults: every request needs a bearer token, on loopback too — any account
 //! on the machine can reach a loopback port. Without `--token-file` / `WARROOM_TOKEN` the
 //! daemon uses the operator token of its credentials directory (made on first use, 0600).
 //! Binding off loopback needs an explicitly given token; browser requests (they carry
 //! `Origin`) are refused unless their origin is allowed (`--allow-origin`), the MCP
-//! spec's DNS-rebinding defence. Accepted connections get `TCP_NODELAY`: MCP clients keep
-//! a connection alive, and with Nagle's algorithm every later response on it waited
-//! ~40 ms for the client's delayed ACK.
+//! spec's DNS-rebinding defence.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -44,7 +45,21 @@ pub struct HttpOptions {
     pub allow_origins: Vec<String>,
     /// Where agent tokens are kept (`token issue`); none: only the operator token.
     pub credentials: Option<CredentialStore>,
+    /// Cap on open connections (`--max-connections`).
+    pub max_connections: usize,
+    /// Cap on open MCP sessions (`--max-sessions`).
+    pub max_sessions: usize,
+    /// A session without a request for this long ends (`--session-idle`).
+    pub session_idle: std::time::Duration,
+    /// A connection sending half a request head, or idle between requests, is closed
+    /// after this long (`--header-timeout`).
+    pub header_timeout: std::time::Duration,
 }
+
+/// Default cap on open MCP sessions (~50 KB each while open).
+pub const DEFAULT_MAX_SESSIONS: usize = 1000;
+/// Default idle time after which a session ends.
+pub const DEFAULT_SESSION_IDLE: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl HttpOptions {
     /// Refuses a non-loopback address without an explicitly given token, saying how to
@@ -99,28 +114,70 @@ pub async fn serve(
         // Off loopback the token guards every request; Host names are the operator's.
         config = config.with_allowed_hosts(Vec::<String>::new());
     }
-    let service = StreamableHttpService::new(
-        move || Ok(template.for_http()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let mut router = axum::Router::new().nest_service("/mcp", service);
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(opts.session_idle);
+    let sessions = Arc::new(sessions);
+    let service =
+        StreamableHttpService::new(move || Ok(template.for_http()), sessions.clone(), config);
     let operator = opts
         .token
         .clone()
         .context("the HTTP edge needs an operator token")?;
     let verifier = Arc::new(Verifier::new(operator, opts.credentials.clone()));
-    router = router.layer(axum::middleware::from_fn_with_state(verifier, authenticate));
-    use axum::serve::ListenerExt as _;
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!("TCP_NODELAY: {e}");
-        }
+    let cap = Arc::new(SessionCap {
+        sessions,
+        max: opts.max_sessions,
     });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(stop.cancelled_owned())
-        .await
-        .context("serving HTTP")
+    // Layers run outside in: the credential first, then the session cap.
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(cap, cap_sessions))
+        .layer(axum::middleware::from_fn_with_state(verifier, authenticate));
+    super::http_conn::serve(
+        listener,
+        router,
+        opts.max_connections,
+        opts.header_timeout,
+        stop,
+    )
+    .await;
+    Ok(())
+}
+
+/// The cap on open MCP sessions. A session ends when its client deletes it or after
+/// `--session-idle` without a request; rmcp then drops it (and its memory) from the map
+/// counted here.
+struct SessionCap {
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+}
+
+/// 503 for a request that would open a session (one without `Mcp-Session-Id`) while
+/// `max` are open; everything else passes.
+async fn cap_sessions(State(cap): State<Arc<SessionCap>>, req: Request, next: Next) -> Response {
+    let opens = req.method() == http::Method::POST && !req.headers().contains_key("mcp-session-id");
+    if opens {
+        let open = cap.sessions.sessions.read().await.len();
+        if open >= cap.max {
+            tracing::warn!(
+                open,
+                max = cap.max,
+                "HTTP: session cap reached; refusing a new one"
+            );
+            return (
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                [(http::header::RETRY_AFTER, "30")],
+                format!(
+                    "{open} MCP sessions are open, the daemon's cap (--max-sessions {}). Fix: \
+                     close sessions you no longer use (HTTP DELETE), wait for idle ones to \
+                     expire, or raise --max-sessions",
+                    cap.max
+                ),
+            )
+                .into_response();
+        }
+    }
+    next.run(req).await
 }
 
 /// 401 unless the request carries `Authorization: Bearer <token>` with a token the

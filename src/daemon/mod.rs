@@ -22,6 +22,7 @@
 
 pub mod credentials;
 pub mod http;
+pub mod http_conn;
 mod relay;
 mod server;
 

@@ -10,7 +10,11 @@
 //! - **Authenticated**: the whole file carries a keyed BLAKE3 MAC under a random key kept
 //!   beside it (mode 0600, in a 0700 directory; a key readable by others is not trusted).
 //!   A snapshot someone else wrote or edited fails the MAC and is ignored, so a hostile
-//!   snapshot cannot change an answer; so does a corrupt one.
+//!   snapshot cannot change an answer; so does a corrupt one. The directory itself must be
+//!   ours and writable by nobody else, and so must every directory above it (root's, or
+//!   sticky like `/tmp`, are fine): in a directory another user controls, the key could be
+//!   swapped for a link to a file of predictable bytes. The key is opened with
+//!   `O_NOFOLLOW` and the opened file checked, not the path.
 //! - **Safe to delete**, written atomically (temporary file + rename), never inside the
 //!   project (the default directory is `$XDG_CACHE_HOME/warroom-memory`, else
 //!   `~/.cache/warroom-memory`).
@@ -75,13 +79,24 @@ impl SnapshotPlace {
         self.dir.join(format!("{}.snapshot", &h.to_hex()[..24]))
     }
 
-    /// The MAC key, created on first use. None (with a reason) if it cannot be trusted.
+    /// The MAC key, created on first use. An error (with the reason) if it, or the
+    /// directory it is in, cannot be trusted.
     fn key(&self, create: bool) -> io::Result<[u8; 32]> {
         let path = self.dir.join("key");
-        match File::open(&path) {
+        if self.dir.exists() {
+            trusted_dir(&self.dir)?;
+        }
+        let opened = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path);
+        match opened {
             Ok(mut f) => {
                 let meta = f.metadata()?;
-                if meta.permissions().mode() & 0o077 != 0 || meta.uid() != current_uid() {
+                if !meta.is_file()
+                    || meta.permissions().mode() & 0o077 != 0
+                    || meta.uid() != current_uid()
+                {
                     return Err(io::Error::other(format!(
                         "{} is readable by others or not ours; snapshots are not trusted. \
                          Fix: delete it (a new key is made)",
@@ -97,6 +112,7 @@ impl SnapshotPlace {
                     .recursive(true)
                     .mode(0o700)
                     .create(&self.dir)?;
+                trusted_dir(&self.dir)?;
                 let mut key = [0u8; 32];
                 File::open("/dev/urandom")?.read_exact(&mut key)?;
                 let tmp = self.dir.join(format!("key.{}", std::process::id()));
@@ -104,6 +120,7 @@ impl SnapshotPlace {
                     .write(true)
                     .create_new(true)
                     .mode(0o600)
+                    .custom_flags(libc::O_NOFOLLOW)
                     .open(&tmp)?;
                 f.write_all(&key)?;
                 f.sync_all()?;
@@ -143,7 +160,11 @@ impl SnapshotPlace {
             Err(_) => return Ok(None),
         };
         let snap = self.file_for(&canonical);
-        let file = match File::open(&snap) {
+        let opened = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&snap);
+        let file = match opened {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("reading {}: {e}", snap.display())),
@@ -194,6 +215,7 @@ impl SnapshotPlace {
             .create(true)
             .truncate(true)
             .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)?;
         // Streamed to the file (never held whole), through the MAC; the covered bytes of
         // the ledger are hashed meanwhile on a second thread and written after the index.
@@ -350,6 +372,45 @@ fn hash_prefix(path: &Path, len: u64) -> io::Result<[u8; 32]> {
         return Err(io::ErrorKind::UnexpectedEof.into());
     }
     Ok(*h.finalize().as_bytes())
+}
+
+/// Refuses a snapshot directory another user owns or can write, or under a directory
+/// another user (not root) owns or can write without the sticky bit.
+fn trusted_dir(dir: &Path) -> io::Result<()> {
+    let canonical = dir.canonicalize()?;
+    let uid = current_uid();
+    let refuse = |d: &Path, m: &std::fs::Metadata, what: &str| {
+        Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "the snapshot directory {}: {} is {what} (owner uid {}, mode {:o}); snapshots \
+                 there are not trusted. Fix: use a directory of your own that only you can \
+                 write (--snapshot-dir / WARROOM_SNAPSHOT_DIR)",
+                dir.display(),
+                d.display(),
+                m.uid(),
+                m.permissions().mode() & 0o7777
+            ),
+        ))
+    };
+    let m = std::fs::metadata(&canonical)?;
+    if m.uid() != uid {
+        return refuse(&canonical, &m, "owned by another user");
+    }
+    if m.permissions().mode() & 0o022 != 0 {
+        return refuse(&canonical, &m, "writable by other users");
+    }
+    for up in canonical.ancestors().skip(1) {
+        let m = std::fs::metadata(up)?;
+        let sticky = m.permissions().mode() & 0o1000 != 0;
+        if m.uid() != uid && m.uid() != 0 {
+            return refuse(up, &m, "owned by another user");
+        }
+        if m.permissions().mode() & 0o022 != 0 && !sticky {
+            return refuse(up, &m, "writable by other users");
+        }
+    }
+    Ok(())
 }
 
 /// The process's real uid (`getuid`), so the owner check works where there is no `/proc`.

@@ -1,0 +1,126 @@
+//! The HTTP edge's connections: accepting, bounding and timing them out (shape after
+//! mini-redis's listener and hyper's server guides).
+//!
+//! - **A cap on open connections** (`--max-connections`, default
+//!   [`DEFAULT_MAX_CONNECTIONS`]): past it, a new connection is closed at once; the first
+//!   refusal of a saturation is logged, and the recovery — one line per condition, not
+//!   one per attempt.
+//! - **Header and idle timeouts** (`--header-timeout`, default [`HEADER_TIMEOUT`]): a
+//!   connection that sends half a request head, or sits idle between requests, is closed
+//!   after it (hyper's header-read timer runs from the moment a connection waits for a
+//!   request). A response being streamed (a live-updates stream) is not idle.
+//! - **`TCP_NODELAY`** on every connection: MCP clients keep a connection alive, and with
+//!   Nagle's algorithm each later response waited ~40 ms for the client's delayed ACK.
+//! - **Back-off on accept errors** (out of descriptors): a growing pause, never a spin.
+//! - **Graceful stop**: on the stop signal, no new connections; open ones finish the
+//!   request in flight (bounded by [`DRAIN`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio_util::sync::CancellationToken;
+
+/// Default cap on open HTTP connections.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Default time a connection may take to send a request head, or stay idle between
+/// requests.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a stop waits for open connections to finish their request.
+const DRAIN: Duration = Duration::from_secs(10);
+const BACKOFF_START: Duration = Duration::from_millis(5);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// Serves `router` on `listener` until `stop`, within the limits above.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    max_connections: usize,
+    header_timeout: Duration,
+    stop: CancellationToken,
+) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut backoff: Option<Duration> = None;
+    let mut saturated = false;
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            () = stop.cancelled() => break,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => {
+                if backoff.take().is_some() {
+                    tracing::info!("HTTP: accepting connections again");
+                }
+                tcp
+            }
+            Err(e) => {
+                let pause = match backoff {
+                    None => {
+                        tracing::warn!(
+                            "HTTP accept failed: {e}; retrying with a pause of up to 1 s \
+                             (logged again only when it recovers)"
+                        );
+                        BACKOFF_START
+                    }
+                    Some(p) => (p * 2).min(BACKOFF_MAX),
+                };
+                backoff = Some(pause);
+                tokio::time::sleep(pause).await;
+                continue;
+            }
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            if !saturated {
+                tracing::warn!(
+                    "HTTP: {max_connections} connections open (--max-connections); closing new \
+                     ones until some end"
+                );
+                saturated = true;
+            }
+            drop(tcp);
+            continue;
+        };
+        if saturated {
+            tracing::info!("HTTP: below the connection cap again");
+            saturated = false;
+        }
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY: {e}");
+        }
+        let (router, stop) = (router.clone(), stop.clone());
+        tasks.spawn(async move {
+            let _slot = slot;
+            connection(tcp, router, header_timeout, stop).await;
+        });
+        while tasks.try_join_next().is_some() {}
+    }
+    let _ = tokio::time::timeout(DRAIN, async { while tasks.join_next().await.is_some() {} }).await;
+}
+
+/// One connection: HTTP/1.1 with the header/idle timeout, until it ends or we stop.
+async fn connection(
+    tcp: tokio::net::TcpStream,
+    router: axum::Router,
+    header_timeout: Duration,
+    stop: CancellationToken,
+) {
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(router));
+    let mut conn = std::pin::pin!(conn);
+    tokio::select! {
+        r = conn.as_mut() => {
+            if let Err(e) = r {
+                tracing::debug!("HTTP connection ended: {e}");
+            }
+        }
+        () = stop.cancelled() => {
+            conn.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(DRAIN, conn).await;
+        }
+    }
+}
