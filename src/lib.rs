@@ -10,7 +10,6 @@
 
 pub mod api;
 pub mod audit;
-pub mod bench;
 pub mod cancel;
 pub mod chain;
 pub mod channel;
@@ -34,5 +33,4 @@ pub mod scenario;
 pub mod schema;
 pub mod secrets;
 pub mod store;
-pub mod stress;
 pub mod validate;

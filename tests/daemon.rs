@@ -300,11 +300,11 @@ fn serve_requires_a_daemon_only_when_asked() {
 
 /// One HTTP/1.1 exchange on loopback: status, headers, de-chunked body.
 fn http_post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
-    let r = warroom_memory::bench::http_client::post(url, headers, body).unwrap();
+    let r = xtask::http_client::post(url, headers, body).unwrap();
     (r.status, r.head, r.body)
 }
 
-const INIT: &str = warroom_memory::bench::http_client::INITIALIZE;
+const INIT: &str = xtask::http_client::INITIALIZE;
 
 #[test]
 fn http_sessions_take_their_identity_from_headers_and_keep_it() {
@@ -318,7 +318,7 @@ fn http_sessions_take_their_identity_from_headers_and_keep_it() {
         ("X-Warroom-Role", "qa"),
         ("Authorization", bearer.as_str()),
     ];
-    let reply = warroom_memory::bench::http_client::post(&url, &who, INIT).unwrap();
+    let reply = xtask::http_client::post(&url, &who, INIT).unwrap();
     assert_eq!(reply.status, 200, "{}", reply.head);
     let sid = reply.header("mcp-session-id").expect("a session id");
     fn with<'a>(sid: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
@@ -453,7 +453,7 @@ fn agent_tokens_bind_the_identity_and_can_be_revoked() {
     let open = |extra: &[(&str, &str)]| {
         let mut h = vec![("Authorization", bearer.as_str())];
         h.extend_from_slice(extra);
-        let reply = warroom_memory::bench::http_client::post(&url, &h, INIT).unwrap();
+        let reply = xtask::http_client::post(&url, &h, INIT).unwrap();
         assert_eq!(reply.status, 200, "{}", reply.head);
         let sid = reply.header("mcp-session-id").expect("a session id");
         let mut h: Vec<(String, String)> = vec![

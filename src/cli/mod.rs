@@ -4,7 +4,6 @@
 //! and identity, and formats results (text by default, `--json` for machines).
 
 mod audit_cmds;
-mod bench;
 mod daemon_cmd;
 mod db_cmd;
 mod ledger_cmds;
@@ -12,7 +11,6 @@ pub mod out;
 mod room_cmds;
 mod scenario_cmd;
 mod serve;
-mod stress_cmd;
 mod token_cmd;
 
 use std::path::PathBuf;
@@ -136,10 +134,6 @@ enum Command {
     /// Run scenario-driven acceptance tests (scenarios/*.scenario.yaml).
     #[command(subcommand)]
     Scenario(scenario_cmd::ScenarioCmd),
-    /// Many processes, kill -9 and torn writes: prove nothing is lost (exit 1 if anything is).
-    Stress(stress_cmd::StressCmd),
-    /// Measure cold start, search, query, tail pick-up and publish on generated ledgers.
-    Bench(bench::BenchCmd),
     /// The PostgreSQL backend: migrate the schema, import a JSONL ledger, export it back.
     #[command(subcommand)]
     Db(db_cmd::DbCmd),
@@ -396,8 +390,6 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Plan(cmd) => cmd.run(&g.open()?),
         Command::Channel(cmd) => cmd.run(&g.open()?),
         Command::Scenario(cmd) => cmd.run(g.json),
-        Command::Stress(cmd) => cmd.run(g.json),
-        Command::Bench(cmd) => cmd.run(g.json),
         Command::Db(cmd) => cmd.run(g),
         Command::Token(cmd) => cmd.run(g),
     }

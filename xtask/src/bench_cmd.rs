@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::out::{Outcome, emit, note, print};
+use warroom_memory::cli::out::{Outcome, emit, note, print};
 use crate::bench::{self, BenchOptions, locomo, quality};
 
 /// Options of `bench`.
@@ -79,7 +79,7 @@ struct PgBenchCmd {
 
 impl PgBenchCmd {
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
-        let admin = crate::store::pg::DbUrl::parse("--database-url", &self.database_url)?;
+        let admin = warroom_memory::store::pg::DbUrl::parse("--database-url", &self.database_url)?;
         std::fs::create_dir_all(&self.dir)?;
         let mut reports = Vec::new();
         for &n in &self.sizes {
@@ -173,7 +173,7 @@ struct DaemonBenchCmd {
 
 impl DaemonBenchCmd {
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
-        let exe = std::env::current_exe()?;
+        let exe = crate::product_binary()?;
         std::fs::create_dir_all(&self.dir)?;
         if let Some(agents) = self.load {
             let n = self.sizes.first().copied().unwrap_or(100_000);
@@ -294,7 +294,7 @@ impl QualityCmd {
 }
 
 impl BenchCmd {
-    pub(super) fn run(self, json: bool) -> anyhow::Result<Outcome> {
+    pub fn run(self, json: bool) -> anyhow::Result<Outcome> {
         match self.mode {
             Some(BenchMode::Quality(q)) => return q.run(json),
             Some(BenchMode::Daemon(d)) => return d.run(json),

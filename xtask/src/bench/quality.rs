@@ -6,7 +6,7 @@
 //! rank first.
 //!
 //! Every group of entries is written as a ledger file and read back through
-//! [`crate::ledger::Ledger`], so the benchmark ranks through the same index the server
+//! [`warroom_memory::ledger::Ledger`], so the benchmark ranks through the same index the server
 //! uses. SQLite FTS5 `bm25()` ranks the same summaries when built with `sqlite-compare`.
 
 use std::collections::BTreeMap;
@@ -15,12 +15,12 @@ use std::path::Path;
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{Timestamp, parse_rfc3339};
-use crate::config::Settings;
-use crate::entry::{Entry, Kind};
-use crate::index::{Filter, Ranking, Scorer};
-use crate::ledger::Ledger;
-use crate::store::jsonl::AppendOptions;
+use warroom_memory::clock::{Timestamp, parse_rfc3339};
+use warroom_memory::config::Settings;
+use warroom_memory::entry::{Entry, Kind};
+use warroom_memory::index::{Filter, Ranking, Scorer};
+use warroom_memory::ledger::Ledger;
+use warroom_memory::store::jsonl::AppendOptions;
 
 /// Entries searched together (one ledger), the server's now, and the questions.
 #[derive(Debug, Clone)]

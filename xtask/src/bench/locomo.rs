@@ -21,8 +21,8 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use super::quality::{Case, Group};
-use crate::clock::{Timestamp, parse_rfc3339};
-use crate::entry::{Entry, Kind};
+use warroom_memory::clock::{Timestamp, parse_rfc3339};
+use warroom_memory::entry::{Entry, Kind};
 
 /// Category names, indexed by the number in the file.
 pub const CATEGORIES: [&str; 6] = [

@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::clock::Timestamp;
-use crate::entry::{Entry, Kind};
+use warroom_memory::clock::Timestamp;
+use warroom_memory::entry::{Entry, Kind};
 
 /// SplitMix64: tiny, fast, good enough for synthetic data; same seed, same corpus.
 #[derive(Debug, Clone)]

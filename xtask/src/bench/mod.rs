@@ -7,7 +7,7 @@
 
 pub mod corpus;
 pub mod daemon;
-pub mod http_client;
+
 pub mod locomo;
 pub mod measure;
 pub mod pg;
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::clock::Timestamp;
+use warroom_memory::clock::Timestamp;
 pub use measure::{Micros, SizeReport};
 
 /// What to measure.

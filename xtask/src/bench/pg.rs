@@ -12,12 +12,12 @@ use serde::Serialize;
 
 use super::corpus::Corpus;
 use super::measure::{Micros, publish_args};
-use crate::api::ledger::SearchArgs;
-use crate::clock::{FixedClock, Timestamp};
-use crate::config::{Identity, Paths, Settings};
-use crate::memory::Memory;
-use crate::store::Stream;
-use crate::store::pg::{Db, DbUrl, transfer};
+use warroom_memory::api::ledger::SearchArgs;
+use warroom_memory::clock::{FixedClock, Timestamp};
+use warroom_memory::config::{Identity, Paths, Settings};
+use warroom_memory::memory::Memory;
+use warroom_memory::store::Stream;
+use warroom_memory::store::pg::{Db, DbUrl, transfer};
 
 /// One size, both backends.
 #[derive(Debug, Clone, Serialize)]

@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::secrets::scan;
+use warroom_memory::secrets::scan;
 
 #[derive(Deserialize)]
 struct CorpusFile {
@@ -95,7 +95,7 @@ fn example_texts(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let ledger = root.join(".agents/ledger.jsonl");
     for line in std::fs::read_to_string(&ledger).unwrap_or_default().lines() {
-        if let Ok(e) = serde_json::from_str::<crate::entry::Entry>(line) {
+        if let Ok(e) = serde_json::from_str::<warroom_memory::entry::Entry>(line) {
             out.push(e.summary);
             if !e.detail.is_empty() {
                 out.push(e.detail);
@@ -181,7 +181,7 @@ pub fn run(
     let file: CorpusFile = serde_saphyr::from_str(&text)
         .with_context(|| format!("{} does not parse", corpus.display()))?;
     let started = Instant::now();
-    let rules = crate::secrets::rules().rules.len();
+    let rules = warroom_memory::secrets::rules().rules.len();
     tracing::info!(ms = started.elapsed().as_millis() as u64, "rules compiled");
     let mut missed = Vec::new();
     for p in &file.positive {
@@ -196,7 +196,7 @@ pub fn run(
             example_texts(example_root),
         ),
     ];
-    let mut generated = super::corpus::Corpus::new(11, crate::clock::Timestamp(1_795_000_000));
+    let mut generated = super::corpus::Corpus::new(11, warroom_memory::clock::Timestamp(1_795_000_000));
     sets.push(fp_set(
         "generated ledger entries (10,000)",
         (0..10_000).map(|i| {
@@ -263,7 +263,7 @@ pub fn markdown(r: &SecretsReport) -> String {
     for set in r.sets.iter().filter(|s| !s.examples.is_empty()) {
         let _ = writeln!(s, "\nflagged in {}:", set.name);
         for e in &set.examples {
-            let _ = writeln!(s, "  {}", crate::validate::printable(e));
+            let _ = writeln!(s, "  {}", warroom_memory::validate::printable(e));
         }
     }
     s.push_str("\n| hostile input (16 KB) | p50 | max |\n|---|---:|---:|\n");

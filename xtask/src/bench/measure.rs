@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::Corpus;
-use crate::api::ledger::{FilterArgs, PublishArgs, QueryArgs, SearchArgs};
-use crate::clock::{FixedClock, Timestamp};
-use crate::config::{Identity, Paths, Settings};
-use crate::entry::Kind;
-use crate::memory::Memory;
+use warroom_memory::api::ledger::{FilterArgs, PublishArgs, QueryArgs, SearchArgs};
+use warroom_memory::clock::{FixedClock, Timestamp};
+use warroom_memory::config::{Identity, Paths, Settings};
+use warroom_memory::entry::Kind;
+use warroom_memory::memory::Memory;
 
 /// Latency percentiles in microseconds.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -184,9 +184,9 @@ pub fn measure(
             .unwrap_or(0)
     }));
 
-    memory.register_plan(bench_plan(), &crate::config::Identity::default())?;
+    memory.register_plan(bench_plan(), &warroom_memory::config::Identity::default())?;
     let context = Micros::of(time(queries, |i| {
-        let args = crate::api::context::ContextArgs {
+        let args = warroom_memory::api::context::ContextArgs {
             room_id: Some(format!("room-{:03}", 50 + i % 50)),
             brief_keywords: Some(
                 texts[i % texts.len()]
@@ -203,7 +203,7 @@ pub fn measure(
             .unwrap_or(0)
     }));
 
-    let since = crate::api::audit::DiffArgs {
+    let since = warroom_memory::api::audit::DiffArgs {
         since: Some(end.to_rfc3339()),
         ..Default::default()
     };
@@ -262,7 +262,7 @@ pub fn measure(
     };
     drop(docs);
     let defaults = Settings::default();
-    let scorer = crate::index::Scorer {
+    let scorer = warroom_memory::index::Scorer {
         now: end,
         half_lives: defaults.half_life_hours,
         ranking: defaults.ranking,
@@ -277,7 +277,7 @@ pub fn measure(
     // The same ledger with a snapshot: a first start (read everything, write the
     // snapshot), then a restart that reads the snapshot.
     let settings = Settings {
-        snapshot: Some(crate::store::snapshot::SnapshotPlace {
+        snapshot: Some(warroom_memory::store::snapshot::SnapshotPlace {
             dir: work.join("snapshot-cache"),
             min_entries: 0,
         }),
@@ -335,7 +335,7 @@ pub(crate) fn publish_args(i: usize) -> PublishArgs {
 }
 
 /// A 100-epic plan over the corpus's rooms: epic i depends on epics i−1 and i/2.
-fn bench_plan() -> crate::api::plan::RegisterPlanArgs {
+fn bench_plan() -> warroom_memory::api::plan::RegisterPlanArgs {
     let epics: Vec<serde_json::Value> = (0..100)
         .map(|i: usize| {
             let mut deps: Vec<String> = Vec::new();
@@ -348,7 +348,7 @@ fn bench_plan() -> crate::api::plan::RegisterPlanArgs {
             serde_json::json!({"ref": format!("EPIC-{i:03}"), "room_id": format!("room-{i:03}"), "depends_on": deps})
         })
         .collect();
-    crate::api::plan::RegisterPlanArgs {
+    warroom_memory::api::plan::RegisterPlanArgs {
         plan: Some(serde_json::json!({"plan_id": "bench", "epics": epics})),
         markdown: None,
         plan_id: None,
@@ -363,7 +363,7 @@ fn read_texts(path: &Path) -> anyhow::Result<Vec<String>> {
     // Line by line: at 10M entries the ledger is 5 GB.
     let mut texts = Vec::new();
     for line in std::io::BufRead::lines(std::io::BufReader::new(std::fs::File::open(path)?)) {
-        if let Ok((e, _)) = crate::entry::Entry::from_line(line?.as_bytes()) {
+        if let Ok((e, _)) = warroom_memory::entry::Entry::from_line(line?.as_bytes()) {
             texts.push(format!(
                 "{} {} {} {}",
                 e.summary,

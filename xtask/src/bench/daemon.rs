@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::corpus::Corpus;
 use super::measure::Micros;
-use crate::clock::Timestamp;
+use warroom_memory::clock::Timestamp;
 
 /// One mode at one size and agent count.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -221,8 +221,8 @@ pub fn measure(
     let http_search = match &url {
         Some((u, bearer)) => {
             let mut session = LoadAgent::Http(
-                super::http_client::Conn::open(u)?,
-                super::http_client::open_session(
+                xtask::http_client::Conn::open(u)?,
+                xtask::http_client::open_session(
                     u,
                     &[
                         ("X-Warroom-Room", "room-bench"),
@@ -345,7 +345,7 @@ pub struct LoadReport {
 /// One agent of the load: how it calls.
 enum LoadAgent {
     Stdio(Agent),
-    Http(super::http_client::Conn, Vec<(String, String)>),
+    Http(xtask::http_client::Conn, Vec<(String, String)>),
 }
 
 impl LoadAgent {
@@ -436,8 +436,8 @@ pub fn load(
                 ("Authorization", bearer.as_str()),
             ];
             pool.push(LoadAgent::Http(
-                super::http_client::Conn::open(&url)?,
-                super::http_client::open_session(&url, &who)?,
+                xtask::http_client::Conn::open(&url)?,
+                xtask::http_client::open_session(&url, &who)?,
             ));
         }
     }

@@ -81,7 +81,7 @@ pub fn measure(docs: &[String], queries: &[String]) -> anyhow::Result<Option<(Mi
 pub fn measure_same_work(
     corpus: &std::path::Path,
     queries: &[String],
-    scorer: crate::index::Scorer,
+    scorer: warroom_memory::index::Scorer,
     own_room: &str,
 ) -> anyhow::Result<Option<(Micros, Micros)>> {
     use tantivy::collector::TopDocs;
@@ -102,7 +102,7 @@ pub fn measure_same_work(
     // Line by line: at 10M entries the ledger is 5 GB.
     for l in std::io::BufRead::lines(std::io::BufReader::new(std::fs::File::open(corpus)?)) {
         let l = l?;
-        let Ok((e, t)) = crate::entry::Entry::from_line(l.as_bytes()) else {
+        let Ok((e, t)) = warroom_memory::entry::Entry::from_line(l.as_bytes()) else {
             continue;
         };
         let text = format!("{} {} {} {}", e.summary, e.tags.join(" "), e.detail, e.ref_);
@@ -136,9 +136,9 @@ pub fn measure_same_work(
         };
         let (ts, kind) = (column("ts"), column("kind"));
         move |doc: DocId, bm25: Score| -> f64 {
-            let age = crate::clock::Timestamp(ts.get_val(doc) as i64).age_hours(scorer.now);
+            let age = warroom_memory::clock::Timestamp(ts.get_val(doc) as i64).age_hours(scorer.now);
             let half_life = scorer.half_lives[kind.get_val(doc) as usize];
-            let decay = crate::index::decay(age, half_life);
+            let decay = warroom_memory::index::decay(age, half_life);
             f64::from(bm25) * scorer.ranking.time_factor(decay)
         }
     };
@@ -168,7 +168,7 @@ pub fn measure_same_work(
         for &address in hits {
             let d: TantivyDocument = searcher.doc(address)?;
             let stored = d.get_first(line).and_then(|v| v.as_str()).unwrap_or("");
-            if crate::entry::Entry::from_line(stored.as_bytes()).is_ok() {
+            if warroom_memory::entry::Entry::from_line(stored.as_bytes()).is_ok() {
                 fetched += 1;
             }
         }
@@ -220,7 +220,7 @@ pub fn measure_same_work(
 pub fn measure_same_work(
     _corpus: &std::path::Path,
     _queries: &[String],
-    _scorer: crate::index::Scorer,
+    _scorer: warroom_memory::index::Scorer,
     _own_room: &str,
 ) -> anyhow::Result<Option<(Micros, Micros)>> {
     Ok(None)

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::out::{Outcome, emit, note};
+use warroom_memory::cli::out::{Outcome, emit, note};
 use crate::stress::{self, StressOptions, StressReport};
 
 /// Options of `stress`.
@@ -58,7 +58,7 @@ fn text(r: &StressReport) -> String {
 }
 
 impl StressCmd {
-    pub(super) fn run(self, json: bool) -> anyhow::Result<Outcome> {
+    pub fn run(self, json: bool) -> anyhow::Result<Outcome> {
         let opts = StressOptions {
             processes: self.processes,
             entries: self.entries,
@@ -71,7 +71,7 @@ impl StressCmd {
             "stress: {} processes × {} entries, then {} crash rounds",
             opts.processes, opts.entries, opts.kills
         ));
-        let exe = std::env::current_exe()?;
+        let exe = crate::product_binary()?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
