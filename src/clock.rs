@@ -9,6 +9,11 @@
 //! (`2026-11-25T10:30:00Z`). Parsing accepts fractional seconds and numeric offsets so
 //! that foreign ledgers load; formatting always writes the canonical UTC `Z` form.
 
+/// The name, under a project's `.agents/`, of the clock file a scenario moves time with:
+/// the only clock file that moves writes too (see `cli`'s memory opening), so no setting
+/// in an agent's MCP config can date its writes.
+pub const SCENARIO_CLOCK: &str = ".scenario-clock";
+
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -27,6 +27,7 @@ pub mod ledger;
 pub mod mcp;
 pub mod memory;
 pub mod plan;
+pub mod project;
 pub mod render;
 pub mod render_audit;
 pub mod scenario;

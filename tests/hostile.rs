@@ -11,7 +11,9 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use warroom_memory::clock::{FixedClock, Timestamp};
 use warroom_memory::config::{Identity, Paths, Settings};
-use warroom_memory::mcp::tools::{TOOLS, ToolSet, find};
+use warroom_memory::mcp::ToolSet;
+use warroom_memory::mcp::profiles::find;
+use warroom_memory::mcp::tools::TOOLS;
 use warroom_memory::memory::Memory;
 
 struct Sandbox {

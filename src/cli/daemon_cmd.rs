@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use super::Global;
 use super::out::{Outcome, emit, note};
 use crate::daemon::{self, DaemonOptions};
-use crate::mcp::tools::ToolSet;
+use crate::mcp::ToolSet;
 
 /// Options of `daemon`.
 #[derive(Debug, Args)]

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
-use crate::clock::{Clock, FileClock, FixedClock, SystemClock, parse_rfc3339};
-use crate::config::{ConfigFile, Identity, Paths, RootSource, Settings, resolve_root};
+use crate::clock::{Clock, FileClock, FixedClock, SCENARIO_CLOCK, SystemClock, parse_rfc3339};
+use crate::config::{Identity, Paths, RootSource, Settings};
 use crate::memory::Memory;
 use out::Outcome;
 
@@ -155,9 +155,6 @@ pub struct Ctx {
     pub root_source: RootSource,
 }
 
-/// The name, under a project's `.agents/`, of the clock file a scenario moves time with.
-pub const SCENARIO_CLOCK: &str = ".scenario-clock";
-
 /// True if `a` and `b` are the same existing file.
 fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
@@ -210,91 +207,20 @@ impl Global {
         }
     }
 
-    /// Resolves paths and settings without opening anything.
+    /// Resolves paths and settings without opening anything ([`crate::project::settle`]).
     pub(crate) fn layout(&self) -> anyhow::Result<(Paths, Settings, RootSource)> {
         let env = |k: &str| std::env::var(k).ok();
         let cwd = std::env::current_dir().context("reading the working directory")?;
-        let (root, source) = resolve_root(self.root.as_deref(), &env, &cwd);
-        let file = ConfigFile::load(&root)?;
-        let (layout, why) = match file.as_ref().and_then(|f| f.layout) {
-            Some(l) => (l, "set by `layout:` in .agents/warroom.yaml".to_string()),
-            None => crate::layout::detect(&root)?,
+        let overrides = crate::project::Overrides {
+            root: self.root.clone(),
+            ledger: self.ledger.clone(),
+            database_url: self.database_url.clone(),
+            war_rooms: self.war_rooms.clone(),
+            no_fsync: self.no_fsync,
+            snapshot_dir: self.snapshot_dir.clone(),
         };
-        let mut paths = Paths::with_layout(&root, layout, why);
-        // OSTwin names the agent's room directory: its channel is that directory's, so
-        // the war-rooms are its parent (when that lies in the root).
-        if let Some(dir) = env("AGENT_OS_ROOM_DIR").filter(|v| !v.is_empty()) {
-            let dir = PathBuf::from(dir.trim_end_matches('/'));
-            let dir = if dir.is_absolute() {
-                dir
-            } else {
-                cwd.join(dir)
-            };
-            if let Some(parent) = dir.parent().filter(|p| p.starts_with(&root)) {
-                paths.war_rooms = parent.to_path_buf();
-            }
-        }
-        let mut settings = Settings::default();
-        if let Some(file) = &file {
-            file.apply(&mut paths, &mut settings)?;
-        }
-        let abs = |p: &PathBuf| {
-            if p.is_absolute() {
-                p.clone()
-            } else {
-                cwd.join(p)
-            }
-        };
-        if let Some(l) = &self.ledger {
-            paths.ledger = abs(l);
-            if let Some(dir) = paths.ledger.parent().map(|d| d.to_path_buf()) {
-                paths.trust(&dir);
-            }
-        }
-        if let Some(u) = self.database_url.as_deref().filter(|u| !u.is_empty()) {
-            paths.database = Some(crate::store::pg::DbUrl::parse(
-                "--database-url / WARROOM_DATABASE_URL",
-                u,
-            )?);
-        }
-        if let Some(w) = &self.war_rooms {
-            paths.war_rooms = abs(w);
-            paths.trust(&paths.war_rooms.clone());
-        }
-        if self.no_fsync {
-            settings.fsync = false;
-        }
-        let snapshot_dir = match &self.snapshot_dir {
-            Some(d) if d.as_os_str() == "off" => None,
-            Some(d) => Some(abs(d)),
-            None => crate::store::snapshot::SnapshotPlace::default_dir(),
-        };
-        let min_entries = match env("WARROOM_SNAPSHOT_MIN_ENTRIES") {
-            Some(n) => n
-                .parse()
-                .context("WARROOM_SNAPSHOT_MIN_ENTRIES must be a number of entries, e.g. 20000")?,
-            None => crate::store::snapshot::DEFAULT_MIN_ENTRIES,
-        };
-        settings.snapshot =
-            snapshot_dir.map(|dir| crate::store::snapshot::SnapshotPlace { dir, min_entries });
-        if let Some(p) = env("WARROOM_SECRETS") {
-            settings.secrets = match p.as_str() {
-                "redact" => crate::config::SecretPolicy::Redact,
-                "refuse" => crate::config::SecretPolicy::Refuse,
-                other => {
-                    anyhow::bail!("WARROOM_SECRETS must be `redact` or `refuse`, not `{other}`")
-                }
-            };
-        }
-        if let Some(n) = env("WARROOM_FAULT_CRASH_AFTER_BYTES") {
-            settings.crash_after_bytes =
-                Some(n.parse().context("WARROOM_FAULT_CRASH_AFTER_BYTES")?);
-        }
-        if let Some(n) = env("WARROOM_FAULT_APPEND_AFTER_BYTES") {
-            settings.fault_after_bytes =
-                Some(n.parse().context("WARROOM_FAULT_APPEND_AFTER_BYTES")?);
-        }
-        Ok((paths, settings, source))
+        let p = crate::project::settle(&overrides, &env, &cwd)?;
+        Ok((p.paths, p.settings, p.root_source))
     }
 
     /// The caller's identity: the environment, overridden by `--as-room`/`--as-role`.

@@ -15,7 +15,7 @@ use super::out::Outcome;
 use super::{Ctx, Global};
 use crate::config::RootSource;
 use crate::daemon::{self, AttachMode};
-use crate::mcp::tools::ToolSet;
+use crate::mcp::ToolSet;
 use crate::mcp::wire::LineTransport;
 use crate::mcp::{MAX_MESSAGE_BYTES, Server};
 

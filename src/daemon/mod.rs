@@ -70,12 +70,12 @@ pub struct Hello {
     pub role: Option<String>,
     /// The tools the session offers its agent (default: the daemon's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<crate::mcp::tools::ToolSet>,
+    pub tools: Option<crate::mcp::ToolSet>,
 }
 
 impl Hello {
     /// The hello of a session acting as `who`, offering `tools`.
-    pub fn attach(who: &Identity, tools: crate::mcp::tools::ToolSet) -> Hello {
+    pub fn attach(who: &Identity, tools: crate::mcp::ToolSet) -> Hello {
         Hello {
             warroom: 1,
             action: "attach".into(),

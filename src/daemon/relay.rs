@@ -51,7 +51,7 @@ type Writer = Box<dyn AsyncWrite + Unpin + Send>;
 pub async fn attach(
     place: &Place,
     who: &Identity,
-    tools: crate::mcp::tools::ToolSet,
+    tools: crate::mcp::ToolSet,
 ) -> Option<(Box<dyn AsyncRead + Unpin + Send>, Writer)> {
     let connect = async {
         let stream = tokio::net::UnixStream::connect(&place.socket).await.ok()?;
@@ -184,7 +184,7 @@ pub async fn relay(
     reattach: impl Fn() -> relay_future::BoxFuture<Option<(Box<dyn AsyncRead + Unpin + Send>, Writer)>>,
     open_direct: impl Fn() -> anyhow::Result<Arc<Memory>>,
     who: Identity,
-    tools: crate::mcp::tools::ToolSet,
+    tools: crate::mcp::ToolSet,
 ) -> anyhow::Result<()> {
     let (tx, mut rx) = mpsc::channel::<Event>(64);
     pump(

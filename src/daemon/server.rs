@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{DaemonInfo, HELLO_OK, Hello, Place, running};
 use crate::config::Identity;
-use crate::mcp::tools::ToolSet;
+use crate::mcp::ToolSet;
 use crate::mcp::wire::LineTransport;
 use crate::mcp::{MAX_MESSAGE_BYTES, Server};
 use crate::memory::Memory;

@@ -10,8 +10,12 @@
 pub mod live;
 pub mod ostwin;
 mod portable;
+pub mod profiles;
+mod registry;
 pub mod tools;
 pub mod wire;
+
+pub use profiles::ToolSet;
 
 use std::sync::Arc;
 
@@ -73,7 +77,7 @@ pub struct Server {
     memory: Arc<Memory>,
     who: Identity,
     /// The tools this server lists and accepts.
-    tools: tools::ToolSet,
+    tools: ToolSet,
     /// HTTP sessions: the identity of the first request (its agent token's, or for the
     /// operator token its `X-Warroom-*` headers'), to which every later request of the
     /// session must agree.
@@ -93,7 +97,7 @@ impl Server {
         Server {
             memory,
             who,
-            tools: tools::ToolSet::All,
+            tools: ToolSet::All,
             http_identity: None,
             inflight: Arc::new(tokio::sync::RwLock::new(())),
             feed: None,
@@ -194,12 +198,12 @@ impl Server {
     }
 
     /// The tools this server offers.
-    pub fn tool_set(&self) -> tools::ToolSet {
+    pub fn tool_set(&self) -> ToolSet {
         self.tools
     }
 
     /// The same server listing only the tools of `set`.
-    pub fn with_tools(mut self, set: tools::ToolSet) -> Self {
+    pub fn with_tools(mut self, set: ToolSet) -> Self {
         self.tools = set;
         self
     }
@@ -233,7 +237,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools::list(self.tools)))
+        Ok(ListToolsResult::with_all_items(profiles::list(self.tools)))
     }
 
     async fn list_resources(
@@ -318,9 +322,9 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, McpError> {
         let who = match self.caller(&context) {
             Ok(who) => who,
-            Err(msg) => return Ok(tools::tool_error(msg).into()),
+            Err(msg) => return Ok(registry::tool_error(msg).into()),
         };
-        let Some(tool) = tools::find(self.tools, &request.name) else {
+        let Some(tool) = profiles::find(self.tools, &request.name) else {
             let names: Vec<&str> = tools::TOOLS
                 .iter()
                 .map(|t| t.name)
@@ -354,7 +358,7 @@ impl ServerHandler for Server {
             crate::cancel::scope(&cancel, || (tool.call)(&memory, &who, args))
         })
         .await
-        .unwrap_or_else(|e| tools::tool_error(format!("{} failed internally: {e}", tool.name)));
+        .unwrap_or_else(|e| registry::tool_error(format!("{} failed internally: {e}", tool.name)));
         watcher.abort();
         tracing::debug!(
             tool = tool.name,

@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::tools::{ToolDef, describe_text, run_text};
+use super::registry::{ToolDef, describe_text, run_text};
 use crate::api::channel::{ChannelPostArgs, ChannelReadArgs};
 use crate::api::ledger::{FilterArgs, PublishArgs, QueryArgs, SearchArgs};
 use crate::config::Identity;

@@ -6,7 +6,7 @@
 //!   are dropped, an unsigned integer gets `minimum: 0` instead;
 //! - `type` is always one string, never an array: an optional input is simply not
 //!   required (null unions are removed; a null argument counts as absent, see
-//!   [`super::tools::parse_args`]); an output field that can really be null is
+//!   [`super::registry::parse_args`]); an output field that can really be null is
 //!   `anyOf: [{…}, {"type": "null"}]`;
 //! - enums of string constants become one `enum`;
 //! - input schemas are self-contained (`$defs` inlined); output schemas keep `$defs` for

@@ -543,7 +543,7 @@ pub async fn run_file(
             .path()
             .join("project")
             .join(".agents")
-            .join(crate::cli::SCENARIO_CLOCK),
+            .join(crate::clock::SCENARIO_CLOCK),
         work: tmp.path().to_path_buf(),
         fsync: scenario.setup.fsync,
         specs: &scenario.setup.agents,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use warroom_memory::cli::out::{Outcome, emit, note, print};
 use crate::bench::{self, BenchOptions, locomo, quality};
+use warroom_memory::cli::out::{Outcome, emit, note, print};
 
 /// Options of `bench`.
 #[derive(Debug, Args)]

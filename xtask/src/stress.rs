@@ -284,7 +284,8 @@ async fn crashes(exe: &Path, root: &Path, o: &StressOptions) -> anyhow::Result<C
     let ledger = root.join(".agents/ledger.jsonl");
     let (ids, invalid, glued) = ids_in(&ledger);
     let found: HashSet<&String> = ids.iter().collect();
-    let report = warroom_memory::audit::verify::verify(&ledger, &Default::default(), &mut |_, _| {})?;
+    let report =
+        warroom_memory::audit::verify::verify(&ledger, &Default::default(), &mut |_, _| {})?;
     let named = report
         .violations
         .iter()

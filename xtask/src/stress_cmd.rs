@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use warroom_memory::cli::out::{Outcome, emit, note};
 use crate::stress::{self, StressOptions, StressReport};
+use warroom_memory::cli::out::{Outcome, emit, note};
 
 /// Options of `stress`.
 #[derive(Debug, Args)]

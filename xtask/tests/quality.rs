@@ -20,16 +20,14 @@ fn xtask(args: &[&str]) -> (i32, String, String) {
 }
 
 fn quality_report() -> Value {
-    let (code, out, err) = xtask(
-        &[
-            "--json",
-            "bench",
-            "quality",
-            "--no-locomo",
-            "--set",
-            "tests/fixtures/relevance/warroom.yaml",
-        ],
-    );
+    let (code, out, err) = xtask(&[
+        "--json",
+        "bench",
+        "quality",
+        "--no-locomo",
+        "--set",
+        "tests/fixtures/relevance/warroom.yaml",
+    ]);
     assert_eq!(code, 0, "{err}");
     serde_json::from_str::<Value>(&out).unwrap()[0].clone()
 }
@@ -72,4 +70,3 @@ fn the_seed_formula_buries_old_exact_answers_and_misses_detail() {
         );
     }
 }
-

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use warroom_memory::clock::Timestamp;
 pub use measure::{Micros, SizeReport};
+use warroom_memory::clock::Timestamp;
 
 /// What to measure.
 #[derive(Debug, Clone)]

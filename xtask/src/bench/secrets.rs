@@ -196,7 +196,8 @@ pub fn run(
             example_texts(example_root),
         ),
     ];
-    let mut generated = super::corpus::Corpus::new(11, warroom_memory::clock::Timestamp(1_795_000_000));
+    let mut generated =
+        super::corpus::Corpus::new(11, warroom_memory::clock::Timestamp(1_795_000_000));
     sets.push(fp_set(
         "generated ledger entries (10,000)",
         (0..10_000).map(|i| {

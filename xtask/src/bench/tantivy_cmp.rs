@@ -136,7 +136,8 @@ pub fn measure_same_work(
         };
         let (ts, kind) = (column("ts"), column("kind"));
         move |doc: DocId, bm25: Score| -> f64 {
-            let age = warroom_memory::clock::Timestamp(ts.get_val(doc) as i64).age_hours(scorer.now);
+            let age =
+                warroom_memory::clock::Timestamp(ts.get_val(doc) as i64).age_hours(scorer.now);
             let half_life = scorer.half_lives[kind.get_val(doc) as usize];
             let decay = warroom_memory::index::decay(age, half_life);
             f64::from(bm25) * scorer.ranking.time_factor(decay)

@@ -1,0 +1,150 @@
+//! The module graph keeps its direction (ARCHITECTURE.md § Invariants): the core never
+//! imports an edge, and an edge never imports one above it. Checked by reading every
+//! `crate::…` path in `src/` — `use` lines and inline paths alike, comments skipped.
+//!
+//! Layers, bottom to top: the core (everything not listed below) → `mcp` (the protocol
+//! edge) → `daemon` and `scenario` (transport edge; acceptance runner) → `cli`.
+//! Also: the two tool profiles (`mcp::tools`, `mcp::ostwin`) never import each other (they
+//! share `mcp::registry`), and only `clock` reads the wall clock.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The rank of a top-level module: higher may import lower, never the reverse.
+fn rank(module: &str) -> u8 {
+    match module {
+        "mcp" => 1,
+        "daemon" | "scenario" => 2,
+        "cli" => 3,
+        _ => 0,
+    }
+}
+
+/// Every `.rs` file under `dir`, with its path relative to `src/`.
+fn sources(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            sources(&p, base, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            let rel = p.strip_prefix(base).unwrap().display().to_string();
+            out.push((rel, std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+}
+
+/// The top-level modules a file names through `crate::…` (outside comments).
+fn imports(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let inner = group.split('}').next().unwrap_or("");
+                for name in inner.split(',') {
+                    let name = name.trim().split("::").next().unwrap_or("").trim();
+                    if !name.is_empty() {
+                        out.insert(name.to_string());
+                    }
+                }
+            } else {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn top_module(rel: &str) -> String {
+    rel.split('/')
+        .next()
+        .unwrap()
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+fn all_sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &src, &mut files);
+    assert!(files.len() > 50, "read the sources: {}", files.len());
+    files
+}
+
+#[test]
+fn no_module_imports_one_above_it() {
+    let mut wrong = Vec::new();
+    for (rel, text) in all_sources() {
+        let me = top_module(&rel);
+        if me == "lib" || me == "main" {
+            continue;
+        }
+        for m in imports(&text) {
+            let upward = rank(&m) > rank(&me);
+            let sideways = m != me && rank(&m) == rank(&me) && rank(&me) > 0;
+            if upward || sideways {
+                wrong.push(format!("{rel} ({me}) imports crate::{m}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_tool_profiles_share_a_registry_and_not_each_other() {
+    let files = all_sources();
+    let text = |rel: &str| &files.iter().find(|(r, _)| r == rel).unwrap().1;
+    assert!(
+        !text("mcp/tools.rs").contains("ostwin"),
+        "mcp::tools names ostwin"
+    );
+    assert!(
+        !text("mcp/ostwin.rs").contains("super::tools"),
+        "mcp::ostwin imports tools"
+    );
+    assert!(text("mcp/ostwin.rs").contains("super::registry"));
+    assert!(text("mcp/tools.rs").contains("super::registry"));
+}
+
+#[test]
+fn only_clock_reads_the_wall_clock() {
+    let mut wrong = Vec::new();
+    for (rel, text) in all_sources() {
+        if rel == "clock.rs" {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("SystemTime::now") || code.contains("Utc::now") {
+                wrong.push(format!("{rel}:{}", n + 1));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "wall clock read outside clock.rs: {wrong:?}"
+    );
+}
+
+#[test]
+fn the_checker_sees_grouped_and_inline_paths() {
+    let found = imports(
+        "use crate::{render, render_audit};\nlet x = crate::cli::out::note(); // crate::mcp\n",
+    );
+    assert_eq!(
+        found.into_iter().collect::<Vec<_>>(),
+        ["cli", "render", "render_audit"]
+    );
+}
