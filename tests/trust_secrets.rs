@@ -12,7 +12,11 @@ const AKIA: &str = "AKIAUVW75EFR6EDT4SYW";
 fn disk(root: &std::path::Path) -> String {
     let mut all = String::new();
     for dir in [".agents", ".agents/plan"] {
-        for f in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+        for f in std::fs::read_dir(root.join(dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if f.path().is_file() {
                 all += &std::fs::read_to_string(f.path()).unwrap_or_default();
             }
@@ -254,5 +258,75 @@ async fn logs_never_carry_an_entrys_text_or_a_secret_at_any_level() {
         token.as_str(),
     ] {
         assert!(!logs.contains(never), "`{never}` is in the logs:\n{logs}");
+    }
+}
+
+/// Red team #29 item 3, through the binary: a token split between summary and detail, a
+/// JSON-escaped webhook, a password on a command line and tokens broken by invisible
+/// characters of every class never reach the disk; everyday random-looking text (an
+/// integrity hash, an SSH public key) is stored unchanged.
+#[test]
+fn new_secret_shapes_never_reach_the_disk_and_everyday_text_is_kept() {
+    let p = project();
+    let root = p.path();
+    let token = "ghp_Q7m2Kx9LpR4vT8nW3yZ6aB1cD5eF0gH2jJ4k";
+    let (head, tail) = token.split_at(17);
+    cli_publish_as(
+        root,
+        None,
+        ("warning", "room-1", "eng"),
+        &format!("rotated the CI key, new value {head}"),
+        &[&format!("--detail={tail} (effective today)")],
+    );
+    let hook = r#"{"url":"https:\/\/hooks.slack.com\/services\/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"}"#;
+    let curl = "curl -u deploy:Harbor-88309! https://api.acme.io/v1/items";
+    for text in [hook, curl] {
+        cli_publish_as(root, None, ("warning", "room-1", "eng"), text, &[]);
+    }
+    let classes = [
+        '\u{034F}',
+        '\u{FE0F}',
+        '\u{E0101}',
+        '\u{E0020}',
+        '\u{3164}',
+        '\u{115F}',
+        '\u{1160}',
+        '\u{FFA0}',
+        '\u{061C}',
+        '\u{1D173}',
+        '\u{180E}',
+        '\u{2061}',
+        '\u{200D}',
+        '\u{00AD}',
+    ];
+    let key = "AKIAQ3M8K2LXZ7N4P1RW";
+    for c in classes {
+        let hidden = format!("{}{c}{}", &key[..9], &key[9..]);
+        cli_publish_as(
+            root,
+            None,
+            ("warning", "room-1", "eng"),
+            &format!("use {hidden} for deploys"),
+            &[],
+        );
+    }
+    let integrity = "\"integrity\": \"sha512-4m9XKpR2vLq8nT3wY6zB1cD5eF0gH7jJ9kM2oP4rS6uV8xA0bC3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC==\"";
+    let pubkey =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKq8mT3vL9xR2nW7yB4cD6eF1gH5jJ0kM3oP8rS2uV4 ci@build";
+    for text in [integrity, pubkey] {
+        let v = cli_publish_as(root, None, ("convention", "room-1", "eng"), text, &[]);
+        assert_eq!(v["redacted"], json!([]), "{text}: {v}");
+        assert_eq!(v["entry"]["summary"], text);
+    }
+    let on_disk = disk(root);
+    for secret in [
+        head,
+        tail,
+        "Vx8Kp2Lm9Qr4St6Uw1Yz3Ab5",
+        "Harbor-88309!",
+        key,
+        &key[9..],
+    ] {
+        assert!(!on_disk.contains(secret), "`{secret}` reached the disk");
     }
 }

@@ -205,23 +205,40 @@ impl Memory {
         text: String,
         found: &mut Vec<String>,
     ) -> Result<String> {
-        let scan = crate::secrets::scan(&text);
-        if scan.kinds.is_empty() {
-            return Ok(text);
-        }
-        if self.settings.secrets == crate::config::SecretPolicy::Refuse {
-            return Err(crate::error::Error::Refused(format!(
-                "`{field}` contains what looks like a secret ({}); secrets are never stored. Fix: \
-                 remove it and say where the secret lives instead (e.g. a vault path)",
-                scan.kinds.join(", ")
-            )));
-        }
-        for k in scan.kinds {
-            if !found.contains(&k) {
-                found.push(k);
+        let mut out = self.guard_fields(&[(field, text)], found)?;
+        Ok(out.pop().expect("one field"))
+    }
+
+    /// [`Memory::guard_secrets`] for the text fields of one write, scanned together so a
+    /// secret split across two neighbouring fields is found too
+    /// ([`crate::secrets::scan_fields`]).
+    pub(crate) fn guard_fields(
+        &self,
+        fields: &[(&str, String)],
+        found: &mut Vec<String>,
+    ) -> Result<Vec<String>> {
+        let texts: Vec<&str> = fields.iter().map(|(_, t)| t.as_str()).collect();
+        let scans = crate::secrets::scan_fields(&texts);
+        let mut out = Vec::with_capacity(scans.len());
+        for ((field, _), scan) in fields.iter().zip(scans) {
+            if !scan.kinds.is_empty()
+                && self.settings.secrets == crate::config::SecretPolicy::Refuse
+            {
+                return Err(crate::error::Error::Refused(format!(
+                    "`{field}` contains what looks like a secret ({}); secrets are never \
+                     stored. Fix: remove it and say where the secret lives instead (e.g. a \
+                     vault path)",
+                    scan.kinds.join(", ")
+                )));
             }
+            for k in scan.kinds {
+                if !found.contains(&k) {
+                    found.push(k);
+                }
+            }
+            out.push(scan.text);
         }
-        Ok(scan.text)
+        Ok(out)
     }
 
     /// Refuses an identifier (room, role, ref, plan id…) that contains a secret, whatever

@@ -118,8 +118,17 @@ impl Memory {
         self.guard_id("author_role", &author_role)?;
         self.guard_id("ref", &ref_)?;
         let mut redacted = Vec::new();
-        let summary = self.guard_secrets("summary", args.summary, &mut redacted)?;
-        let detail = self.guard_secrets("detail", detail, &mut redacted)?;
+        // Together, so a token split between summary and detail is found too.
+        let mut texts = self
+            .guard_fields(
+                &[("summary", args.summary), ("detail", detail)],
+                &mut redacted,
+            )?
+            .into_iter();
+        let (summary, detail) = (
+            texts.next().unwrap_or_default(),
+            texts.next().unwrap_or_default(),
+        );
         // Scanned as given, before tags are lower-cased (an `AKIA…` key id is found by its
         // case).
         let raw_tags = args

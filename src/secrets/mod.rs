@@ -5,16 +5,24 @@
 //! a secret there refuses the call.
 //!
 //! How a text is scanned:
-//! 1. It is normalised first — NFKC (fullwidth `ｐａｓｓｗｏｒｄ` is `password`) with
-//!    zero-width and other invisible characters removed — so a secret cannot hide behind
-//!    Unicode. When nothing is found the original text is stored unchanged; when something
-//!    is, the normalised text is stored with the findings redacted.
+//! 1. It is normalised first — NFKC (fullwidth `ｐａｓｓｗｏｒｄ` is `password`), every
+//!    invisible character removed (the whole Unicode `Cf` class — zero-width characters,
+//!    bidi marks, the tag block, the Arabic letter mark, musical formatting — plus the
+//!    combining grapheme joiner, variation selectors and Hangul fillers), and JSON's
+//!    escapes of `/`, `:` and `@` undone (`https:\/\/hooks…`) — so a secret cannot hide
+//!    behind Unicode or an escape. When nothing is found the original text is stored
+//!    unchanged; when something is, the normalised text is stored with the findings
+//!    redacted.
 //! 2. The rules ([`rules`]): gitleaks' maintained set (~220 rules, each with keywords,
 //!    entropy thresholds and allowlists) plus ours; a keyword automaton picks the rules
 //!    worth running, so most text runs few.
 //! 3. An entropy check for unlabelled tokens: 32+ characters of base64/base64url with
 //!    upper case, lower case and digits and ≥ 4.3 bits of entropy per character (an AWS
-//!    secret without its label, a PEM body without its header).
+//!    secret without its label, a PEM body without its header) — except what is known to
+//!    be public and random-looking, as gitleaks' and detect-secrets' allowlists do:
+//!    integrity and checksum values (`sha512-…`, go.sum's `h1:…`), public keys (`ssh-…
+//!    AAAA…`, JWKS `"n"`/`"x"` members, `PUBLIC KEY` and `CERTIFICATE` blocks), data URIs,
+//!    base64 whose decoded value is plain text, and identifiers made of words.
 //! 4. Placeholders are allowed: `<password>`, `${DB_PASSWORD}`, `xxxx`, `changeme`, `****`,
 //!    `your-api-key` and the like, so prose and examples are not mangled.
 
@@ -37,18 +45,45 @@ pub struct Scan {
     pub kinds: Vec<String>,
 }
 
-/// Characters that render as nothing and can split a secret.
+/// Characters that render as nothing and can split a secret: every format character
+/// (`Cf`), and the invisible marks and letters outside it.
 fn invisible(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory, get_general_category};
+    if c.is_ascii() {
+        return false;
+    }
     matches!(
         c,
-        '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}'
-    )
+        '\u{034F}' // combining grapheme joiner
+            | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' // Hangul fillers
+            | '\u{17B4}' | '\u{17B5}' // Khmer inherent vowels
+            | '\u{180B}'..='\u{180F}' // Mongolian variation selectors and separator
+            | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' // variation selectors
+            | '\u{1D159}' | '\u{2800}' // musical null notehead, braille blank
+    ) || get_general_category(c) == GeneralCategory::Format
 }
 
-/// NFKC with invisible characters removed.
+/// NFKC with invisible characters removed and JSON's escapes of `/`, `:`, `@` undone.
 pub fn normalize(text: &str) -> String {
-    text.nfkc().filter(|&c| !invisible(c)).collect()
+    let text: String = text.nfkc().filter(|&c| !invisible(c)).collect();
+    if !text.contains('\\') {
+        return text;
+    }
+    let mut out = text;
+    for (escaped, plain) in [
+        ("\\/", "/"),
+        ("\\u002f", "/"),
+        ("\\u002F", "/"),
+        ("\\u003a", ":"),
+        ("\\u003A", ":"),
+        ("\\u0040", "@"),
+        ("\\\"", "\""),
+    ] {
+        if out.contains(escaped) {
+            out = out.replace(escaped, plain);
+        }
+    }
+    out
 }
 
 /// Shannon entropy in bits per byte.
@@ -173,7 +208,10 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
             let value = secret.as_bytes();
             if rule.entropy.is_some_and(|e| entropy(value) <= e)
                 || placeholder(value)
-                || (matches!(rule.id.as_str(), "password" | "api-key") && !looks_secret(value))
+                || (matches!(
+                    rule.id.as_str(),
+                    "password" | "api-key" | "cli-password" | "env-secret-value"
+                ) && !looks_secret(value))
                 || allowed(&set.global, value, whole.range(), bytes)
                 || rule
                     .allow
@@ -192,6 +230,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
 /// Unlabelled high-entropy tokens (see the module doc, step 3).
 fn high_entropy_tokens(bytes: &[u8]) -> Vec<(Range<usize>, &'static str)> {
     let token = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-');
+    let public = public_blocks(bytes);
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -210,6 +249,8 @@ fn high_entropy_tokens(bytes: &[u8]) -> Vec<(Range<usize>, &'static str)> {
             && t.iter().any(u8::is_ascii_digit)
             && entropy(t) >= 4.3
             && !placeholder(t)
+            && !public.iter().any(|r| r.contains(&start))
+            && !known_public(bytes, start..i)
         {
             out.push((start..i, "high-entropy-token"));
         }
@@ -217,10 +258,206 @@ fn high_entropy_tokens(bytes: &[u8]) -> Vec<(Range<usize>, &'static str)> {
     out
 }
 
+/// The byte ranges of `PUBLIC KEY`, `CERTIFICATE` and PGP public key blocks: their bodies
+/// are public.
+fn public_blocks(bytes: &[u8]) -> Vec<Range<usize>> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(b) = text[from..].find("-----BEGIN ") {
+        let begin = from + b;
+        let head_end = text[begin..].find('\n').map_or(text.len(), |e| begin + e);
+        let head = &text[begin..head_end];
+        let end = text[head_end..]
+            .find("-----END ")
+            .map_or(text.len(), |e| head_end + e);
+        if ["PUBLIC KEY", "CERTIFICATE", "PGP PUBLIC KEY"]
+            .iter()
+            .any(|k| head.contains(k))
+            && !head.contains("PRIVATE")
+        {
+            out.push(begin..end);
+        }
+        from = end.max(begin + 1);
+    }
+    out
+}
+
+/// A random-looking token known to be public, or not random at all (module doc, step 3).
+fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
+    let t = &bytes[r.clone()];
+    let before = &bytes[r.start.saturating_sub(24)..r.start];
+    let line_start = bytes[..r.start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = &bytes[line_start..r.start];
+    let lower: Vec<u8> = t.iter().take(8).map(u8::to_ascii_lowercase).collect();
+    // Integrity and checksum values: npm/SRI `sha512-…`, Nix `sha256-…`, go.sum `h1:…`,
+    // pip `--hash=sha256:…`, image digests.
+    const HASH_PREFIXES: [&[u8]; 5] = [b"sha1-", b"sha256-", b"sha384-", b"sha512-", b"md5-"];
+    // …or labelled as one just before it (`"sha512": "…"`, `content-digest: sha-256=:…`).
+    let label = String::from_utf8_lossy(before).to_ascii_lowercase();
+    const HASH_LABELS: [&str; 10] = [
+        "h1:",
+        "sha1",
+        "sha256",
+        "sha384",
+        "sha512",
+        "sha-256",
+        "sha-512",
+        "digest",
+        "checksum",
+        "integrity",
+    ];
+    if HASH_PREFIXES.iter().any(|p| lower.starts_with(p))
+        || HASH_LABELS.iter().any(|l| label.contains(l))
+    {
+        return true;
+    }
+    // Public keys: the SSH wire format (`ssh-ed25519 AAAA…`), JWKS members.
+    if t.starts_with(b"AAAA") && contains(line, b"ssh-") | contains(line, b"ecdsa-sha2-") {
+        return true;
+    }
+    let member = |m: &[u8]| {
+        let b = String::from_utf8_lossy(before).replace(' ', "");
+        b.ends_with(&String::from_utf8_lossy(m).into_owned())
+    };
+    if ["\"n\":\"", "\"x\":\"", "\"y\":\"", "\"x5c\":[\""]
+        .iter()
+        .any(|m| member(m.as_bytes()))
+    {
+        return true;
+    }
+    // Data URIs.
+    if before.ends_with(b";base64,") {
+        return true;
+    }
+    // `name=<base64>` is one token here: judge the value after the name.
+    let value = match t.iter().position(|&b| b == b'=') {
+        Some(i) if (1..=32).contains(&i) && t[..i].iter().all(u8::is_ascii_alphabetic) => {
+            &t[i + 1..]
+        }
+        _ => t,
+    };
+    decodes_to_text(t) || decodes_to_text(value) || wordy(t)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Base64 (standard or URL-safe) whose decoded value is plain text: entropy measured on
+/// the decoded value, as detect-secrets does, not on its encoding.
+fn decodes_to_text(t: &[u8]) -> bool {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let body: Vec<u8> = t.iter().copied().filter(|&c| c != b'=').collect();
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    for chunk in body.chunks(4) {
+        let mut n = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            let Some(v) = value(c) else { return false };
+            n |= v << (18 - 6 * k);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    let printable = out
+        .iter()
+        .filter(|&&b| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\t'))
+        .count();
+    // Prose has spaces; structured text (JSON, CSV, markup) its punctuation. A short
+    // printable value (`user:pass`, a password) is neither long nor structured enough.
+    let structure = out.iter().filter(|b| b"{}\":,;<>=\n".contains(b)).count();
+    out.len() >= 24 && printable * 100 >= out.len() * 97 && (out.contains(&b' ') || structure >= 4)
+}
+
+/// An identifier made of words (`HTTPServer2ConnectionPoolManager`, `use_optimistic_…`):
+/// most of its letters are in runs that look like words, where random text breaks into
+/// short, vowel-less pieces.
+fn wordy(t: &[u8]) -> bool {
+    let mut parts: Vec<&[u8]> = Vec::new();
+    let mut start = 0;
+    for i in 1..=t.len() {
+        let boundary = i == t.len()
+            || !t[i].is_ascii_alphabetic()
+            || !t[i - 1].is_ascii_alphabetic()
+            || (t[i].is_ascii_uppercase() && t[i - 1].is_ascii_lowercase());
+        if boundary {
+            parts.push(&t[start..i]);
+            start = i;
+        }
+    }
+    let vowel = |c: &u8| b"aeiouyAEIOUY".contains(c);
+    // A word: Capitalised or lower case, or an upper-case acronym of up to 8 letters; with
+    // a vowel and no run of more than 3 consonants.
+    let word = |p: &&[u8]| {
+        let cased = p.iter().skip(1).all(u8::is_ascii_lowercase)
+            || (p.len() <= 8 && p.iter().all(u8::is_ascii_uppercase));
+        p.len() >= 3
+            && p.iter().all(u8::is_ascii_alphabetic)
+            && cased
+            && p.iter().any(vowel)
+            && p.split(vowel).all(|run| run.len() <= 3)
+    };
+    let in_words: usize = parts.iter().filter(|p| word(p)).map(|p| p.len()).sum();
+    let letters = t.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    letters > 0 && in_words * 100 >= letters * 75
+}
+
 /// Scans `text` for secrets.
 pub fn scan(text: &str) -> Scan {
-    let norm = normalize(text);
-    let mut found = find(&norm);
+    scan_fields(&[text]).pop().expect("one field, one scan")
+}
+
+/// How much of each side of a junction between two fields is scanned together.
+const JUNCTION: usize = 256;
+
+/// Scans the text fields of one write (in their order, e.g. summary then detail): each
+/// alone, and every junction of two neighbours as if they were one text, so a token split
+/// between summary and detail is still found — and both of its parts redacted.
+pub fn scan_fields(fields: &[&str]) -> Vec<Scan> {
+    let norms: Vec<String> = fields.iter().map(|f| normalize(f)).collect();
+    let mut found: Vec<Vec<(Range<usize>, &'static str)>> = norms.iter().map(|n| find(n)).collect();
+    for i in 1..norms.len() {
+        let (a, b) = (&norms[i - 1], &norms[i]);
+        let mut from = a.len().saturating_sub(JUNCTION);
+        while !a.is_char_boundary(from) {
+            from += 1;
+        }
+        let mut to = b.len().min(JUNCTION);
+        while !b.is_char_boundary(to) {
+            to += 1;
+        }
+        let joined = format!("{}{}", &a[from..], &b[..to]);
+        let cut = a.len() - from;
+        for (r, id) in find(&joined) {
+            if r.start < cut && r.end > cut {
+                found[i - 1].push((from + r.start..a.len(), id));
+                found[i].push((0..r.end - cut, id));
+            }
+        }
+    }
+    fields
+        .iter()
+        .zip(norms)
+        .zip(found)
+        .map(|((text, norm), found)| redact(text, &norm, found))
+        .collect()
+}
+
+/// `text` unchanged when nothing was found; else its normalised form with every finding
+/// redacted.
+fn redact(text: &str, norm: &str, mut found: Vec<(Range<usize>, &'static str)>) -> Scan {
     if found.is_empty() {
         return Scan {
             text: text.to_string(),

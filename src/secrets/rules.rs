@@ -137,7 +137,8 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "url-credentials",
-        r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'\x22]{0,128}:([^\s@/'\x22]{1,256})@[a-z0-9.\[-]",
+        // The password may hold `@` (unencoded): it runs to the last `@` before the host.
+        r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@'\x22]{0,128}:([^\s/'\x22]{1,256})@[a-z0-9.\[-]",
         1,
         &["://"],
     ),
@@ -149,9 +150,9 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "password",
-        r#"(?i)\b[a-z0-9_.-]{0,40}(?:password|passwd|pwd|passphrase)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{6,})"#,
+        r#"(?i)\b[a-z0-9_.-]{0,40}(?:password|passwd|pwd|passphrase|[_.-]pass|\bpass|[_.-]pw)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{6,})"#,
         1,
-        &["pass", "pwd"],
+        &["pass", "pwd", "_pw", "-pw", ".pw"],
     ),
     (
         "api-key",
@@ -176,6 +177,157 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
         r#"(?i)"?private_key_id"?[ \t]*[:=][ \t]*"?([a-f0-9]{40})"#,
         1,
         &["private_key_id"],
+    ),
+    // Credentials on command lines (the red team's gap): each tool's own flag.
+    (
+        "cli-password",
+        r#"(?i)\b(?:curl|wget|https?)\b[^\n]{0,200}?\s(?:-u|--user|--http-user|-a|--auth)[ =]?['"]?[^\s:'"]{1,64}:([^\s'"]{3,128})"#,
+        1,
+        &["curl", "wget", "http"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\bsshpass\b[^\n]{0,40}?\s-p\s*['"]?([^\s'"]{3,128})"#,
+        1,
+        &["sshpass"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\bmysql(?:dump|admin|import|sh|check)?\b[^\n]{0,200}?\s-p([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["mysql"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)(?:^|\s)--?(?:password|passwd|pass|http-password|ftp-password)[ =]['"]?([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["-pass"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\s-(?:pass|passin|passout|k)\s+pass:([^\s'"]{3,128})"#,
+        1,
+        &["pass:"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\bdocker\s+login\b[^\n]{0,200}?\s-p\s+['"]?([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["docker"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\bredis-cli\b[^\n]{0,200}?\s-a\s+['"]?([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["redis-cli"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\b(?:smbclient|rpcclient|smbmap|net\s+use)\b[^\n]{0,200}?(?:-U\s*|/user:)['"]?[^\s%'"]{1,64}%([^\s'"]{3,128})"#,
+        1,
+        &["smbclient", "rpcclient", "smbmap", "net use"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\bldap[a-z]{0,10}\b[^\n]{0,300}?\s-w\s+['"]?([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["ldap"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\baz\s+login\b[^\n]{0,300}?\s-p\s+['"]?([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["az login"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\bhtpasswd\s+-[a-z]*b[a-z]*\s+(?:-[a-z]+\s+)*\S+\s+\S+\s+['"]?([^\s'"]{3,128})"#,
+        1,
+        &["htpasswd"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\blftp\b[^\n]{0,200}?\s-u\s+['"]?[^\s,'"]{1,64},([^\s'"]{3,128})"#,
+        1,
+        &["lftp"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\b(?:sqlcmd|bcp|osql|isql)\b[^\n]{0,200}?\s-P\s*['"]?([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["sqlcmd", "bcp", "osql", "isql"],
+    ),
+    (
+        // Kubernetes / compose env lists: `- name: DB_PASSWORD` then `value: …`.
+        "env-secret-value",
+        r#"(?i)name:[ \t]*["']?[a-z0-9_]*(?:password|passwd|secret|token|api_?key|pass)["']?[ \t]*\r?\n[ \t]*value:[ \t]*["']?([^\s"']{4,256})"#,
+        1,
+        &["name:"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\brabbitmqctl\s+(?:add_user|change_password)\s+\S+\s+['"]?([^\s'"]{3,128})"#,
+        1,
+        &["rabbitmqctl"],
+    ),
+    (
+        // `echo 'pw' | docker login … --password-stdin` and the like.
+        "cli-password",
+        r#"(?i)\b(?:echo|printf)\s+['"]?([^\s'"|]{3,128})['"]?\s*\|[^\n]{0,200}--password-stdin"#,
+        1,
+        &["password-stdin"],
+    ),
+    (
+        "netrc-password",
+        r"(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S{3,128})",
+        1,
+        &["machine"],
+    ),
+    (
+        "xml-secret",
+        r"(?i)<(?:password|passwd|pwd|secret|api[_-]?key|token|client[_-]?secret)>([^<\s]{4,256})</",
+        1,
+        &["<pass", "<pwd", "<secret", "<api", "<token", "<client"],
+    ),
+    // Token formats gitleaks leaves to a context keyword or does not know.
+    ("mailgun-key", r"\bkey-[0-9a-f]{32}\b", 0, &["key-"]),
+    (
+        "linear-oauth-token",
+        r"\blin_oauth_[0-9a-f]{64}\b",
+        0,
+        &["lin_oauth_"],
+    ),
+    (
+        "asana-token",
+        r"\b[0-9]/[0-9]{16}:[0-9a-f]{32}\b",
+        0,
+        &["/"],
+    ),
+    ("new-relic-key", r"\bNRAK-[A-Z0-9]{27}\b", 0, &["nrak-"]),
+    (
+        "vault-token",
+        r"\bhv[sb]\.[A-Za-z0-9_-]{24,}",
+        0,
+        &["hvs.", "hvb."],
+    ),
+    (
+        "airtable-token",
+        r"\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b",
+        0,
+        &["pat"],
+    ),
+    ("supabase-token", r"\bsbp_[0-9a-f]{40}\b", 0, &["sbp_"]),
+    (
+        "age-secret-key",
+        r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",
+        0,
+        &["age-secret-key"],
+    ),
+    (
+        "mailchimp-key",
+        r"\b[0-9a-f]{32}-us[0-9]{1,2}\b",
+        0,
+        &["-us"],
     ),
     (
         "private-key",

@@ -111,13 +111,22 @@ fn locomo_file(none: bool, given: Option<PathBuf>) -> Option<PathBuf> {
 /// Options of `bench secrets`.
 #[derive(Debug, Args)]
 struct SecretsCmd {
-    /// The corpus: YAML with `positive: [{why, text}]` and `negative: [text]`.
+    /// The corpora (repeatable): YAML with `positive: [{category?, why, text, detail?}]`
+    /// and `negative: [text | {category, text}]`. The first is strict (every sample caught,
+    /// no negative flagged: exit 1 otherwise); the others are measured against ≥ 95 %
+    /// found, ≤ 5 % flagged. The last default, heldout-3, was never tuned against.
     #[arg(
         long,
         value_name = "FILE",
-        default_value = "tests/fixtures/secrets/corpus.yaml"
+        default_values = [
+            "tests/fixtures/secrets/corpus.yaml",
+            "tests/fixtures/secrets/wide.yaml",
+            "tests/fixtures/secrets/heldout-1.yaml",
+            "tests/fixtures/secrets/heldout-2.yaml",
+            "tests/fixtures/secrets/heldout-3.yaml",
+        ]
     )]
-    corpus: PathBuf,
+    corpus: Vec<PathBuf>,
     /// A project whose `.agents/` ledger and channels count as ordinary text.
     #[arg(long, value_name = "DIR", default_value = ".")]
     example: PathBuf,
@@ -134,6 +143,8 @@ impl SecretsCmd {
         let locomo = locomo_file(self.no_locomo, self.locomo);
         let r = bench::secrets::run(&self.corpus, &self.example, locomo.as_deref())?;
         emit(json, &r, bench::secrets::markdown);
+        // Exit 1 only when the strict corpus fails; the rates of the others are figures
+        // (the untouched held-out set may be below the targets, and says so).
         let clean = r.missed.is_empty() && r.sets.first().is_none_or(|s| s.flagged == 0);
         Ok(if clean {
             Outcome::Ok

@@ -1,9 +1,13 @@
 //! `bench secrets`: how well and how fast the secret scanner works.
 //!
-//! Detection rate on the positive samples of the corpus (`tests/fixtures/secrets/
-//! corpus.yaml`), false-positive rate on its negative samples and on ordinary text — the
-//! bundled example project's entries and channel messages, generated ledger entries, and
-//! LoCoMo's dialogue turns when present — and the scan time of 16 KB hostile inputs.
+//! Detection rate on the positive samples of the corpora — `tests/fixtures/secrets/
+//! corpus.yaml` (hand-written: every sample must be caught, no negative flagged) and
+//! `wide.yaml` (hundreds of realistic credentials and everyday texts, by category, held to
+//! ≥ 95 % of secrets found and ≤ 5 % of everyday texts altered) — false-positive rate on
+//! their negatives and on ordinary text (the bundled example project's entries and channel
+//! messages, generated ledger entries, LoCoMo's dialogue turns when present), and the scan
+//! time of 16 KB hostile inputs. A sample with a `detail` is scanned as publish scans an
+//! entry: summary and detail together ([`warroom_memory::secrets::scan_fields`]).
 
 use std::path::Path;
 use std::time::Instant;
@@ -12,18 +16,68 @@ use anyhow::Context as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use warroom_memory::secrets::scan;
+use warroom_memory::secrets::{scan, scan_fields};
 
 #[derive(Deserialize)]
 struct CorpusFile {
     positive: Vec<Positive>,
-    negative: Vec<String>,
+    negative: Vec<Negative>,
 }
 
 #[derive(Deserialize)]
 struct Positive {
+    #[serde(default)]
+    category: Option<String>,
     why: String,
     text: String,
+    #[serde(default)]
+    detail: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Negative {
+    Plain(String),
+    Sorted { category: String, text: String },
+}
+
+/// Detection target on the wide corpus (share of secrets found).
+pub const DETECTION_TARGET: f64 = 0.95;
+/// False-positive ceiling on the wide corpus (share of everyday texts altered).
+pub const FALSE_POSITIVE_CEILING: f64 = 0.05;
+
+/// One category of one corpus: secrets found, or everyday texts flagged.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CategoryRate {
+    /// The corpus file's name.
+    pub corpus: String,
+    /// `secret` or `everyday`.
+    pub kind: String,
+    /// The category (command-line, saas-token, integrity-hash, …).
+    pub category: String,
+    /// Samples.
+    pub samples: usize,
+    /// Secrets found (for `secret`) or texts flagged (for `everyday`).
+    pub hits: usize,
+    /// Up to 3 samples on the wrong side (missed secrets, flagged texts), cut.
+    pub wrong: Vec<String>,
+}
+
+/// Totals of one corpus.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CorpusRate {
+    /// The corpus file's name.
+    pub corpus: String,
+    /// Secrets, and how many were found.
+    pub secrets: usize,
+    /// Secrets found.
+    pub found: usize,
+    /// Everyday texts, and how many were flagged.
+    pub everyday: usize,
+    /// Everyday texts flagged.
+    pub flagged: usize,
+    /// ≥ 95 % of its secrets found and ≤ 5 % of its everyday texts flagged.
+    pub meets_targets: bool,
 }
 
 /// False positives on one set of ordinary text.
@@ -63,8 +117,14 @@ pub struct SecretsReport {
     pub detected: usize,
     /// The `why` of every positive sample missed.
     pub missed: Vec<String>,
-    /// False positives per set (the corpus's negatives first).
+    /// False positives per set (the first corpus's negatives first).
     pub sets: Vec<FpSet>,
+    /// Per corpus, totals.
+    pub corpora: Vec<CorpusRate>,
+    /// Per corpus and category, rates.
+    pub categories: Vec<CategoryRate>,
+    /// Every corpus after the first meets ≥ 95 % found and ≤ 5 % flagged.
+    pub targets_met: bool,
     /// Hostile inputs.
     pub timings: Vec<Timing>,
 }
@@ -169,28 +229,135 @@ fn time(input: &str) -> (u64, u64) {
     (runs[runs.len() / 2], runs[runs.len() - 1])
 }
 
-/// Runs the measurement. `example_root` is a project with `.agents/`; `locomo` is
-/// LoCoMo's `locomo10.json` when available.
+fn load(corpus: &Path) -> anyhow::Result<CorpusFile> {
+    let text = std::fs::read_to_string(corpus)
+        .with_context(|| format!("reading the secret corpus {}", corpus.display()))?;
+    serde_saphyr::from_str(&text).with_context(|| format!("{} does not parse", corpus.display()))
+}
+
+/// True if a positive sample is caught, scanned as publish scans an entry.
+fn caught(p: &Positive) -> bool {
+    match &p.detail {
+        Some(d) => scan_fields(&[&p.text, d])
+            .iter()
+            .any(|s| !s.kinds.is_empty()),
+        None => !scan(&p.text).kinds.is_empty(),
+    }
+}
+
+/// Per-category rates of one corpus.
+fn rates(name: &str, file: &CorpusFile) -> (CorpusRate, Vec<CategoryRate>) {
+    let mut cats: Vec<CategoryRate> = Vec::new();
+    fn slot(cats: &mut Vec<CategoryRate>, name: &str, kind: &str, category: &str) -> usize {
+        match cats
+            .iter()
+            .position(|c| c.kind == kind && c.category == category)
+        {
+            Some(i) => i,
+            None => {
+                cats.push(CategoryRate {
+                    corpus: name.to_string(),
+                    kind: kind.to_string(),
+                    category: category.to_string(),
+                    samples: 0,
+                    hits: 0,
+                    wrong: Vec::new(),
+                });
+                cats.len() - 1
+            }
+        }
+    }
+    let cut =
+        |t: &str| warroom_memory::validate::printable(&t.chars().take(100).collect::<String>());
+    for p in &file.positive {
+        let i = slot(
+            &mut cats,
+            name,
+            "secret",
+            p.category.as_deref().unwrap_or("corpus"),
+        );
+        cats[i].samples += 1;
+        if caught(p) {
+            cats[i].hits += 1;
+        } else if cats[i].wrong.len() < 5 {
+            cats[i].wrong.push(format!("{}: {}", p.why, cut(&p.text)));
+        }
+    }
+    for n in &file.negative {
+        let (category, text) = match n {
+            Negative::Plain(t) => ("corpus", t.as_str()),
+            Negative::Sorted { category, text } => (category.as_str(), text.as_str()),
+        };
+        let i = slot(&mut cats, name, "everyday", category);
+        cats[i].samples += 1;
+        let s = scan(text);
+        if !s.kinds.is_empty() {
+            cats[i].hits += 1;
+            if cats[i].wrong.len() < 3 {
+                cats[i]
+                    .wrong
+                    .push(format!("[{}] {}", s.kinds.join(","), cut(text)));
+            }
+        }
+    }
+    let sum = |kind: &str| {
+        cats.iter()
+            .filter(|c| c.kind == kind)
+            .fold((0, 0), |(n, h), c| (n + c.samples, h + c.hits))
+    };
+    let ((secrets, found), (everyday, flagged)) = (sum("secret"), sum("everyday"));
+    (
+        CorpusRate {
+            corpus: name.to_string(),
+            secrets,
+            found,
+            everyday,
+            flagged,
+            meets_targets: found as f64 >= DETECTION_TARGET * secrets as f64
+                && flagged as f64 <= FALSE_POSITIVE_CEILING * everyday as f64,
+        },
+        cats,
+    )
+}
+
+/// Runs the measurement on `corpora` (the first is the strict one: every sample must be
+/// caught, no negative flagged; the others are held to the targets). `example_root` is a
+/// project with `.agents/`; `locomo` is LoCoMo's `locomo10.json` when available.
 pub fn run(
-    corpus: &Path,
+    corpora: &[std::path::PathBuf],
     example_root: &Path,
     locomo: Option<&Path>,
 ) -> anyhow::Result<SecretsReport> {
-    let text = std::fs::read_to_string(corpus)
-        .with_context(|| format!("reading the secret corpus {}", corpus.display()))?;
-    let file: CorpusFile = serde_saphyr::from_str(&text)
-        .with_context(|| format!("{} does not parse", corpus.display()))?;
+    let first = corpora.first().context("no secret corpus given")?;
+    let file = load(first)?;
     let started = Instant::now();
     let rules = warroom_memory::secrets::rules().rules.len();
     tracing::info!(ms = started.elapsed().as_millis() as u64, "rules compiled");
-    let mut missed = Vec::new();
-    for p in &file.positive {
-        if scan(&p.text).kinds.is_empty() {
-            missed.push(p.why.clone());
+    let missed: Vec<String> = file
+        .positive
+        .iter()
+        .filter(|p| !caught(p))
+        .map(|p| p.why.clone())
+        .collect();
+    let (mut corpus_rates, mut categories) = (Vec::new(), Vec::new());
+    let mut targets_met = true;
+    for (k, path) in corpora.iter().enumerate() {
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let (total, cats) = rates(&name, &load(path)?);
+        if k > 0 {
+            targets_met &= total.meets_targets;
         }
+        corpus_rates.push(total);
+        categories.extend(cats);
     }
+    let negatives = file.negative.iter().map(|n| match n {
+        Negative::Plain(t) | Negative::Sorted { text: t, .. } => t.clone(),
+    });
     let mut sets = vec![
-        fp_set("corpus negatives", file.negative.clone()),
+        fp_set("corpus negatives", negatives),
         fp_set(
             "example project entries and messages",
             example_texts(example_root),
@@ -232,6 +399,9 @@ pub fn run(
         detected: file.positive.len() - missed.len(),
         missed,
         sets,
+        corpora: corpus_rates,
+        categories,
+        targets_met,
         timings,
     })
 }
@@ -260,6 +430,46 @@ pub fn markdown(r: &SecretsReport) -> String {
             set.flagged,
             100.0 * set.flagged as f64 / set.texts.max(1) as f64
         );
+    }
+    s.push_str(
+        "\n| corpus | secrets found | everyday texts altered | targets |\n|---|---:|---:|---|\n",
+    );
+    for c in &r.corpora {
+        let _ = writeln!(
+            s,
+            "| {} | {}/{} ({:.1} %) | {}/{} ({:.1} %) | {} |",
+            c.corpus,
+            c.found,
+            c.secrets,
+            100.0 * c.found as f64 / c.secrets.max(1) as f64,
+            c.flagged,
+            c.everyday,
+            100.0 * c.flagged as f64 / c.everyday.max(1) as f64,
+            if c.meets_targets { "met" } else { "not met" }
+        );
+    }
+    s.push_str("\n| corpus | kind | category | samples | found / flagged | rate |\n|---|---|---|---:|---:|---:|\n");
+    for c in &r.categories {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {:.1} % |",
+            c.corpus,
+            c.kind,
+            c.category,
+            c.samples,
+            c.hits,
+            100.0 * c.hits as f64 / c.samples.max(1) as f64
+        );
+    }
+    for c in r.categories.iter().filter(|c| !c.wrong.is_empty()) {
+        let _ = writeln!(
+            s,
+            "\n{} {} {} on the wrong side:",
+            c.corpus, c.kind, c.category
+        );
+        for w in &c.wrong {
+            let _ = writeln!(s, "  {w}");
+        }
     }
     for set in r.sets.iter().filter(|s| !s.examples.is_empty()) {
         let _ = writeln!(s, "\nflagged in {}:", set.name);
