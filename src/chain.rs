@@ -108,6 +108,26 @@ pub fn tip(path: &Path, jail: Option<&crate::fsx::Jail>) -> io::Result<Tip> {
     })
 }
 
+/// The link of the last line within the first `bytes` bytes of the file at `path` (which
+/// end with a newline): the chain head a reader that consumed `bytes` bytes has seen.
+/// [`GENESIS`] for none.
+pub fn head_at(path: &Path, jail: Option<&crate::fsx::Jail>, bytes: u64) -> io::Result<String> {
+    if bytes == 0 {
+        return Ok(GENESIS.to_string());
+    }
+    let mut f = crate::fsx::open_read_in(path, jail)?;
+    let mut end = bytes;
+    if read_at(&mut f, bytes - 1, 1)? == b"\n" {
+        end -= 1;
+    }
+    let start = line_start(&mut f, end)?;
+    Ok(hex(&link_of(&read_at(
+        &mut f,
+        start,
+        (end - start) as usize,
+    )?)))
+}
+
 fn genesis_tip() -> Tip {
     Tip {
         prev: GENESIS.to_string(),

@@ -90,6 +90,12 @@ pub struct Paths {
 
 impl Paths {
     /// Default layout under `root`.
+    /// The context receipts' stream: `receipts.jsonl` beside the ledger.
+    pub fn receipts(&self) -> PathBuf {
+        self.ledger.with_file_name(crate::receipts::FILE)
+    }
+
+    /// Paths under `root` in our default layout.
     pub fn under(root: &Path) -> Paths {
         let agents = root.join(".agents");
         Paths {

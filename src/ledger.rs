@@ -24,6 +24,8 @@ pub struct Ledger {
     source: Source,
     index: LedgerIndex,
     opts: AppendOptions,
+    /// The last line read: (line number, offset, length) — where the chain head is.
+    last_line: Option<(u64, u64, u64)>,
     /// Reusable search accumulator (kept here so a search allocates nothing per call).
     pub scratch: Scratch,
 }
@@ -110,6 +112,7 @@ impl Ledger {
             path,
             index,
             opts,
+            last_line: None,
             scratch: Scratch::default(),
         };
         ledger.refresh()?;
@@ -152,6 +155,34 @@ impl Ledger {
         self.source.pending_bytes()
     }
 
+    /// Where this ledger's index stands: lines and bytes read, and the chain link of the
+    /// last line read (one line is read back to hash it; nothing is hashed per line).
+    pub fn position(&self) -> Result<crate::receipts::LedgerPosition> {
+        let bytes = self.source.offset();
+        let lines = self.source.next_line().saturating_sub(1);
+        let io = |e| Error::Io {
+            context: format!("reading the ledger's last line in {}", self.source.label()),
+            source: e,
+        };
+        let head = match self.last_line {
+            Some((no, offset, len)) => {
+                let mut line = self
+                    .source
+                    .read_range(no, offset, offset + len + 1)
+                    .map_err(io)?;
+                while matches!(line.last(), Some(b'\n' | b'\r')) {
+                    line.pop();
+                }
+                crate::chain::hex(&crate::chain::link_of(&line))
+            }
+            // Nothing read since a snapshot was loaded: files only (no snapshot on a database).
+            None => {
+                crate::chain::head_at(&self.path, self.opts.jail.as_deref(), bytes).map_err(io)?
+            }
+        };
+        Ok(crate::receipts::LedgerPosition { lines, bytes, head })
+    }
+
     /// Bytes of the file consumed so far.
     pub fn offset(&self) -> u64 {
         self.source.offset()
@@ -178,7 +209,11 @@ impl Ledger {
             if bulk {
                 index.begin_bulk();
             }
-            let poll = self.source.poll(|line| apply_line(index, line));
+            let last = &mut self.last_line;
+            let poll = self.source.poll(|line| {
+                *last = Some((line.line_no, line.offset, line.bytes.len() as u64));
+                apply_line(index, line)
+            });
             if bulk {
                 self.index.end_bulk();
             }
@@ -188,6 +223,7 @@ impl Ledger {
             })?;
             match poll {
                 Poll::Reset(why) => {
+                    self.last_line = None;
                     tracing::warn!(ledger = %self.source.label(), %why, "ledger changed under us; rebuilding the index");
                     self.index = empty_index(self.source.is_database(), &self.path);
                     out.reset = Some(why);

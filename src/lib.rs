@@ -28,6 +28,7 @@ pub mod mcp;
 pub mod memory;
 pub mod plan;
 pub mod project;
+pub mod receipts;
 pub mod render;
 pub mod render_audit;
 pub mod scenario;

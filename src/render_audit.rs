@@ -234,11 +234,31 @@ pub fn verify(r: &VerifyReport) -> String {
     if let (Some(h), Some(l)) = (&c.recorded_head, c.recorded_head_line) {
         let _ = write!(s, "\nrecorded head {h} found at line {l}");
     }
-    if r.ok() {
-        s.push_str(
-            "\nOK: every line is a valid entry; ids unique; supersedes consistent; every \
-             link intact.",
+    if let Some(rc) = &r.receipts {
+        let _ = write!(
+            s,
+            "\nreceipts {}: {} of {}, head {}{}",
+            rc.file,
+            crate::render::count(rc.receipts as usize, "receipt", "receipts"),
+            crate::render::count(rc.lines as usize, "line", "lines"),
+            rc.head,
+            if rc.violations.is_empty() {
+                ", chain intact".to_string()
+            } else {
+                format!(", {} violation(s):", rc.violations.len())
+            }
         );
+        for v in &rc.violations {
+            let _ = write!(s, "\n  receipts line {} [{}] {}", v.line, v.kind, v.message);
+        }
+    }
+    if r.violations.is_empty() {
+        s.push_str(if r.ok() {
+            "\nOK: every line is a valid entry; ids unique; supersedes consistent; every \
+             link intact."
+        } else {
+            "\nthe ledger is OK; its receipts are not (above)."
+        });
         return s;
     }
     let _ = write!(
@@ -254,4 +274,93 @@ pub fn verify(r: &VerifyReport) -> String {
         );
     }
     s
+}
+
+/// Text of `context --replay`: the verdict, why each entry was included, what was left
+/// out, and the brief as it was read (or what differs).
+pub fn replay(r: &crate::memory::Replay) -> String {
+    let c = &r.receipt;
+    let mut s = format!(
+        "receipt {} · room {} · asked by {} at {} · ledger line {} (head {})\n",
+        c.id,
+        c.room_id,
+        match (&c.by.room, &c.by.role) {
+            (Some(room), Some(role)) => format!("{room}/{role}"),
+            (Some(room), None) => room.clone(),
+            _ => "an operator".to_string(),
+        },
+        c.ts,
+        c.ledger.lines,
+        c.ledger.head
+    );
+    if r.identical {
+        let _ = writeln!(
+            s,
+            "IDENTICAL: the brief recomputed from the ledger as it was has the receipt's \
+             SHA-256 {} ({} bytes)",
+            r.sha256, c.bytes
+        );
+    } else {
+        s.push_str("DIFFERENT:\n");
+        for d in &r.differences {
+            let _ = writeln!(s, "  - {d}");
+        }
+    }
+    s.push_str("\nwhy each entry was included:\n");
+    for i in &c.included {
+        let _ = writeln!(
+            s,
+            "  {} · {} · {}{}{} · score {:.4} (relevance {:.3} × time {:.3})",
+            i.id,
+            i.room_id,
+            i.reason,
+            i.distance
+                .map(|d| format!(", {d} step(s) upstream"))
+                .unwrap_or_default(),
+            if i.matched.is_empty() {
+                String::new()
+            } else {
+                format!(", matched {}", i.matched.join(", "))
+            },
+            i.score,
+            i.relevance,
+            i.time_factor
+        );
+    }
+    let o = &c.omitted;
+    let _ = writeln!(
+        s,
+        "left out: {} past the entry limit, {} over the byte limit, {} not eligible by rule, \
+         {} superseded, {} duplicates collapsed, {} of the room's own\n",
+        o.entry_limit, o.byte_limit, o.not_eligible, o.superseded, o.duplicates, o.own_room
+    );
+    s.push_str(&r.markdown);
+    s
+}
+
+/// Text of `receipts`: one line per receipt.
+pub fn receipts(list: &[crate::receipts::Receipt]) -> String {
+    if list.is_empty() {
+        return "no receipts".to_string();
+    }
+    list.iter()
+        .map(|r| {
+            format!(
+                "{}  {}  {}  by {}  {} entries  {} bytes  ledger line {}  sha256 {}",
+                r.id,
+                r.ts,
+                r.room_id,
+                match (&r.by.room, &r.by.role) {
+                    (Some(room), Some(role)) => format!("{room}/{role}"),
+                    (Some(room), None) => room.clone(),
+                    _ => "operator".to_string(),
+                },
+                r.included.len(),
+                r.bytes,
+                r.ledger.lines,
+                &r.sha256[..16.min(r.sha256.len())]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

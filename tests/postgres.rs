@@ -388,18 +388,22 @@ fn migrations_upgrade_an_older_schema_and_refuse_a_newer_one() {
     let (code, out, err) = cli(root, &["--json", "db", "migrate"]);
     assert_eq!(code, 0, "{err}");
     let m: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!((m["from"].as_i64(), m["to"].as_i64()), (Some(0), Some(2)));
-    // Back to version 1 (what a server of the first release created): the plans table
-    // did not exist yet.
+    assert_eq!((m["from"].as_i64(), m["to"].as_i64()), (Some(0), Some(3)));
+    // Back to version 1 (what a server of the first release created): the plans and
+    // receipts tables did not exist yet.
     let mut c = PgServer::client(&url);
     c.batch_execute(
-        "DROP TABLE plan_lines; DROP FUNCTION warroom_notify_plans();
+        "DROP TABLE plan_lines; DROP FUNCTION warroom_notify_plans(); DROP TABLE receipt_lines;
          UPDATE warroom_meta SET value = '1' WHERE key = 'schema_version'",
     )
     .unwrap();
     let (code, out, _) = cli(root, &["db", "migrate"]);
     assert_eq!(code, 0);
-    assert!(out.contains("from version 1 to 2"), "{out}");
+    assert!(out.contains("from version 1 to 3"), "{out}");
+    // Briefs on the upgraded database leave receipts.
+    let (code, out, err) = cli(root, &["--json", "context", "room-001"]);
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(out.contains("rcpt-"), "{out}");
     let plan = r#"{"plan_id": "p1", "epics": [{"ref": "EPIC-001", "room_id": "room-001"}]}"#;
     let file = root.join("p1.json");
     std::fs::write(&file, plan).unwrap();

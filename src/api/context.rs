@@ -22,7 +22,7 @@ pub struct ContextArgs {
 }
 
 /// An upstream epic of the briefed room.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct UpstreamOut {
     /// Plan of the epic.
     pub plan_id: String,
@@ -33,6 +33,44 @@ pub struct UpstreamOut {
     pub room_id: String,
     /// 1 = direct predecessor, 2 = its predecessor, …
     pub distance: u32,
+}
+
+/// Why one entry is in a brief.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct IncludedOut {
+    /// The entry.
+    pub id: String,
+    /// Its room.
+    pub room_id: String,
+    /// upstream-match, upstream, project-wide-match, project-wide, or unrelated-match.
+    pub reason: String,
+    /// Its room's distance upstream (1 = direct predecessor), if upstream.
+    pub distance: Option<u32>,
+    /// The brief keywords it matched.
+    pub matched: Vec<String>,
+    /// Its rank score within its group.
+    pub score: f64,
+    /// Relevance to the keywords (0: none).
+    pub relevance: f64,
+    /// The time factor applied.
+    pub time_factor: f64,
+}
+
+/// What a brief left out, counted by reason.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct OmittedOut {
+    /// Eligible, but past the entry limit.
+    pub entry_limit: usize,
+    /// Eligible, but did not fit the byte limit.
+    pub byte_limit: usize,
+    /// Other rooms' decisions, artifacts and code matching no keyword.
+    pub not_eligible: usize,
+    /// Superseded entries of other rooms.
+    pub superseded: usize,
+    /// Copies of a fact collapsed into one item.
+    pub duplicates: usize,
+    /// The briefed room's own live entries.
+    pub own_room: usize,
 }
 
 /// Result of `memory_get_context`.
@@ -67,4 +105,10 @@ pub struct ContextOutput {
     pub upstream: Vec<UpstreamOut>,
     /// Ids of the predecessor `done` messages included.
     pub predecessor_outputs: Vec<String>,
+    /// Each included entry and why, in rank order.
+    pub included: Vec<IncludedOut>,
+    /// What was left out, by reason.
+    pub omitted: OmittedOut,
+    /// The id of this brief's receipt (`warroom-memory context --replay ID`).
+    pub receipt: Option<String>,
 }

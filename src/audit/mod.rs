@@ -7,6 +7,7 @@
 pub mod chain_check;
 pub mod diff;
 pub mod git;
+pub mod receipts_check;
 pub mod verify;
 
 /// One physical line of a ledger file.

@@ -56,12 +56,19 @@ pub struct VerifyReport {
     pub chain: ChainReport,
     /// Every violation, in line order.
     pub violations: Vec<Violation>,
+    /// The context receipts' stream beside the ledger, when it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipts: Option<super::receipts_check::ReceiptsReport>,
 }
 
 impl VerifyReport {
-    /// True if nothing is wrong.
+    /// True if nothing is wrong, in the ledger or in its receipts.
     pub fn ok(&self) -> bool {
         self.violations.is_empty()
+            && self
+                .receipts
+                .as_ref()
+                .is_none_or(|r| r.violations.is_empty())
     }
 }
 

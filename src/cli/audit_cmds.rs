@@ -108,6 +108,30 @@ pub struct DiffCmd {
     color: Colour,
 }
 
+/// The receipts check of the project's receipts stream, when it has any line: the file
+/// beside the ledger, or the database's export of it, checked by the same code.
+fn receipts_report(
+    paths: &crate::config::Paths,
+) -> anyhow::Result<Option<crate::audit::receipts_check::ReceiptsReport>> {
+    let r = match &paths.database {
+        None => crate::audit::receipts_check::check(&paths.receipts())?,
+        Some(url) => {
+            let db = crate::store::pg::Db::open(url.clone())
+                .with_context(|| format!("opening the database {url}"))?;
+            let mut tmp = tempfile::NamedTempFile::new().context("creating a temporary file")?;
+            {
+                let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+                db.export(&crate::store::Stream::Receipts, &mut w)?;
+                std::io::Write::flush(&mut w).context("writing the temporary export")?;
+            }
+            let mut r = crate::audit::receipts_check::check(tmp.path())?;
+            r.file = format!("{url} (receipts)");
+            r
+        }
+    };
+    Ok((r.lines > 0).then_some(r))
+}
+
 /// Largest ledger file `diff A B` reads (a 10M-entry ledger is ~5 GB).
 const DIFF_FILE_LIMIT: u64 = 16 << 30;
 
@@ -195,7 +219,8 @@ impl VerifyCmd {
             now: Some(g.read_now()?),
             allow_unchained: settings.allow_unchained || self.allow_unchained,
         };
-        let report = match (self.file, paths.database) {
+        let explicit = self.file.is_some();
+        let mut report = match (self.file, paths.database.clone()) {
             (Some(p), _) => verify::verify(&p, &opts, &mut progress)?,
             (None, None) => verify::verify(&paths.ledger, &opts, &mut progress)?,
             (None, Some(url)) => {
@@ -215,6 +240,10 @@ impl VerifyCmd {
                 r
             }
         };
+        // The receipts beside the project's ledger (not beside a file named to check).
+        if !explicit {
+            report.receipts = receipts_report(&paths)?;
+        }
         emit(g.json, &report, render_audit::verify);
         Ok(if report.ok() {
             Outcome::Ok

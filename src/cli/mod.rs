@@ -8,6 +8,7 @@ mod daemon_cmd;
 mod db_cmd;
 mod ledger_cmds;
 pub mod out;
+mod receipts_cmd;
 mod room_cmds;
 mod scenario_cmd;
 mod serve;
@@ -123,8 +124,12 @@ enum Command {
     /// Check every line of a ledger: schema, unique ids, supersedes, torn lines.
     /// Exit 0 clean, 1 violations, 2 could not run.
     Verify(audit_cmds::VerifyCmd),
-    /// Print the predecessor context of a room (what a manager reads first).
+    /// Print the predecessor context of a room (what a manager reads first); every brief
+    /// leaves a receipt. `--replay RECEIPT` proves what a manager read.
     Context(room_cmds::ContextCmd),
+    /// List context receipts: every brief served, who asked, at which ledger position,
+    /// what it included and its SHA-256.
+    Receipts(receipts_cmd::ReceiptsCmd),
     /// Register and show plans (the epic DAG).
     #[command(subcommand)]
     Plan(room_cmds::PlanCmd),
@@ -313,6 +318,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Diff(cmd) => cmd.run(g),
         Command::Verify(cmd) => cmd.run(g),
         Command::Context(cmd) => cmd.run(&g.open()?),
+        Command::Receipts(cmd) => cmd.run(&g.open()?),
         Command::Plan(cmd) => cmd.run(&g.open()?),
         Command::Channel(cmd) => cmd.run(&g.open()?),
         Command::Scenario(cmd) => cmd.run(g.json),

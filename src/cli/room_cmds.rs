@@ -28,10 +28,24 @@ pub struct ContextCmd {
     /// The plan the room belongs to, when several plans use the room id.
     #[arg(long = "plan", value_name = "PLAN_ID")]
     plan_id: Option<String>,
+    /// Instead: recompute the brief of this receipt (from `receipts`) from the ledger as
+    /// it was, with its arguments and time, and prove it byte-identical (exit 0) or show
+    /// what differs (exit 1).
+    #[arg(long, value_name = "RECEIPT", conflicts_with_all = ["room", "keywords", "no_keywords", "max_entries", "plan_id"])]
+    replay: Option<String>,
 }
 
 impl ContextCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        if let Some(id) = &self.replay {
+            let r = ctx.memory.replay_receipt(id)?;
+            emit(ctx.json, &r, crate::render_audit::replay);
+            return Ok(if r.identical {
+                Outcome::Ok
+            } else {
+                Outcome::Violations
+            });
+        }
         let brief_keywords = if self.no_keywords {
             Some(Vec::new())
         } else {
@@ -45,6 +59,13 @@ impl ContextCmd {
         };
         let out = ctx.memory.get_context(args, &ctx.who)?;
         emit(ctx.json, &out, render::context);
+        if !ctx.json
+            && let Some(r) = &out.receipt
+        {
+            super::out::note(&format!(
+                "receipt {r} (replay it: warroom-memory context --replay {r})"
+            ));
+        }
         Ok(
             if out.entry_ids.is_empty() && out.predecessor_outputs.is_empty() {
                 Outcome::NothingFound

@@ -36,6 +36,11 @@ pub struct Candidate {
     pub ts: i64,
     /// Distance of the entry's room upstream (1 = direct predecessor), if upstream.
     pub distance: Option<u32>,
+    /// Relevance to the brief keywords (0: no match), before the time factor.
+    pub relevance: f64,
+    /// Natural log of the time factor applied (the ranking's, for matches; the plain
+    /// decay for the others).
+    pub log_time: f64,
 }
 
 impl Candidate {
@@ -217,10 +222,15 @@ impl<'a> Resolved<'a> {
         let log_decay = -self.rate[m.kind.index()] * age;
         // Matching entries: relevance × the ranking's time factor (as in search). The
         // others have no relevance to bury: recency alone orders them.
-        let mut log_score = if rel > 0.0 {
-            rel.ln() + self.ranking.log_time_factor(log_decay)
+        let log_time = if rel > 0.0 {
+            self.ranking.log_time_factor(log_decay)
         } else {
             log_decay
+        };
+        let mut log_score = if rel > 0.0 {
+            rel.ln() + log_time
+        } else {
+            log_time
         };
         if let Some(d) = dist {
             log_score -= f64::from(d.max(1)).ln();
@@ -231,6 +241,8 @@ impl<'a> Resolved<'a> {
             log_score,
             ts: m.ts,
             distance: dist,
+            relevance: rel,
+            log_time,
         }
     }
 }

@@ -64,6 +64,10 @@ pub struct Rendered {
     pub left_out: usize,
     /// Of `left_out`: live entries of unrelated rooms excluded by rule.
     pub unrelated: usize,
+    /// The included candidates, in rank order (why each is there).
+    pub included: Vec<Candidate>,
+    /// Of `left_out`: candidates that did not fit the byte budget, even compact.
+    pub over_bytes: usize,
 }
 
 /// Cuts at a char boundary to at most `max` bytes, marking the cut.
@@ -210,10 +214,14 @@ pub fn render(
         } else {
             Some(item(&e, ts, n, true)).filter(|s| s.len() + head <= budget)
         };
-        let Some(text) = chosen else { continue };
+        let Some(text) = chosen else {
+            out.over_bytes += 1;
+            continue;
+        };
         budget -= text.len() + head;
         groups.entry(kind).or_default().push(text);
         out.entry_ids.push(ix.stored(c.pos).id.to_string());
+        out.included.push(*c);
         out.duplicates += n - 1;
         seen.insert(key, ());
     }

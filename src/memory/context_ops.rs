@@ -6,8 +6,9 @@ use std::fmt::Write;
 
 use super::Memory;
 use super::read::page_size;
-use crate::api::context::{ContextArgs, ContextOutput, UpstreamOut};
+use crate::api::context::{ContextArgs, ContextOutput, IncludedOut, OmittedOut, UpstreamOut};
 use crate::config::Identity;
+pub(crate) use crate::context::render::Output as BriefOutput;
 use crate::context::render::{MAX_CONTEXT_ENTRIES, Output, render};
 use crate::context::{Scope, rank};
 use crate::error::{Error, Result};
@@ -21,7 +22,7 @@ const HEADER_UPSTREAM: usize = 8;
 impl Memory {
     /// The predecessor context of a room.
     pub fn get_context(&self, args: ContextArgs, who: &Identity) -> Result<ContextOutput> {
-        let room = who.room_or_own("room_id", args.room_id)?;
+        let room = who.room_or_own("room_id", args.room_id.clone())?;
         if let Some(p) = &args.plan_id {
             path_component("plan_id", p)?;
         }
@@ -45,8 +46,8 @@ impl Memory {
             }
         }
         let now = self.now();
-        let mut state = self.fresh()?;
-        let state = &mut *state;
+        let mut guard = self.fresh()?;
+        let state = &mut *guard;
         let dag = &state.plans.dag;
         let node = dag.node_for_room(&room, args.plan_id.as_deref());
         if let (Some(p), None) = (&args.plan_id, node) {
@@ -69,14 +70,6 @@ impl Memory {
                 distance: d,
             })
             .collect();
-        let scope = Scope {
-            room_id: room.clone(),
-            plan_id: node.map(|n| dag.nodes[n].plan_id.clone()),
-            upstream: upstream
-                .iter()
-                .map(|u| (u.room_id.clone(), u.plan_id.clone(), u.distance))
-                .collect(),
-        };
         let mut outputs = Vec::new();
         for &(a, d) in &ancestors {
             if d != 1 {
@@ -105,72 +98,65 @@ impl Memory {
                 });
             }
         }
-        let mut header = format!("# Predecessor context for {room}");
-        if let Some(n) = node {
-            let _ = write!(
-                header,
-                " ({} · plan {})",
-                dag.nodes[n].ref_, dag.nodes[n].plan_id
-            );
-        }
-        header.push_str("\n\n");
-        if !ancestors.is_empty() {
-            let names: Vec<String> = ancestors
-                .iter()
-                .take(HEADER_UPSTREAM)
-                .map(|&(a, d)| {
-                    let n = &dag.nodes[a];
-                    format!(
-                        "{} ({}, {})",
-                        n.ref_,
-                        n.room_id,
-                        if d == 1 {
-                            "direct".to_string()
-                        } else {
-                            format!("{d} steps up")
-                        }
-                    )
-                })
-                .collect();
-            let more = ancestors.len().saturating_sub(HEADER_UPSTREAM);
-            let _ = writeln!(
-                header,
-                "Upstream: {}{}",
-                names.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
-            );
-        }
-        if !keywords.is_empty() {
-            let kw = crate::render::clip(&keywords.join(", "), 300);
-            let _ = writeln!(header, "Brief keywords: {kw}");
-        }
-        header.push('\n');
-        // Rank only a head of the candidates; rank them all only if the head runs out
-        // (many duplicates or oversized items) before `max` entries are chosen.
-        let mut head = RANKED_HEAD;
-        let r = loop {
-            let (ix, scratch) = state.ledger.index_and_scratch();
-            let ranked = rank(ix, &scope, &keywords, &self.scorer(now), scratch, head);
-            let r = render(
-                ix,
-                &header,
-                &outputs,
-                &ranked.head,
-                ranked.total,
-                ranked.unrelated,
-                max,
-            )?;
-            if r.entry_ids.len() >= max || ranked.head.len() == ranked.total {
-                break r;
-            }
-            head = ranked.total;
+        let inputs = BriefInputs {
+            room,
+            plan_id: node.map(|n| dag.nodes[n].plan_id.clone()),
+            epic_ref: node.map(|n| dag.nodes[n].ref_.clone()),
+            keywords,
+            upstream,
+            outputs,
+            max,
         };
-        let ids = outputs.iter().map(|o| o.id.clone()).collect();
-        Ok(ContextOutput {
+        let brief = brief(&mut state.ledger, &self.scorer(now), &inputs)?;
+        let position = state.ledger.position()?;
+        drop(guard);
+        let output_refs = inputs
+            .outputs
+            .iter()
+            .map(|o| crate::receipts::OutputRef {
+                room_id: o.room_id.clone(),
+                id: o.id.clone(),
+            })
+            .collect();
+        let mut out = brief.output(inputs);
+        // A brief with no record is what receipts prevent: a failure to write one fails
+        // the call (nothing else was written).
+        let served = super::receipts_ops::Served {
+            now,
+            max,
+            ledger: position,
+            outputs: output_refs,
+        };
+        let receipt = self.write_receipt(&out, &args, who, served)?;
+        out.receipt = Some(receipt);
+        Ok(out)
+    }
+}
+
+/// Everything a brief is computed from, once the DAG and the channels were read: what a
+/// receipt records so that a replay needs neither.
+pub(crate) struct BriefInputs {
+    pub room: String,
+    pub plan_id: Option<String>,
+    pub epic_ref: Option<String>,
+    pub keywords: Vec<String>,
+    pub upstream: Vec<UpstreamOut>,
+    pub outputs: Vec<Output>,
+    pub max: usize,
+}
+
+/// A computed brief: the rendering and the provenance of what it holds.
+pub(crate) struct Brief {
+    rendered: crate::context::render::Rendered,
+    included: Vec<IncludedOut>,
+    omitted: OmittedOut,
+}
+
+impl Brief {
+    /// The tool's result for this brief (no receipt yet).
+    pub(crate) fn output(self, i: BriefInputs) -> ContextOutput {
+        let r = self.rendered;
+        ContextOutput {
             bytes: r.markdown.len(),
             truncated: r.left_out > 0,
             markdown: r.markdown,
@@ -178,12 +164,108 @@ impl Memory {
             candidates: r.candidates,
             left_out: r.left_out,
             duplicates_collapsed: r.duplicates,
-            room_id: room,
-            plan_id: scope.plan_id.clone(),
-            epic_ref: node.map(|n| dag.nodes[n].ref_.clone()),
-            brief_keywords: keywords,
-            upstream,
-            predecessor_outputs: ids,
-        })
+            room_id: i.room,
+            plan_id: i.plan_id,
+            epic_ref: i.epic_ref,
+            brief_keywords: i.keywords,
+            upstream: i.upstream,
+            predecessor_outputs: i.outputs.iter().map(|o| o.id.clone()).collect(),
+            included: self.included,
+            omitted: self.omitted,
+            receipt: None,
+        }
     }
+}
+
+/// Computes the brief of `i` on `ledger`'s index: the header, the ranking, the layout, and
+/// why each entry is there. Pure given its inputs, so a replay on the ledger as it was
+/// gives the same bytes.
+pub(crate) fn brief(
+    ledger: &mut crate::ledger::Ledger,
+    scorer: &crate::index::Scorer,
+    i: &BriefInputs,
+) -> Result<Brief> {
+    let header = header(i);
+    let scope = Scope {
+        room_id: i.room.clone(),
+        plan_id: i.plan_id.clone(),
+        upstream: i
+            .upstream
+            .iter()
+            .map(|u| (u.room_id.clone(), u.plan_id.clone(), u.distance))
+            .collect(),
+    };
+    // Rank only a head of the candidates; rank them all only if the head runs out (many
+    // duplicates or oversized items) before `max` entries are chosen.
+    let mut head = RANKED_HEAD;
+    let r = loop {
+        let (ix, scratch) = ledger.index_and_scratch();
+        let ranked = rank(ix, &scope, &i.keywords, scorer, scratch, head);
+        let r = render(
+            ix,
+            &header,
+            &i.outputs,
+            &ranked.head,
+            ranked.total,
+            ranked.unrelated,
+            i.max,
+        )?;
+        if r.entry_ids.len() >= i.max || ranked.head.len() == ranked.total {
+            break r;
+        }
+        head = ranked.total;
+    };
+    let ix = ledger.index();
+    let included = super::provenance::reasons(ix, &r, &i.keywords)?;
+    let omitted = super::provenance::omitted(ix, &scope, &r);
+    Ok(Brief {
+        rendered: r,
+        included,
+        omitted,
+    })
+}
+
+/// The brief's title block: the room, its epic and plan, its upstream, the keywords.
+fn header(i: &BriefInputs) -> String {
+    let mut header = format!("# Predecessor context for {}", i.room);
+    if let (Some(r), Some(p)) = (&i.epic_ref, &i.plan_id) {
+        let _ = write!(header, " ({r} · plan {p})");
+    }
+    header.push_str("\n\n");
+    if !i.upstream.is_empty() {
+        let names: Vec<String> = i
+            .upstream
+            .iter()
+            .take(HEADER_UPSTREAM)
+            .map(|u| {
+                format!(
+                    "{} ({}, {})",
+                    u.ref_,
+                    u.room_id,
+                    if u.distance == 1 {
+                        "direct".to_string()
+                    } else {
+                        format!("{} steps up", u.distance)
+                    }
+                )
+            })
+            .collect();
+        let more = i.upstream.len().saturating_sub(HEADER_UPSTREAM);
+        let _ = writeln!(
+            header,
+            "Upstream: {}{}",
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !i.keywords.is_empty() {
+        let kw = crate::render::clip(&i.keywords.join(", "), 300);
+        let _ = writeln!(header, "Brief keywords: {kw}");
+    }
+    header.push('\n');
+    header
 }

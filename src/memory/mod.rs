@@ -12,8 +12,12 @@ mod channels;
 mod context_ops;
 mod live_ops;
 mod plans;
+mod provenance;
 mod publish;
 mod read;
+mod receipts_ops;
+
+pub use receipts_ops::Replay;
 
 pub use live_ops::Cursor;
 

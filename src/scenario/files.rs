@@ -140,17 +140,54 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Replays every receipt of the scenario's project (`receipts`, then `context
+    /// --replay` of each through the binary); a brief that does not replay byte for byte
+    /// fails the scenario.
+    pub(super) fn replay_receipts(&self) -> Result<(), Failed> {
+        let label = "receipts";
+        let run = |args: &[&str]| {
+            super::runner::isolated(self.exe)
+                .arg("--root")
+                .arg(&self.root)
+                .args(args)
+                .env("WARROOM_NOW_FILE", &self.clock)
+                .output()
+                .map_err(|e| failed(label, "the command runs", e.to_string()))
+        };
+        let out = run(&["--json", "receipts", "--last", "1000"])?;
+        let list: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let ids: Vec<String> = list
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| r["id"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for id in ids {
+            let out = run(&["context", "--replay", &id])?;
+            if !out.status.success() {
+                return Err(failed(
+                    label,
+                    format!("receipt {id} replays byte for byte"),
+                    format!(
+                        "{}{}",
+                        String::from_utf8_lossy(&out.stdout),
+                        String::from_utf8_lossy(&out.stderr)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn cli(&self, c: &CliStep, label: &str) -> Result<(), Failed> {
-        let args: Vec<String> = c
-            .args
-            .iter()
-            .map(
-                |a| match expect::substitute(&Value::String(a.clone()), &self.vars) {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                },
-            )
-            .collect();
+        // `${name}` substitutes saved values in arguments and expected output alike.
+        let sub = |a: &String| match expect::substitute(&Value::String(a.clone()), &self.vars) {
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        let args: Vec<String> = c.args.iter().map(sub).collect();
         let out = super::runner::isolated(self.exe)
             .arg("--root")
             .arg(&self.root)
@@ -173,7 +210,7 @@ impl Run<'_> {
                 ),
             ));
         }
-        for want in &c.stdout_contains {
+        for want in c.stdout_contains.iter().map(sub) {
             if !stdout.contains(want.as_str()) {
                 return Err(failed(
                     label,
@@ -182,7 +219,7 @@ impl Run<'_> {
                 ));
             }
         }
-        for not in &c.stdout_not_contains {
+        for not in c.stdout_not_contains.iter().map(sub) {
             if stdout.contains(not.as_str()) {
                 return Err(failed(
                     label,

@@ -571,6 +571,11 @@ pub async fn run_file(
         let _ = a.client.cancel().await;
     }
     run.stop_daemon();
+    // Every brief the scenario's agents read left a receipt; each must replay to the same
+    // bytes from the ledger as it was (whatever the scenario wrote after it).
+    if failure.is_none() {
+        failure = run.replay_receipts().err();
+    }
     Outcome {
         file,
         id: scenario.id,

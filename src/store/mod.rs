@@ -44,6 +44,8 @@ pub enum Stream {
     Channel(String),
     /// Registered plans (PostgreSQL only; with files they are `<plans>/<id>.json`).
     Plans,
+    /// Context receipts (`receipts.jsonl` beside the ledger).
+    Receipts,
 }
 
 /// The keys the database enforces on a line (ignored by files, where the same checks run
@@ -100,7 +102,7 @@ impl Source {
     pub fn next_line(&self) -> u64 {
         match self {
             Source::File(t) => t.next_line(),
-            Source::Pg(_) => 0,
+            Source::Pg(p) => p.next_line(),
         }
     }
 
@@ -247,6 +249,7 @@ impl Backend {
                 format!("{} (channel of {room})", db.url())
             }
             (Backend::Postgres(db), Stream::Plans) => format!("{} (registered plans)", db.url()),
+            (Backend::Postgres(db), Stream::Receipts) => format!("{} (context receipts)", db.url()),
         }
     }
 

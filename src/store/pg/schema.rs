@@ -23,12 +23,14 @@ pub const LOCK_CHANNEL: i32 = 0x5752_0002;
 
 /// Advisory-lock namespace of registered plans.
 pub const LOCK_PLANS: i32 = 0x5752_0003;
+/// Advisory lock of the context receipts' stream.
+pub const LOCK_RECEIPTS: i32 = 0x5752_0004;
 
 /// The schema version this binary writes and understands.
-pub const VERSION: i32 = 2;
+pub const VERSION: i32 = 3;
 
 /// Migration `n` (1-based) brings the schema from version `n − 1` to `n`.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     r#"
 CREATE TABLE ledger_lines (
     seq        bigserial PRIMARY KEY,
@@ -101,6 +103,19 @@ BEGIN
 END $$;
 CREATE TRIGGER plan_lines_notify AFTER INSERT ON plan_lines
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION warroom_notify_plans();
+"#,
+    r#"
+-- Version 3: context receipts, one hash-chained line per brief served, append-only.
+CREATE TABLE receipt_lines (
+    seq        bigserial PRIMARY KEY,
+    line       bytea NOT NULL,
+    receipt_id text UNIQUE,
+    stored_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE TRIGGER receipt_lines_append_only BEFORE UPDATE OR DELETE ON receipt_lines
+    FOR EACH ROW EXECUTE FUNCTION warroom_refuse_rewrite();
+CREATE TRIGGER receipt_lines_no_truncate BEFORE TRUNCATE ON receipt_lines
+    FOR EACH STATEMENT EXECUTE FUNCTION warroom_refuse_rewrite();
 "#,
 ];
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS};
+use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS, LOCK_RECEIPTS};
 use super::{Db, Pooled, error};
 
 /// How long a lost commit waits for the database to say whether it was stored.
@@ -57,6 +57,7 @@ pub(super) fn rows(stream: &Stream, param: usize) -> (&'static str, String, Stri
         Stream::Ledger => ("ledger_lines", format!("${param} = ''"), String::new()),
         Stream::Channel(room) => ("channel_lines", format!("room = ${param}"), room.clone()),
         Stream::Plans => ("plan_lines", format!("${param} = ''"), String::new()),
+        Stream::Receipts => ("receipt_lines", format!("${param} = ''"), String::new()),
     }
 }
 
@@ -79,12 +80,18 @@ impl PgSource {
             Stream::Ledger => format!("{} (ledger)", self.db.url),
             Stream::Channel(room) => format!("{} (channel of {room})", self.db.url),
             Stream::Plans => format!("{} (registered plans)", self.db.url),
+            Stream::Receipts => format!("{} (context receipts)", self.db.url),
         }
     }
 
     /// Bytes consumed, as the export would count them.
     pub fn offset(&self) -> u64 {
         self.offset
+    }
+
+    /// The number the next line read will have (1-based).
+    pub fn next_line(&self) -> u64 {
+        self.next_line
     }
 
     /// One small query: is there a line after the last one read (or a new database)?
@@ -100,7 +107,7 @@ impl PgSource {
         let last = match self.stream {
             Stream::Ledger => heads.ledger,
             Stream::Plans => heads.plans,
-            Stream::Channel(_) => return true,
+            Stream::Channel(_) | Stream::Receipts => return true,
         };
         self.identity.as_deref() != Some(heads.id.as_str()) || last != self.last_seq
     }
@@ -261,6 +268,7 @@ fn lock_key(stream: &Stream) -> (i32, String) {
         Stream::Ledger => (LOCK_LEDGER, String::new()),
         Stream::Channel(room) => (LOCK_CHANNEL, room.clone()),
         Stream::Plans => (LOCK_PLANS, String::new()),
+        Stream::Receipts => (LOCK_RECEIPTS, String::new()),
     }
 }
 
@@ -342,17 +350,14 @@ impl PgLock {
 
     /// The stream's last line (ledger only; a channel has no chain).
     pub fn tip(&mut self) -> io::Result<Tip> {
+        // The stream's own last line: the ledger's, or the receipts' (both chained).
+        let (table, filter, key) = rows(&self.stream, 1);
+        let sql = format!("SELECT line FROM {table} WHERE {filter} ORDER BY seq DESC LIMIT 1");
         let c = self.conn();
-        let row = c
-            .client()
-            .query_opt(
-                "SELECT line FROM ledger_lines ORDER BY seq DESC LIMIT 1",
-                &[],
-            )
-            .map_err(|e| {
-                c.broken = true;
-                error("reading the ledger's last line", &e)
-            })?;
+        let row = c.client().query_opt(&sql, &[&key]).map_err(|e| {
+            c.broken = true;
+            error("reading the stream's last line", &e)
+        })?;
         Ok(match row {
             None => Tip {
                 prev: crate::chain::GENESIS.to_string(),
@@ -388,6 +393,10 @@ impl PgLock {
             Stream::Plans => conn.client().execute(
                 "INSERT INTO plan_lines (plan_id, line) VALUES ($1, $2)",
                 &[&keys.id.unwrap_or(""), &line.as_bytes()],
+            ),
+            Stream::Receipts => conn.client().execute(
+                "INSERT INTO receipt_lines (line, receipt_id) VALUES ($1, $2)",
+                &[&line.as_bytes(), &keys.id],
             ),
         };
         if let Err(e) = inserted {
@@ -464,6 +473,9 @@ impl PgLock {
                     "SELECT 1 FROM channel_lines WHERE room = $1 AND msg_id = $2",
                     &[room, &id],
                 ),
+                Stream::Receipts => {
+                    c.query_opt("SELECT 1 FROM receipt_lines WHERE receipt_id = $1", &[&id])
+                }
                 Stream::Plans => Ok(None),
             },
         )?;

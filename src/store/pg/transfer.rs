@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS};
+use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS, LOCK_RECEIPTS};
 use super::{Db, error};
 use crate::store::Stream;
 
@@ -49,6 +49,10 @@ fn keys(stream: &Stream, line: &[u8]) -> (Option<String>, Option<String>) {
             Ok((m, _)) => (Some(m.id), None),
             Err(_) => (None, None),
         },
+        Stream::Receipts => match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(v) => (v["id"].as_str().map(str::to_string), None),
+            Err(_) => (None, None),
+        },
         Stream::Plans => (None, None),
     }
 }
@@ -60,6 +64,7 @@ fn parts(stream: &Stream) -> (i32, String, &'static str, String, String) {
         Stream::Ledger => (LOCK_LEDGER, "ledger".to_string()),
         Stream::Channel(room) => (LOCK_CHANNEL, format!("channel:{room}")),
         Stream::Plans => (LOCK_PLANS, "plans".to_string()),
+        Stream::Receipts => (LOCK_RECEIPTS, "receipts".to_string()),
     };
     (ns, key, table, name, filter)
 }
@@ -215,6 +220,12 @@ fn insert_batch(
             Stream::Plans => tx.execute(
                 "INSERT INTO plan_lines (plan_id, line)
                  SELECT coalesce(i, ''), l FROM unnest($1::bytea[], $2::text[])
+                     WITH ORDINALITY AS t(l, i, o) ORDER BY o",
+                &[&lines, &ids],
+            )?,
+            Stream::Receipts => tx.execute(
+                "INSERT INTO receipt_lines (line, receipt_id)
+                 SELECT l, i FROM unnest($1::bytea[], $2::text[])
                      WITH ORDINALITY AS t(l, i, o) ORDER BY o",
                 &[&lines, &ids],
             )?,
