@@ -20,8 +20,30 @@ const RANKED_HEAD: usize = 256;
 const HEADER_UPSTREAM: usize = 8;
 
 impl Memory {
-    /// The predecessor context of a room.
+    /// The predecessor context of a room, recorded by a receipt (its id in `receipt`).
     pub fn get_context(&self, args: ContextArgs, who: &Identity) -> Result<ContextOutput> {
+        let (mut out, served) = self.compute_context(&args, who)?;
+        // A brief with no record is what receipts prevent: a failure to write one fails
+        // the call (nothing else was written).
+        out.receipt = Some(self.write_receipt(&out, &args, who, served)?);
+        Ok(out)
+    }
+
+    /// The same brief without writing its receipt: for `cargo xtask bench`, which
+    /// measures what receipts cost. No edge serves it.
+    pub fn get_context_unrecorded(
+        &self,
+        args: ContextArgs,
+        who: &Identity,
+    ) -> Result<ContextOutput> {
+        Ok(self.compute_context(&args, who)?.0)
+    }
+
+    fn compute_context(
+        &self,
+        args: &ContextArgs,
+        who: &Identity,
+    ) -> Result<(ContextOutput, super::receipts_ops::Served)> {
         let room = who.room_or_own("room_id", args.room_id.clone())?;
         if let Some(p) = &args.plan_id {
             path_component("plan_id", p)?;
@@ -118,18 +140,13 @@ impl Memory {
                 id: o.id.clone(),
             })
             .collect();
-        let mut out = brief.output(inputs);
-        // A brief with no record is what receipts prevent: a failure to write one fails
-        // the call (nothing else was written).
         let served = super::receipts_ops::Served {
             now,
             max,
             ledger: position,
             outputs: output_refs,
         };
-        let receipt = self.write_receipt(&out, &args, who, served)?;
-        out.receipt = Some(receipt);
-        Ok(out)
+        Ok((brief.output(inputs), served))
     }
 }
 

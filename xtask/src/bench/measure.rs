@@ -69,8 +69,12 @@ pub struct SizeReport {
     pub query_tag: Micros,
     /// `memory_query` with no filter but the own-room exclusion (a full scan with count).
     pub query_all: Micros,
-    /// `memory_get_context` for a room deep in a 100-epic plan, with brief keywords.
+    /// `memory_get_context` for a room deep in a 100-epic plan, with brief keywords (its
+    /// receipt written, as every served brief's is).
     pub context: Micros,
+    /// The same briefs without writing their receipts: what receipts cost.
+    #[serde(default)]
+    pub context_unrecorded: Option<Micros>,
     /// `memory_diff` / `diff --since T` when nothing was added since T.
     pub diff_since_nothing_new: Micros,
     /// Picking up one entry appended by another writer.
@@ -185,6 +189,24 @@ pub fn measure(
     }));
 
     memory.register_plan(bench_plan(), &warroom_memory::config::Identity::default())?;
+    let context_args = |i: usize| warroom_memory::api::context::ContextArgs {
+        room_id: Some(format!("room-{:03}", 50 + i % 50)),
+        brief_keywords: Some(
+            texts[i % texts.len()]
+                .split(' ')
+                .map(str::to_string)
+                .collect(),
+        ),
+        max_entries: None,
+        plan_id: None,
+    };
+    // Interleaved halves, so drift on a shared machine hits both alike.
+    let context_unrecorded = Some(Micros::of(time(queries, |i| {
+        memory
+            .get_context_unrecorded(context_args(i), &Identity::default())
+            .map(|o| o.bytes)
+            .unwrap_or(0)
+    })));
     let context = Micros::of(time(queries, |i| {
         let args = warroom_memory::api::context::ContextArgs {
             room_id: Some(format!("room-{:03}", 50 + i % 50)),
@@ -305,6 +327,7 @@ pub fn measure(
         query_tag,
         query_all,
         context,
+        context_unrecorded,
         diff_since_nothing_new,
         tail_pickup,
         publish_fsync,

@@ -183,8 +183,8 @@ pub fn markdown(reports: &[SizeReport]) -> String {
     }
     s.push_str(
         "\nLatency in µs, p50 / p99 (server-side, one core):\n\n\
-         | entries | search | query (tag) | query (all) | context | diff --since, nothing new | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() | tantivy | tantivy, same work: tweak_score | tantivy, same work: top k re-ranked |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         | entries | search | query (tag) | query (all) | context (receipt written) | context, no receipt | diff --since, nothing new | tail pick-up | publish fsync | publish no-fsync | bm25 crate search | SQLite FTS5 bm25() | tantivy | tantivy, same work: tweak_score | tantivy, same work: top k re-ranked |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         // Another engine's p50 / p99 and its p50 over ours, with `digits` decimals.
@@ -197,12 +197,13 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             None => "n/a".into(),
         };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.entries,
             pair(&r.search),
             pair(&r.query_tag),
             pair(&r.query_all),
             pair(&r.context),
+            r.context_unrecorded.as_ref().map_or("n/a".into(), pair),
             pair(&r.diff_since_nothing_new),
             pair(&r.tail_pickup),
             pair(&r.publish_fsync),
