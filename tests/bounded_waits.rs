@@ -69,18 +69,28 @@ async fn readers_of_a_server_never_wait_behind_its_blocked_publish() {
     let a = agent(p.path()).room("room-1").role("qa").start().await;
     publish(&a, "decision", "readable while blocked", json!({})).await;
     let held = hold_ledger_lock(p.path());
+    // The publish goes out first and is polled until the server holds it waiting for the
+    // file lock (it waits up to 3 s); only then is the query sent.
     let blocked = a.call(
         "memory_publish",
         json!({"kind": "warning", "summary": "waits"}),
     );
-    let read = a.ok("memory_query", json!({"room_id": "*"}));
     tokio::pin!(blocked);
-    // The query answers while the publish still waits for the file lock.
-    let first = tokio::select! {
-        r = &mut blocked => format!("publish first: {:?}", r.is_error),
-        q = read => { assert_eq!(q["total"], 1); "query".to_string() }
-    };
-    assert_eq!(first, "query");
+    let head_start = tokio::time::sleep(std::time::Duration::from_millis(500));
+    tokio::select! {
+        biased;
+        r = &mut blocked => panic!("the publish returned while the lock was held: {r:?}"),
+        () = head_start => {}
+    }
+    // The query is answered while the publish is still unanswered. A server that
+    // serialised calls would answer the publish (after its 3 s wait) before the query,
+    // and the publish would be ready by the time the query's answer is read.
+    let q = a.ok("memory_query", json!({"room_id": "*"})).await;
+    assert_eq!(q["total"], 1);
+    assert!(
+        futures::poll!(&mut blocked).is_pending(),
+        "the publish was answered before the query"
+    );
     let r = blocked.await;
     assert_eq!(r.is_error, Some(true));
     let text = text(&r);

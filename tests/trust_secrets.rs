@@ -125,11 +125,23 @@ async fn prose_fields_are_redacted_before_the_write() {
     );
 }
 
+/// The parts of `sample` a redaction removed: runs of credential-like characters (6+)
+/// of its normalised form that are not in what was stored. Never empty for a caught secret.
+fn removed(sample: &str, stored: &str) -> Vec<String> {
+    let norm = warroom_memory::secrets::normalize(sample);
+    let token = |c: char| c.is_ascii_alphanumeric() || "+/_-.=!&#%@:".contains(c);
+    norm.split(|c: char| !token(c))
+        .filter(|r| r.len() >= 6 && !stored.contains(*r))
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
-fn every_corpus_secret_is_redacted_or_refused_on_publish() {
+fn every_corpus_secret_is_redacted_or_refused_and_never_on_disk() {
     // (The detection and false-positive figures are `cargo xtask bench secrets`, tested in
-    // xtask/tests/secrets.rs.) Every positive sample, published with `secrets: refuse`, is refused; with the
-    // default it is stored redacted.
+    // xtask/tests/secrets.rs.) Every positive sample, as an entry's detail and as a channel
+    // message: with the default policy stored redacted, with `secrets: refuse` refused —
+    // and in both modes its secret's bytes are in no file of the project.
     let corpus: Value = serde_saphyr::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -138,41 +150,98 @@ fn every_corpus_secret_is_redacted_or_refused_on_publish() {
         .unwrap(),
     )
     .unwrap();
-    let p = project();
-    let root = p.path();
-    for sample in corpus["positive"].as_array().unwrap() {
-        let detail = format!("--detail={}", sample["text"].as_str().unwrap());
-        let v = cli_publish_as(
+    let samples: Vec<String> = corpus["positive"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(samples.len() >= 35);
+    let post = |root: &std::path::Path, body: &str| {
+        let body = format!("--body={body}");
+        cli(
             root,
+            &[
+                "--json", "channel", "post", "--room", "room-1", "--from", "eng", "--type", "task",
+                &body,
+            ],
+        )
+    };
+    let redact = project();
+    let mut secrets = Vec::new();
+    for sample in &samples {
+        let detail = format!("--detail={sample}");
+        let v = cli_publish_as(
+            redact.path(),
             None,
             ("warning", "room-1", "eng"),
             "sample",
             &[&detail],
         );
+        let gone = removed(sample, v["entry"]["detail"].as_str().unwrap());
+        assert!(!gone.is_empty(), "{sample} was stored as is: {v}");
+        let (code, out, err) = post(redact.path(), sample);
+        assert_eq!(code, 0, "{err}");
+        let m: Value = serde_json::from_str(&out).unwrap();
+        let body = m["message"]["body"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{m}"));
         assert!(
-            !v["redacted"].as_array().unwrap().is_empty(),
-            "{sample} was stored as is"
+            !removed(sample, body).is_empty(),
+            "{sample} posted as is: {m}"
         );
+        secrets.extend(gone);
     }
-    std::fs::write(root.join(".agents/warroom.yaml"), "secrets: refuse\n").unwrap();
-    let before = ledger_lines(root).len();
-    let (code, _, err) = cli(
-        root,
-        &[
-            "publish",
-            "--kind",
-            "warning",
-            "--summary",
-            &format!("leak {GHP}"),
-            "--room",
-            "room-1",
-            "--role",
-            "eng",
-        ],
+    let refuse = project();
+    std::fs::write(
+        refuse.path().join(".agents/warroom.yaml"),
+        "secrets: refuse\n",
+    )
+    .unwrap();
+    for sample in &samples {
+        let detail = format!("--detail={sample}");
+        let (code, _, err) = cli(
+            refuse.path(),
+            &[
+                "publish",
+                "--kind",
+                "warning",
+                "--summary",
+                "sample",
+                &detail,
+                "--room",
+                "room-1",
+                "--role",
+                "eng",
+            ],
+        );
+        assert_eq!(code, 2, "{sample}: {err}");
+        assert!(err.contains("secret"), "{err}");
+        let (code, _, err) = post(refuse.path(), sample);
+        assert_eq!(code, 2, "{sample}: {err}");
+        assert!(err.contains("secret"), "{err}");
+    }
+    assert!(
+        ledger_lines(refuse.path()).is_empty(),
+        "refused publishes wrote nothing"
     );
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("secret"), "{err}");
-    assert_eq!(ledger_lines(root).len(), before);
+    for root in [redact.path(), refuse.path()] {
+        let on_disk = disk(root);
+        for s in &secrets {
+            assert!(!on_disk.contains(s.as_str()), "`{s}` reached the disk");
+        }
+    }
+    assert!(
+        !refuse
+            .path()
+            .join(".agents/war-rooms/room-1/channel.jsonl")
+            .exists()
+            || std::fs::read_to_string(
+                refuse.path().join(".agents/war-rooms/room-1/channel.jsonl")
+            )
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// Red team #29 item 9: at every log level — `trace` included — no log line carries an

@@ -79,6 +79,13 @@ impl TextIndex {
         i & !(super::bounds::BLOCK - 1)
     }
 
+    /// True if document `doc` contains term `q` (a binary search of its list).
+    pub fn has(&self, q: &QueryTerm, doc: u32) -> bool {
+        let list = &self.postings[q.term as usize];
+        let i = list.partition_point(|p| p.doc < doc);
+        list.get(i).is_some_and(|p| p.doc == doc)
+    }
+
     /// The document of posting `i` of `q`'s list, if any.
     pub fn doc_at(&self, q: &QueryTerm, i: usize) -> Option<u32> {
         self.postings[q.term as usize].get(i).map(|p| p.doc)

@@ -33,7 +33,7 @@ pub use interner::Interner;
 pub use query::QueryResult;
 pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
 pub use search::{SearchHit, SearchResult, decay};
-pub use text::{FIELDS, Scoring, Scratch, TextIndex};
+pub use text::{FIELDS, QueryTerm, Scoring, Scratch, TextIndex};
 pub use texts::{Text, Texts, fact_key};
 /// The BM25F field weights, for explanations.
 pub mod text_weights {

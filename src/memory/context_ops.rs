@@ -233,7 +233,7 @@ pub(crate) fn brief(
         head = ranked.total;
     };
     let ix = ledger.index();
-    let included = super::provenance::reasons(ix, &r, &i.keywords)?;
+    let included = super::provenance::reasons(ix, &r, &i.keywords);
     let omitted = super::provenance::omitted(ix, &scope, &r);
     Ok(Brief {
         rendered: r,

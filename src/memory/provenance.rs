@@ -1,12 +1,9 @@
 //! Why each entry is in a brief, and what was left out: the provenance every
 //! `memory_get_context` result and every receipt carries.
 
-use std::collections::HashSet;
-
 use crate::api::context::{IncludedOut, OmittedOut};
 use crate::context::Scope;
 use crate::context::render::Rendered;
-use crate::error::Result;
 use crate::index::LedgerIndex;
 
 /// The rank group's name (see the module doc of [`crate::context`]).
@@ -20,35 +17,28 @@ fn reason(group: u8) -> &'static str {
     }
 }
 
-/// Each included entry with its reason, the keywords it matched and its score parts.
-/// Reads back the text of the (at most 15) included entries to find the keywords.
-pub(crate) fn reasons(
-    ix: &LedgerIndex,
-    r: &Rendered,
-    keywords: &[String],
-) -> Result<Vec<IncludedOut>> {
-    let keyword_tokens: Vec<(&String, Vec<String>)> = keywords
+/// Each included entry with its reason, the keywords it matched (a keyword matches when
+/// one of its terms is in the entry's postings: no text is read) and its score parts.
+pub(crate) fn reasons(ix: &LedgerIndex, r: &Rendered, keywords: &[String]) -> Vec<IncludedOut> {
+    let terms: Vec<(&String, Vec<crate::index::QueryTerm>)> = keywords
         .iter()
-        .map(|k| (k, ix.text.tokenize(k)))
+        .map(|k| (k, ix.text.query(k)))
         .filter(|(_, t)| !t.is_empty())
         .collect();
     let mut out = Vec::with_capacity(r.included.len());
-    for c in &r.included {
-        let e = ix.entry(c.pos)?;
+    for (c, id) in r.included.iter().zip(&r.entry_ids) {
         let matched = if c.relevance > 0.0 {
-            let text = format!("{} {} {} {}", e.summary, e.tags.join(" "), e.detail, e.ref_);
-            let tokens: HashSet<String> = ix.text.tokenize(&text).into_iter().collect();
-            keyword_tokens
+            terms
                 .iter()
-                .filter(|(_, t)| t.iter().any(|t| tokens.contains(t)))
+                .filter(|(_, t)| t.iter().any(|q| ix.text.has(q, c.pos)))
                 .map(|(k, _)| (*k).clone())
                 .collect()
         } else {
             Vec::new()
         };
         out.push(IncludedOut {
-            id: e.id,
-            room_id: e.room_id,
+            id: id.clone(),
+            room_id: ix.room_of(c.pos).to_string(),
             reason: reason(c.group).to_string(),
             distance: c.distance,
             matched,
@@ -57,7 +47,7 @@ pub(crate) fn reasons(
             time_factor: c.log_time.exp(),
         });
     }
-    Ok(out)
+    out
 }
 
 /// What was left out, by reason: the limits, the rules, supersedes, duplicates, and the
