@@ -115,50 +115,112 @@ async fn tools_work_on_postgres_and_nothing_is_written_to_files() {
 
 #[test]
 fn the_database_refuses_update_delete_and_truncate_with_the_apps_credentials() {
-    let (dir, url) = server().project();
+    let (dir, owner_url) = server().project();
+    let root = dir.path();
+    // Migrated by the owner; the servers run as the restricted role the docs recommend.
+    assert_eq!(cli(root, &["db", "migrate"]).0, 0);
+    let role = format!("app_{}", ulid::Ulid::generate().to_string().to_lowercase());
+    let mut owner = PgServer::client(&owner_url);
+    owner
+        .batch_execute(&format!(
+            "CREATE ROLE {role} LOGIN;
+             GRANT SELECT, INSERT ON ledger_lines, channel_lines, plan_lines, receipt_lines TO {role};
+             GRANT SELECT ON warroom_meta TO {role};
+             GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role};"
+        ))
+        .unwrap();
+    let app_url = owner_url.replacen(
+        "postgresql://postgres@",
+        &format!("postgresql://{role}@"),
+        1,
+    );
+    assert_ne!(app_url, owner_url);
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        format!("ledger: \"{app_url}\"\n"),
+    )
+    .unwrap();
+    // The application works with these rights: an entry, a message, a plan, a brief.
     cli_publish_as(
-        dir.path(),
+        root,
         None,
         ("decision", "room-001", "engineer"),
         "Use argon2id",
         &[],
     );
-    let (code, _, err) = cli(
-        dir.path(),
-        &[
-            "--as-room",
-            "room-001",
-            "--as-role",
-            "engineer",
-            "channel",
-            "post",
-            "--type",
-            "done",
-            "--body",
-            "done",
-        ],
-    );
+    let post = [
+        "--as-room",
+        "room-001",
+        "--as-role",
+        "engineer",
+        "channel",
+        "post",
+        "--type",
+        "done",
+        "--body",
+        "done",
+    ];
+    let (code, _, err) = cli(root, &post);
     assert_eq!(code, 0, "{err}");
-    let mut c = PgServer::client(&url);
-    for sql in [
-        "UPDATE ledger_lines SET line = 'x'::bytea",
-        "DELETE FROM ledger_lines",
-        "TRUNCATE ledger_lines",
-        "UPDATE channel_lines SET room = 'x'",
-        "DELETE FROM channel_lines",
-        "TRUNCATE channel_lines",
-    ] {
-        let e = c.batch_execute(sql).unwrap_err();
-        let db = e.as_db_error().unwrap_or_else(|| panic!("{sql}: {e}"));
-        assert!(
-            db.message().contains("append-only"),
-            "{sql}: {}",
-            db.message()
-        );
+    let plan = root.join("p.json");
+    std::fs::write(
+        &plan,
+        r#"{"plan_id": "p", "epics": [{"ref": "E1", "room_id": "room-002"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        cli(root, &["plan", "register", plan.to_str().unwrap()]).0,
+        0
+    );
+    let (code, _, err) = cli(root, &["context", "room-002"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let tables = [
+        "ledger_lines",
+        "channel_lines",
+        "plan_lines",
+        "receipt_lines",
+    ];
+    let count = |c: &mut postgres::Client, t: &str| -> i64 {
+        c.query_one(&format!("SELECT count(*) FROM {t}"), &[])
+            .unwrap()
+            .get(0)
+    };
+    let before: Vec<i64> = tables.iter().map(|t| count(&mut owner, t)).collect();
+    assert!(before.iter().all(|&n| n >= 1), "{before:?}");
+    // Neither the application's role nor the owner can rewrite any of them.
+    let mut app = PgServer::client(&app_url);
+    for (who, c) in [("app", &mut app), ("owner", &mut owner)] {
+        for t in tables {
+            for sql in [
+                format!("UPDATE {t} SET line = 'x'::bytea"),
+                format!("DELETE FROM {t}"),
+                format!("TRUNCATE {t}"),
+            ] {
+                let e = c.batch_execute(&sql).unwrap_err();
+                let msg = e
+                    .as_db_error()
+                    .map(|d| d.message().to_string())
+                    .unwrap_or_default();
+                assert!(
+                    msg.contains("append-only") || msg.contains("permission denied"),
+                    "{who}: {sql}: {e:?}"
+                );
+            }
+        }
     }
-    assert_eq!(lines_in_db(&url).len(), 1);
+    // The application's role cannot take the triggers away either.
+    let e = app
+        .batch_execute("DROP TRIGGER ledger_lines_append_only ON ledger_lines")
+        .unwrap_err();
+    assert!(
+        e.as_db_error().unwrap().message().contains("owner"),
+        "{e:?}"
+    );
+    let after: Vec<i64> = tables.iter().map(|t| count(&mut owner, t)).collect();
+    assert_eq!(before, after, "nothing was changed");
+    assert_eq!(lines_in_db(&owner_url).len(), 1);
     // A second supersede of one entry is refused by the database itself, whatever the app.
-    let e = c
+    let e = owner
         .batch_execute(
             "INSERT INTO ledger_lines (line, entry_id, supersedes) VALUES ('{}', 'a', 'mem-x');
              INSERT INTO ledger_lines (line, entry_id, supersedes) VALUES ('{}', 'b', 'mem-x')",

@@ -132,6 +132,26 @@ pub struct Migrated {
 /// process doing the same; refuses a database whose schema is newer than this binary.
 pub fn migrate(c: &mut Client) -> io::Result<Migrated> {
     let run = |c: &mut Client| -> Result<Result<Migrated, String>, postgres::Error> {
+        // A current schema needs nothing: read its version without DDL or a write, so a
+        // server running as the restricted application role (SELECT, INSERT only) starts.
+        let current: Option<i32> = c
+            .query_one("SELECT to_regclass('warroom_meta') IS NOT NULL", &[])?
+            .get::<_, bool>(0)
+            .then(|| {
+                c.query_opt(
+                    "SELECT value FROM warroom_meta WHERE key = 'schema_version'",
+                    &[],
+                )
+            })
+            .transpose()?
+            .flatten()
+            .and_then(|r| r.get::<_, String>(0).parse().ok());
+        if current == Some(VERSION) {
+            return Ok(Ok(Migrated {
+                from: VERSION,
+                to: VERSION,
+            }));
+        }
         let mut tx = c.transaction()?;
         tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_MIGRATE])?;
         tx.batch_execute(
