@@ -116,13 +116,20 @@ async fn upstream_updates_arrive(
             .is_err(),
         "notified of an unrelated room"
     );
-    // …an upstream room's entry is, without polling, and the resource shows it.
+    // …an upstream room's entry is, without polling, and the resource shows it. Exactly
+    // one notification comes: a late one about room-c would be a second.
     publish_as(root, "room-a", "orders use idempotency keys");
     let uri = tokio::time::timeout(Duration::from_secs(10), rx.recv())
         .await
         .expect("no notification within 10 s")
         .unwrap();
     assert_eq!(uri, "warroom://upstream");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(1200), rx.recv())
+            .await
+            .is_err(),
+        "a second notification: one was about the unrelated room"
+    );
     let text = read(&client, &uri).await;
     assert!(text.contains("orders use idempotency keys"), "{text}");
     assert!(!text.contains("room-c picks a font"), "{text}");
@@ -139,6 +146,27 @@ async fn upstream_updates_arrive(
             .is_err(),
         "notified after unsubscribing"
     );
+    // Subscribed again, the next upstream entry gives exactly one notification: a late one
+    // from while unsubscribed would be a second.
+    client
+        .subscribe(SubscribeRequestParams::new("warroom://upstream"))
+        .await
+        .unwrap();
+    publish_as(root, "room-a", "orders are archived after 90 days");
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("no notification within 10 s")
+        .unwrap();
+    assert!(
+        tokio::time::timeout(Duration::from_millis(1200), rx.recv())
+            .await
+            .is_err(),
+        "a second notification: one came while unsubscribed"
+    );
+    client
+        .unsubscribe(UnsubscribeRequestParams::new("warroom://upstream"))
+        .await
+        .unwrap();
     // One room's resource.
     let text = read(&client, "warroom://room/room-c").await;
     assert!(text.contains("room-c picks a font"), "{text}");
