@@ -457,13 +457,22 @@ async fn secrets_are_redacted_or_refused_and_never_reach_disk() {
         e.contains("aws-access-key") && e.contains("never stored"),
         "{e}"
     );
-    strict
+    let channel = p.path().join(".agents/war-rooms/room-1/channel.jsonl");
+    let channel_before = std::fs::read_to_string(&channel).unwrap();
+    let e = strict
         .err(
             "channel_post",
             json!({"type": "task", "body": "client_secret=abc123xyz"}),
         )
         .await;
+    assert!(e.contains("never stored"), "{e}");
     assert_eq!(ledger_lines(p.path()).len(), before);
+    let channel_after = std::fs::read_to_string(&channel).unwrap();
+    assert_eq!(
+        channel_after, channel_before,
+        "the refused post wrote nothing"
+    );
+    assert!(!channel_after.contains("abc123xyz"));
 }
 
 #[tokio::test]
