@@ -463,6 +463,35 @@ async fn two_hosts_share_one_postgres_ledger() {
         let other = &acked[((i + AGENTS_PER_HOST) % (2 * AGENTS_PER_HOST)) * PUBLISHES + i];
         let e = a.ok("memory_get", json!({"id": other})).await;
         assert_eq!(e["entry"]["id"].as_str(), Some(other.as_str()));
+        // The other host reads this agent's channel: the same messages, in the same order.
+        let (h, n, other_host) = if i < AGENTS_PER_HOST {
+            ("a", i, &host_b)
+        } else {
+            ("b", i - AGENTS_PER_HOST, &host_a)
+        };
+        let last = (PUBLISHES / POST_EVERY).to_string();
+        let room = format!("room-{h}{n}");
+        let out = tokio::task::block_in_place(|| {
+            other_host
+                .cmd(&[
+                    "--json", "channel", "read", "--room", &room, "--last", &last,
+                ])
+                .output()
+                .unwrap()
+        });
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let seen: Vec<&str> = read["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(seen, mine, "{room}'s channel, read from {}", other_host.ns);
     }
     let out = tokio::task::block_in_place(|| host_b.cmd(&["verify"]).output().unwrap());
     assert!(
