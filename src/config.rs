@@ -211,6 +211,9 @@ pub struct Settings {
     pub snapshot: Option<crate::store::snapshot::SnapshotPlace>,
     /// `verify` accepts unchained lines after chained ones (`allow_unchained`).
     pub allow_unchained: bool,
+    /// fsync every context receipt (`receipts_fsync`, default false: written, synced by
+    /// the OS within seconds; the ledger's entries are fsynced either way).
+    pub receipts_fsync: bool,
 }
 
 impl Default for Settings {
@@ -227,6 +230,7 @@ impl Default for Settings {
             lock_wait: crate::store::jsonl::DEFAULT_LOCK_WAIT,
             supersede_others: SupersedeOthers::default(),
             allow_unchained: false,
+            receipts_fsync: false,
             fault_after_bytes: None,
             crash_after_bytes: None,
             snapshot: None,
@@ -297,6 +301,8 @@ pub struct ConfigFile {
     /// such a line is a violation, since this server never writes one). Set it only when
     /// another writer really appends unchained lines beside us.
     pub allow_unchained: Option<bool>,
+    /// fsync every context receipt (default false; see `Settings::receipts_fsync`).
+    pub receipts_fsync: Option<bool>,
 }
 
 impl ConfigFile {
@@ -345,6 +351,9 @@ impl ConfigFile {
         }
         if let Some(a) = self.allow_unchained {
             settings.allow_unchained = a;
+        }
+        if let Some(f) = self.receipts_fsync {
+            settings.receipts_fsync = f;
         }
         if let Some(s) = self.secrets {
             settings.secrets = s;

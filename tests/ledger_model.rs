@@ -1,5 +1,6 @@
 //! Property test: the ledger behaves like a plain `Vec` of entries with a "superseded" flag,
-//! through any sequence of publishes, supersedes (valid or not) and reopenings from disk.
+//! through any sequence of publishes, supersedes (of live, superseded and unknown ids) and
+//! reopenings from disk; queried by tag and by room.
 
 use std::sync::Arc;
 
@@ -48,9 +49,13 @@ fn open(root: &std::path::Path, clock: &Arc<FixedClock>) -> Memory {
 }
 
 fn all(memory: &Memory, tag: Option<&str>) -> (Vec<String>, usize) {
+    by(memory, tag, "*")
+}
+
+fn by(memory: &Memory, tag: Option<&str>, room: &str) -> (Vec<String>, usize) {
     let args = QueryArgs {
         filter: FilterArgs {
-            room_id: Some("*".into()),
+            room_id: Some(room.into()),
             tags: tag.map(|t| vec![t.to_string()]),
             ..FilterArgs::default()
         },
@@ -61,9 +66,17 @@ fn all(memory: &Memory, tag: Option<&str>) -> (Vec<String>, usize) {
 }
 
 fn expected(model: &[ModelEntry], tag: Option<&str>) -> (Vec<String>, usize) {
+    expected_in(model, tag, None)
+}
+
+fn expected_in(
+    model: &[ModelEntry],
+    tag: Option<&str>,
+    room: Option<&str>,
+) -> (Vec<String>, usize) {
     let live: Vec<&ModelEntry> = model
         .iter()
-        .filter(|e| e.live && tag.is_none_or(|t| e.tag == t))
+        .filter(|e| e.live && tag.is_none_or(|t| e.tag == t) && room.is_none_or(|r| e.room == r))
         .collect();
     // Timestamps never go backwards here, so newest first = reverse publication order.
     (
@@ -73,7 +86,7 @@ fn expected(model: &[ModelEntry], tag: Option<&str>) -> (Vec<String>, usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     #[test]
     fn ledger_matches_a_vec_model(ops in proptest::collection::vec(op(), 1..60)) {
@@ -85,7 +98,12 @@ proptest! {
         for op in ops {
             match op {
                 Op::Publish { room, kind, tag, supersede } => {
+                    // An index past the model names an id that was never published.
                     let target = supersede.and_then(|i| model.get(i as usize).cloned());
+                    let unknown = match (supersede, &target) {
+                        (Some(i), None) => Some(format!("mem-never-published-{i}")),
+                        _ => None,
+                    };
                     let room = format!("room-{room}");
                     let tag = format!("t{tag}");
                     let args = PublishArgs {
@@ -96,7 +114,7 @@ proptest! {
                         author_role: Some("engineer".into()),
                         ref_: None,
                         detail: None,
-                        supersedes: target.as_ref().map(|t| t.id.clone()),
+                        supersedes: target.as_ref().map(|t| t.id.clone()).or(unknown.clone()),
                         idempotency_key: None,
                     };
                     let result = memory.publish(args, &Identity::default());
@@ -111,9 +129,13 @@ proptest! {
                             model.push(ModelEntry { id: out.entry.id, room, tag, live: true });
                         }
                         (None, Ok(out)) => {
+                            prop_assert!(unknown.is_none(), "superseded an unknown id: {:?}", unknown);
                             model.push(ModelEntry { id: out.entry.id, room, tag, live: true });
                         }
-                        (None, Err(e)) => prop_assert!(false, "plain publish failed: {e}"),
+                        (None, Err(e)) => {
+                            prop_assert!(unknown.is_some(), "plain publish failed: {e}");
+                            prop_assert!(e.to_string().contains("mem-never-published"), "{e}");
+                        }
                     }
                 }
                 Op::Reopen => memory = open(dir.path(), &clock),
@@ -121,6 +143,11 @@ proptest! {
             }
             prop_assert_eq!(all(&memory, None), expected(&model, None));
             prop_assert_eq!(all(&memory, Some("t1")), expected(&model, Some("t1")));
+            prop_assert_eq!(by(&memory, None, "room-1"), expected_in(&model, None, Some("room-1")));
+            prop_assert_eq!(
+                by(&memory, Some("t2"), "room-2"),
+                expected_in(&model, Some("t2"), Some("room-2"))
+            );
         }
         // The file holds exactly one valid line per successful publish, in order.
         let text = std::fs::read_to_string(dir.path().join(".agents/ledger.jsonl")).unwrap_or_default();
@@ -129,7 +156,5 @@ proptest! {
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_string())
             .collect();
         prop_assert_eq!(ids, model.iter().map(|m| m.id.clone()).collect::<Vec<_>>());
-        let rooms: Vec<&str> = model.iter().map(|m| m.room.as_str()).collect();
-        prop_assert!(rooms.iter().all(|r| r.starts_with("room-")));
     }
 }
