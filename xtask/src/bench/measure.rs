@@ -200,7 +200,8 @@ pub fn measure(
         max_entries: None,
         plan_id: None,
     };
-    // Interleaved halves, so drift on a shared machine hits both alike.
+    // The same briefs without their receipts, then with them (in the same process and
+    // run, one after the other).
     let context_unrecorded = Some(Micros::of(time(queries, |i| {
         memory
             .get_context_unrecorded(context_args(i), &Identity::default())
@@ -208,19 +209,8 @@ pub fn measure(
             .unwrap_or(0)
     })));
     let context = Micros::of(time(queries, |i| {
-        let args = warroom_memory::api::context::ContextArgs {
-            room_id: Some(format!("room-{:03}", 50 + i % 50)),
-            brief_keywords: Some(
-                texts[i % texts.len()]
-                    .split(' ')
-                    .map(str::to_string)
-                    .collect(),
-            ),
-            max_entries: None,
-            plan_id: None,
-        };
         memory
-            .get_context(args, &Identity::default())
+            .get_context(context_args(i), &Identity::default())
             .map(|o| o.bytes)
             .unwrap_or(0)
     }));
