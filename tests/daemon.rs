@@ -812,6 +812,22 @@ async fn running_out_of_descriptors_does_not_make_the_daemon_spin() {
         .filter_map(|_| std::os::unix::net::UnixStream::connect(&socket).ok())
         .collect();
     assert!(held.len() > 40, "connected {}", held.len());
+    // A relay that cannot get an answer now is told the daemon is overloaded, not that
+    // there is none.
+    let mut relay = std::process::Command::new(BIN);
+    relay
+        .arg("--root")
+        .arg(p.path())
+        .args(["serve", "--daemon", "require"])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("XDG_STATE_HOME", &runtime)
+        .env("WARROOM_ROOM_ID", "room-9");
+    let (code, _, err) = output_within(&mut relay, std::time::Duration::from_secs(60));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("did not answer within 2 s") && !err.contains("no daemon serves"),
+        "{err}"
+    );
     std::thread::sleep(std::time::Duration::from_secs(2));
     let text = std::fs::read_to_string(&log).unwrap();
     let failures = text.matches("accept failed").count();

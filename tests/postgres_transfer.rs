@@ -286,5 +286,5 @@ fn db_commands_explain_a_missing_or_bad_database_and_never_show_a_password() {
     assert_eq!(code, 0, "{err}");
     let s: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(s["ledger_lines"], 1);
-    assert_eq!(s["schema_version"], 2);
+    assert_eq!(s["schema_version"], 3);
 }

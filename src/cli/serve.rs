@@ -167,6 +167,21 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
                 rt.shutdown_timeout(Duration::from_millis(100));
                 return result.map(|()| Outcome::Ok);
             }
+            (None, Ok(place)) if let Ok(Some(info)) = daemon::running(&place) => {
+                // A daemon holds the root's lock but did not answer the hello in time
+                // (overloaded, or out of file descriptors): say so, never "no daemon".
+                let why = format!(
+                    "the daemon of {} (PID {}) did not answer within 2 s: it may be \
+                     overloaded or out of file descriptors. Fix: see its log and \
+                     `warroom-memory daemon status`, then retry",
+                    paths.root.display(),
+                    info.pid
+                );
+                if cmd.daemon == AttachMode::Require {
+                    anyhow::bail!("{why} (serve --daemon require)");
+                }
+                tracing::warn!("{why}; serving directly meanwhile");
+            }
             _ if cmd.daemon == AttachMode::Require => anyhow::bail!(
                 "no daemon serves {} (serve --daemon require). Fix: start one with \
                  `warroom-memory daemon --root {}`, or use --daemon auto",
