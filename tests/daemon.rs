@@ -788,16 +788,7 @@ async fn running_out_of_descriptors_does_not_make_the_daemon_spin() {
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !daemon_cmd(p.path(), rt.path(), &["status"])
-        .output()
-        .unwrap()
-        .status
-        .success()
-    {
-        assert!(std::time::Instant::now() < deadline, "the daemon came up");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_until_ready(p.path(), rt.path());
     let info: Value = serde_json::from_slice(
         &daemon_cmd(p.path(), rt.path(), &["status"])
             .arg("--json")

@@ -279,16 +279,7 @@ async fn logs_never_carry_an_entrys_text_or_a_secret_at_any_level() {
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !common::daemon::daemon_cmd(p.path(), rt.path(), &["status"])
-        .output()
-        .unwrap()
-        .status
-        .success()
-    {
-        assert!(std::time::Instant::now() < deadline, "the daemon came up");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    common::daemon::wait_until_ready(p.path(), rt.path());
     let token = common::daemon::operator_token(p.path(), rt.path());
     let url = common::daemon::url_of(p.path(), rt.path());
     {

@@ -22,7 +22,7 @@ impl Run<'_> {
 
     /// `db export` of the ledger or of `room`'s channel, through the binary.
     fn export(&self, room: Option<String>) -> Result<Vec<u8>, String> {
-        let mut cmd = super::runner::isolated(self.exe);
+        let mut cmd = super::isolated(self.exe);
         cmd.arg("--root").arg(&self.root).args(["db", "export"]);
         if let Some(r) = room {
             cmd.args(["--channel", &r]);
@@ -146,7 +146,7 @@ impl Run<'_> {
     pub(super) fn replay_receipts(&self) -> Result<(), Failed> {
         let label = "receipts";
         let run = |args: &[&str]| {
-            super::runner::isolated(self.exe)
+            super::isolated(self.exe)
                 .arg("--root")
                 .arg(&self.root)
                 .args(args)
@@ -188,7 +188,7 @@ impl Run<'_> {
             other => other.to_string(),
         };
         let args: Vec<String> = c.args.iter().map(sub).collect();
-        let out = super::runner::isolated(self.exe)
+        let out = super::isolated(self.exe)
             .arg("--root")
             .arg(&self.root)
             .args(&args)

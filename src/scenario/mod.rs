@@ -288,3 +288,18 @@ pub fn expand(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A command running the binary with none of the caller's `WARROOM_*` / `AGENT_OS_*`
+/// variables: a scenario describes its whole environment (`setup`, each agent's `env`),
+/// so a `WARROOM_DATABASE_URL` or `WARROOM_ROOM_ID` in the shell that runs the suite
+/// must not leak in (it used to put every scenario on one shared database).
+pub(crate) fn isolated(exe: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(exe);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("WARROOM_") || k.starts_with("AGENT_OS_") {
+            cmd.env_remove(&*k);
+        }
+    }
+    cmd
+}

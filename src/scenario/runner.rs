@@ -108,7 +108,7 @@ impl Run<'_> {
         self.spawned += 1;
         let log = std::fs::File::create(self.work.join(format!("server-{}.log", self.spawned)))
             .map_err(|e| e.to_string())?;
-        let mut cmd = tokio::process::Command::from(isolated(self.exe));
+        let mut cmd = tokio::process::Command::from(super::isolated(self.exe));
         cmd.arg("serve").arg("--root").arg(&self.root);
         if !self.fsync {
             cmd.arg("--no-fsync");
@@ -215,7 +215,7 @@ impl Run<'_> {
         let runtime = self.work.join("run");
         std::fs::create_dir_all(&runtime).map_err(|e| e.to_string())?;
         let log = std::fs::File::create(self.work.join("daemon.log")).map_err(|e| e.to_string())?;
-        let mut cmd = isolated(self.exe);
+        let mut cmd = super::isolated(self.exe);
         cmd.arg("--root").arg(&self.root);
         if !self.fsync {
             cmd.arg("--no-fsync");
@@ -232,7 +232,7 @@ impl Run<'_> {
             .map_err(|e| format!("starting the daemon: {e}"))?;
         let deadline = Instant::now() + std::time::Duration::from_secs(20);
         loop {
-            let ready = isolated(self.exe)
+            let ready = super::isolated(self.exe)
                 .args(["daemon", "status", "--root"])
                 .arg(&self.root)
                 .env("XDG_RUNTIME_DIR", &runtime)
@@ -253,7 +253,7 @@ impl Run<'_> {
     /// Stops the scenario's daemon, if any.
     fn stop_daemon(&mut self) {
         if let Some(mut d) = self.daemon.take() {
-            let _ = isolated(self.exe)
+            let _ = super::isolated(self.exe)
                 .args(["daemon", "stop", "--root"])
                 .arg(&self.root)
                 .env("XDG_RUNTIME_DIR", &d.runtime)
@@ -586,19 +586,4 @@ pub async fn run_file(
         failure,
         not_applicable: None,
     }
-}
-
-/// A command running the binary with none of the caller's `WARROOM_*` / `AGENT_OS_*`
-/// variables: a scenario describes its whole environment (`setup`, each agent's `env`),
-/// so a `WARROOM_DATABASE_URL` or `WARROOM_ROOM_ID` in the shell that runs the suite
-/// must not leak in (it used to put every scenario on one shared database).
-pub(super) fn isolated(exe: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(exe);
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if k.starts_with("WARROOM_") || k.starts_with("AGENT_OS_") {
-            cmd.env_remove(&*k);
-        }
-    }
-    cmd
 }

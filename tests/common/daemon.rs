@@ -38,6 +38,23 @@ pub fn start_daemon(root: &Path, runtime: &Path) -> Daemon {
     start_daemon_with(root, runtime, &["--listen", "127.0.0.1:0"])
 }
 
+/// Waits (≤ 60 s) until `daemon status` of `root` says a daemon is ready.
+pub fn wait_until_ready(root: &Path, runtime: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !daemon_cmd(root, runtime, &["status"])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not come up within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Starts `daemon ARGS…` and waits until `daemon status` says it is ready.
 pub fn start_daemon_with(root: &Path, runtime: &Path, args: &[&str]) -> Daemon {
     let log = std::fs::File::create(root.join("daemon.log")).unwrap();
