@@ -30,6 +30,36 @@ impl Line<'_> {
     }
 }
 
+/// Streams the lines of `reader` (the file at `path`, for errors) to `each`, one at a time
+/// through one reused buffer — how `verify` and the receipts check read a file of any size
+/// without holding it. Returns the bytes read.
+pub fn stream_lines(
+    mut reader: impl std::io::BufRead,
+    path: &std::path::Path,
+    mut each: impl FnMut(Line<'_>),
+) -> crate::error::Result<u64> {
+    let (mut buf, mut offset, mut no) = (Vec::new(), 0u64, 0u64);
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| crate::error::Error::io("reading", path, e))?;
+        if n == 0 {
+            return Ok(offset);
+        }
+        no += 1;
+        let terminated = buf.last() == Some(&b'\n');
+        let bytes = if terminated { &buf[..n - 1] } else { &buf[..] };
+        each(Line {
+            no,
+            offset,
+            bytes,
+            terminated,
+        });
+        offset += n as u64;
+    }
+}
+
 /// Splits `data` into lines.
 pub fn lines(data: &[u8]) -> Vec<Line<'_>> {
     let mut out = Vec::new();

@@ -4,7 +4,6 @@
 //! reordered or inserted receipt is a violation.
 
 use std::collections::HashSet;
-use std::io::BufRead;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -41,35 +40,27 @@ pub fn check(path: &Path) -> Result<ReceiptsReport> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(r),
         Err(e) => return Err(Error::io("opening", path, e)),
     };
-    let mut reader = std::io::BufReader::new(file);
+    let reader = std::io::BufReader::new(file);
     let mut chain = ChainCheck::default();
     let mut ids = HashSet::new();
-    let (mut buf, mut offset) = (Vec::new(), 0u64);
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::io("reading", path, e))?;
-        if n == 0 {
-            break;
-        }
-        r.lines += 1;
-        let bytes = buf.strip_suffix(b"\n").unwrap_or(&buf);
+    super::stream_lines(reader, path, |line| {
+        r.lines = line.no;
+        let bytes = line.bytes;
         let mut flag = |kind: &str, message: String| {
             r.violations.push(Violation {
-                line: r.lines,
-                offset,
+                line: line.no,
+                offset: line.offset,
                 kind: kind.into(),
                 message,
             });
         };
-        if n == bytes.len() {
+        if !line.terminated {
             flag(
                 "torn-tail",
                 "the last line has no newline: a write was cut short".into(),
             );
         }
-        if let Some((kind, message)) = chain.observe(bytes, r.lines) {
+        if let Some((kind, message)) = chain.observe(bytes, line.no) {
             flag(kind, message);
         }
         match serde_json::from_slice::<crate::receipts::Receipt>(bytes) {
@@ -82,8 +73,7 @@ pub fn check(path: &Path) -> Result<ReceiptsReport> {
             Ok(_) => r.receipts += 1,
             Err(e) => flag("malformed-receipt", format!("not a receipt: {e}")),
         }
-        offset += n as u64;
-    }
+    })?;
     for (line, kind, message) in chain.late.drain(..) {
         r.violations.push(Violation {
             line,

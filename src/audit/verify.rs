@@ -10,7 +10,7 @@
 //! `outside-head` — see [`super::chain_check`]).
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -110,24 +110,10 @@ pub fn verify(
     chain.allow_unchained = opts.allow_unchained;
     chain.now = opts.now.map(|t| t.0);
     let mut offsets: Vec<u64> = Vec::new();
-    let mut buf = Vec::new();
-    let mut offset = 0u64;
     let mut next_progress = 16 << 20;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::io("reading", path, e))?;
-        if n == 0 {
-            break;
-        }
-        r.lines += 1;
-        let terminated = buf.last() == Some(&b'\n');
-        let bytes = if terminated {
-            &buf[..buf.len() - 1]
-        } else {
-            &buf[..]
-        };
+    let read = super::stream_lines(&mut reader, path, |line| {
+        let (bytes, terminated, offset) = (line.bytes, line.terminated, line.offset);
+        r.lines = line.no;
         let mut flag = |kind: &str, message: String| {
             r.violations.push(Violation {
                 line: r.lines,
@@ -174,13 +160,13 @@ pub fn verify(
                 message,
             });
         }
-        offset += n as u64;
-        if offset >= next_progress {
-            progress(offset, total);
+        let end = offset + bytes.len() as u64 + u64::from(terminated);
+        if end >= next_progress {
+            progress(end, total);
             next_progress += 16 << 20;
         }
-    }
-    r.bytes = offset;
+    })?;
+    r.bytes = read;
     drop(offsets);
     // A finding about an earlier line (learnt from a later one) goes in its line's place.
     r.violations.sort_by_key(|v| v.line);
