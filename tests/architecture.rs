@@ -3,7 +3,7 @@
 //! `crate::…` path in `src/` — `use` lines and inline paths alike, comments skipped.
 //!
 //! Layers, bottom to top: the core (everything not listed below) → `mcp` (the protocol
-//! edge) → `daemon` and `scenario` (transport edge; acceptance runner) → `cli`.
+//! edge) and `console` (the web edge) → `daemon` and `scenario` (transport edge; acceptance runner) → `cli`.
 //! Also: the two tool profiles (`mcp::tools`, `mcp::ostwin`) never import each other (they
 //! share `mcp::registry`), and only `clock` reads the wall clock.
 
@@ -13,7 +13,7 @@ use std::path::Path;
 /// The rank of a top-level module: higher may import lower, never the reverse.
 fn rank(module: &str) -> u8 {
     match module {
-        "mcp" => 1,
+        "mcp" | "console" => 1,
         "daemon" | "scenario" => 2,
         "cli" => 3,
         _ => 0,
@@ -116,6 +116,33 @@ fn the_tool_profiles_share_a_registry_and_not_each_other() {
     );
     assert!(text("mcp/ostwin.rs").contains("super::registry"));
     assert!(text("mcp/tools.rs").contains("super::registry"));
+}
+
+#[test]
+fn the_console_reads_only_through_memory() {
+    let mut wrong = Vec::new();
+    for (rel, text) in all_sources() {
+        if !rel.starts_with("console/") {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for banned in [
+                "crate::ledger",
+                "crate::store",
+                "std::fs",
+                "crate::audit::verify::verify(",
+            ] {
+                if code.contains(banned) {
+                    wrong.push(format!("{rel}:{} names {banned}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the console must read through Memory: {wrong:?}"
+    );
 }
 
 #[test]

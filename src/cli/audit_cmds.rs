@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use super::ledger_cmds::FilterFlags;
@@ -110,28 +109,6 @@ pub struct DiffCmd {
 
 /// The receipts check of the project's receipts stream, when it has any line: the file
 /// beside the ledger, or the database's export of it, checked by the same code.
-fn receipts_report(
-    paths: &crate::config::Paths,
-) -> anyhow::Result<Option<crate::audit::receipts_check::ReceiptsReport>> {
-    let r = match &paths.database {
-        None => crate::audit::receipts_check::check(&paths.receipts())?,
-        Some(url) => {
-            let db = crate::store::pg::Db::open(url.clone())
-                .with_context(|| format!("opening the database {url}"))?;
-            let mut tmp = tempfile::NamedTempFile::new().context("creating a temporary file")?;
-            {
-                let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-                db.export(&crate::store::Stream::Receipts, &mut w)?;
-                std::io::Write::flush(&mut w).context("writing the temporary export")?;
-            }
-            let mut r = crate::audit::receipts_check::check(tmp.path())?;
-            r.file = format!("{url} (receipts)");
-            r
-        }
-    };
-    Ok((r.lines > 0).then_some(r))
-}
-
 /// Largest ledger file `diff A B` reads (a 10M-entry ledger is ~5 GB).
 const DIFF_FILE_LIMIT: u64 = 16 << 30;
 
@@ -219,31 +196,10 @@ impl VerifyCmd {
             now: Some(g.read_now()?),
             allow_unchained: settings.allow_unchained || self.allow_unchained,
         };
-        let explicit = self.file.is_some();
-        let mut report = match (self.file, paths.database.clone()) {
-            (Some(p), _) => verify::verify(&p, &opts, &mut progress)?,
-            (None, None) => verify::verify(&paths.ledger, &opts, &mut progress)?,
-            (None, Some(url)) => {
-                // The database's ledger, exported to a private temporary file and checked
-                // by the same code, byte for byte.
-                let db = crate::store::pg::Db::open(url.clone())
-                    .with_context(|| format!("opening the database {url}"))?;
-                let mut tmp =
-                    tempfile::NamedTempFile::new().context("creating a temporary file")?;
-                {
-                    let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-                    db.export(&crate::store::Stream::Ledger, &mut w)?;
-                    std::io::Write::flush(&mut w).context("writing the temporary export")?;
-                }
-                let mut r = verify::verify(tmp.path(), &opts, &mut progress)?;
-                r.file = format!("{url} (ledger)");
-                r
-            }
+        let report = match &self.file {
+            Some(p) => verify::verify(p, &opts, &mut progress)?,
+            None => crate::audit::project::verify_project(&paths, &opts, &mut progress)?,
         };
-        // The receipts beside the project's ledger (not beside a file named to check).
-        if !explicit {
-            report.receipts = receipts_report(&paths)?;
-        }
         emit(g.json, &report, render_audit::verify);
         Ok(if report.ok() {
             Outcome::Ok

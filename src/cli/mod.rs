@@ -4,6 +4,7 @@
 //! and identity, and formats results (text by default, `--json` for machines).
 
 mod audit_cmds;
+mod console_cmd;
 mod daemon_cmd;
 mod db_cmd;
 mod ledger_cmds;
@@ -106,6 +107,10 @@ enum Command {
     Serve(serve::ServeCmd),
     /// The one global memory server of a project: run it, or ask for its status or stop it.
     Daemon(daemon_cmd::DaemonCmd),
+    /// Open the read-only web console (plans, timeline, rooms, search, audit): starts the
+    /// project's daemon with HTTP when none runs, and prints the address that signs a
+    /// browser in.
+    Console(console_cmd::ConsoleCmd),
     /// Publish one entry to the ledger.
     Publish(ledger_cmds::PublishCmd),
     /// List live entries matching filters, newest first.
@@ -309,6 +314,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Serve(cmd) => serve::run(g, cmd),
         Command::Daemon(cmd) => cmd.run(g),
+        Command::Console(cmd) => cmd.run(g),
         Command::Publish(cmd) => cmd.run(&g.open()?),
         Command::Query(cmd) => cmd.run(&g.open()?),
         Command::Search(cmd) => cmd.run(&g.open()?),

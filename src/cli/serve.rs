@@ -137,7 +137,7 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
             && cmd.spawn
             && let Ok(p) = &place
         {
-            spawn_daemon(&paths.root, p)?;
+            spawn_daemon(&paths.root, p, None)?;
             conn = rt.block_on(daemon::attach(p, &who, tools));
         }
         match (conn, place) {
@@ -200,7 +200,12 @@ const SPAWN_WAIT: Duration = Duration::from_secs(120);
 /// Starts a daemon for `root` detached from this process (its own process group, so the
 /// agent's client closing does not stop it) and waits until it serves. Another agent
 /// spawning at the same moment is harmless: one daemon wins the lock, both attach to it.
-fn spawn_daemon(root: &std::path::Path, place: &daemon::Place) -> anyhow::Result<()> {
+/// `listen`: its HTTP address (None: `WARROOM_LISTEN` if set, else no HTTP).
+pub(super) fn spawn_daemon(
+    root: &std::path::Path,
+    place: &daemon::Place,
+    listen: Option<&str>,
+) -> anyhow::Result<()> {
     use std::os::unix::process::CommandExt;
     let log_path = place.socket.with_extension("log");
     let log = std::fs::OpenOptions::new()
@@ -209,9 +214,15 @@ fn spawn_daemon(root: &std::path::Path, place: &daemon::Place) -> anyhow::Result
         .open(&log_path)?;
     let mut cmd = std::process::Command::new(std::env::current_exe()?);
     cmd.arg("--root").arg(root).arg("daemon");
-    if std::env::var_os("WARROOM_LISTEN").is_none() {
+    match listen {
+        Some(l) => {
+            cmd.args(["--listen", l]);
+        }
         // Several projects may spawn daemons; HTTP only where the operator asks for it.
-        cmd.args(["--listen", "none"]);
+        None if std::env::var_os("WARROOM_LISTEN").is_none() => {
+            cmd.args(["--listen", "none"]);
+        }
+        None => {}
     }
     let mut child = cmd
         .env_remove("WARROOM_ROOM_ID")

@@ -114,6 +114,17 @@ pub async fn serve(
         // Off loopback the token guards every request; Host names are the operator's.
         config = config.with_allowed_hosts(Vec::<String>::new());
     }
+    let console = crate::console::router(
+        template.memory().clone(),
+        crate::console::ConsoleOptions {
+            operator_token: opts
+                .token
+                .clone()
+                .context("the HTTP edge needs an operator token")?,
+            hosts: console_hosts(listener.local_addr()?, &opts.allow_origins),
+        },
+        stop.child_token(),
+    );
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(opts.session_idle);
     let sessions = Arc::new(sessions);
@@ -128,11 +139,13 @@ pub async fn serve(
         sessions,
         max: opts.max_sessions,
     });
-    // Layers run outside in: the credential first, then the session cap.
+    // Layers run outside in: the credential first, then the session cap. The console
+    // has its own guard (a browser brings a cookie, not a bearer header).
     let router = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(cap, cap_sessions))
-        .layer(axum::middleware::from_fn_with_state(verifier, authenticate));
+        .layer(axum::middleware::from_fn_with_state(verifier, authenticate))
+        .merge(console);
     super::http_conn::serve(
         listener,
         router,
@@ -142,6 +155,25 @@ pub async fn serve(
     )
     .await;
     Ok(())
+}
+
+/// The `Host` values the console answers: the bound address, its loopback names when it
+/// is on loopback, and the hosts of the allowed browser origins.
+fn console_hosts(addr: SocketAddr, origins: &[String]) -> Vec<String> {
+    let port = addr.port();
+    let mut hosts = vec![addr.to_string()];
+    if addr.ip().is_loopback() {
+        hosts.extend([
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("[::1]:{port}"),
+        ]);
+    }
+    for o in origins {
+        let host = o.split_once("://").map_or(o.as_str(), |(_, h)| h);
+        hosts.push(host.trim_end_matches('/').to_string());
+    }
+    hosts
 }
 
 /// The cap on open MCP sessions. A session ends when its client deletes it or after

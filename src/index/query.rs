@@ -80,6 +80,56 @@ impl LedgerIndex {
         }
     }
 
+    /// Up to `limit` entries passing `filter`, newest first, all older than `before`
+    /// (`(ts, position)` of the last entry of the previous page) when given. Never counts
+    /// the rest: a page costs what it shows plus what the filter passes over.
+    pub fn page_before(
+        &self,
+        filter: &Compiled,
+        before: Option<(i64, u32)>,
+        limit: usize,
+    ) -> Vec<u32> {
+        let older = |p: u32| before.is_none_or(|b| (self.meta(p).ts, p) < b);
+        match &filter.tags {
+            Some(want) => {
+                let lists: Vec<&[u32]> = want
+                    .iter()
+                    .filter_map(|t| self.tag_postings.get(t).map(Vec::as_slice))
+                    .collect();
+                if self.in_time_order() {
+                    return merge_descending(&lists)
+                        .filter(|&p| older(p) && filter.matches_meta(self.meta(p)))
+                        .take(limit)
+                        .collect();
+                }
+                let mut cands: Vec<u32> = lists
+                    .iter()
+                    .flat_map(|l| l.iter().copied())
+                    .filter(|&p| older(p) && filter.matches_meta(self.meta(p)))
+                    .collect();
+                cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
+                cands.dedup();
+                cands.truncate(limit);
+                cands
+            }
+            None => {
+                let chrono = self.chrono();
+                let lo = chrono.partition_point(|&p| self.meta(p).ts < filter.since);
+                let mut hi = chrono.partition_point(|&p| self.meta(p).ts <= filter.until);
+                if let Some(b) = before {
+                    hi = hi.min(chrono.partition_point(|&p| (self.meta(p).ts, p) < b));
+                }
+                chrono[lo..hi.max(lo)]
+                    .iter()
+                    .rev()
+                    .copied()
+                    .filter(|&p| filter.matches_meta(self.meta(p)))
+                    .take(limit)
+                    .collect()
+            }
+        }
+    }
+
     /// The first `limit` of `newest_first` passing `filter`, counting every match — or,
     /// when the total is known from the live counts, stopping as soon as the page is full.
     fn page(

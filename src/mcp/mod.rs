@@ -92,6 +92,11 @@ pub struct Server {
 }
 
 impl Server {
+    /// The memory this server serves (the daemon's console reads the same one).
+    pub fn memory(&self) -> &Arc<Memory> {
+        &self.memory
+    }
+
     /// A server over `memory` for the agent identified by `who`.
     pub fn new(memory: Arc<Memory>, who: Identity) -> Self {
         Server {

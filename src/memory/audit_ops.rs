@@ -11,6 +11,25 @@ use crate::error::{Error, Result};
 use crate::index::{Filter, LedgerIndex, RoomPattern};
 use crate::validate::short_id;
 
+/// A `verify` report and what it was computed over.
+pub(crate) struct Verified {
+    key: (Vec<u64>, Option<String>),
+    report: crate::audit::verify::VerifyReport,
+    at: crate::clock::Timestamp,
+}
+
+/// Size and modification time of a file (zeros when it does not exist).
+fn file_key(path: &std::path::Path) -> [u64; 2] {
+    std::fs::metadata(path).map_or([0, 0], |m| {
+        let mtime = m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        [m.len(), mtime]
+    })
+}
+
 fn status(ix: &LedgerIndex, pos: u32, entry: crate::entry::Entry) -> HistoryEntry {
     HistoryEntry {
         entry,
@@ -68,6 +87,62 @@ impl Memory {
         let mut out = self.log(&filter, limit)?;
         out.entries.reverse();
         Ok(out)
+    }
+
+    /// `verify` of this project's ledger and receipts, as the CLI's `verify` runs it, with
+    /// this memory's clock for `future-dated` and its settings for `allow_unchained`.
+    pub fn verify(&self, head: Option<&str>) -> Result<crate::audit::verify::VerifyReport> {
+        if let Some(h) = head
+            && crate::chain::parse_hex(h).is_none()
+        {
+            return Err(Error::invalid(
+                "head",
+                format!("`{}` is not a head", crate::validate::printable(h)),
+                "give the 32 hex digits `verify` printed as the head to record",
+            ));
+        }
+        let opts = crate::audit::verify::VerifyOptions {
+            head,
+            now: Some(self.now()),
+            allow_unchained: self.settings().allow_unchained,
+        };
+        crate::audit::project::verify_project(self.paths(), &opts, &mut |_, _| {})
+    }
+
+    /// [`Memory::verify`], computed again only when the ledger or the receipts changed
+    /// (files: size or modification time; a database: the ledger's position) or another
+    /// head is asked; with the time it was computed. Callers at the same moment wait for
+    /// one computation.
+    pub fn verify_cached(
+        &self,
+        head: Option<&str>,
+    ) -> Result<(crate::audit::verify::VerifyReport, crate::clock::Timestamp)> {
+        let mut key = Vec::new();
+        match &self.paths().database {
+            None => {
+                key.extend(file_key(&self.paths().ledger));
+                key.extend(file_key(&self.paths().receipts()));
+            }
+            Some(_) => {
+                let p = self.fresh_read()?.ledger.position()?;
+                key.extend([p.lines, p.bytes]);
+            }
+        }
+        let key = (key, head.map(str::to_string));
+        let mut slot = self.verified.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = slot.as_ref()
+            && v.key == key
+        {
+            return Ok((v.report.clone(), v.at));
+        }
+        let report = self.verify(head)?;
+        let at = self.now();
+        *slot = Some(Verified {
+            key,
+            report: report.clone(),
+            at,
+        });
+        Ok((report, at))
     }
 
     /// The full diff of the ledger between two times or two git revisions.
@@ -138,50 +213,99 @@ impl Memory {
                     (loc.offset, Some(loc.line))
                 })
         };
-        let ((o1, line1), (o2, _)) = (cut(t1), cut(t2));
-        let bytes = if o2 > o1 {
-            let label = state.ledger.label();
-            state
-                .ledger
-                .source()
-                .read_range(line1.unwrap_or(1), o1, o2)
-                .map_err(|e| Error::Io {
-                    context: format!("reading {label}"),
-                    source: e,
-                })?
-        } else {
-            Vec::new()
-        };
-        // Line numbers of the range: the first cut's line (or, at the end, whatever
-        // follows the index's last line).
-        let first_line = line1.unwrap_or(0);
-        let lines: Vec<crate::audit::Line<'_>> = crate::audit::lines(&bytes)
-            .into_iter()
-            .map(|mut l| {
-                l.no += first_line.saturating_sub(1);
-                l.offset += o1;
-                l
-            })
-            .collect();
-        // The entries the added lines supersede, read before the report (a read can fail).
-        let mut known = std::collections::HashMap::new();
-        for l in &lines {
-            if let Ok((e, _)) = crate::entry::EntryRef::parse(l.bytes)
-                && let Some(target) = e.supersedes.as_deref()
-                && let Some(p) = ix.position(target)
-            {
-                known.insert(target.to_string(), ix.entry(p)?);
-            }
-        }
-        Ok(crate::audit::diff::report(
+        let (c1, (o2, _)) = (cut(t1), cut(t2));
+        range_report(
+            &state,
             &format!("ledger as of {t1}"),
             &format!("ledger as of {t2}"),
-            lines.iter(),
-            |id| known.get(id).cloned(),
-            Vec::new(),
-        ))
+            c1,
+            o2,
+        )
     }
 
+    /// What was appended after line `line` (a line position, or the line of a head
+    /// recorded earlier) up to now: the same report as a diff between two times.
+    pub fn diff_after_line(&self, line: u64) -> Result<DiffReport> {
+        let state = self.fresh_read()?;
+        let ix = state.ledger.index();
+        let end = state.ledger.offset();
+        // Line numbers grow with position: the first entry after `line`, by bisection.
+        let (mut first, mut hi) = (0usize, ix.len());
+        while first < hi {
+            let mid = (first + hi) / 2;
+            if ix.stored(mid as u32).loc.line <= line {
+                first = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let cut = match (first < ix.len()).then(|| ix.stored(first as u32).loc) {
+            Some(loc) => (loc.offset, Some(loc.line)),
+            None => (end, None),
+        };
+        range_report(
+            &state,
+            &format!("ledger up to line {line}"),
+            "ledger now",
+            cut,
+            end,
+        )
+    }
+}
+
+/// The report of the ledger's lines from the cut `(o1, line1)` to byte `o2`.
+fn range_report(
+    state: &super::State,
+    a: &str,
+    b: &str,
+    (o1, line1): (u64, Option<u64>),
+    o2: u64,
+) -> Result<DiffReport> {
+    let ix = state.ledger.index();
+    let bytes = if o2 > o1 {
+        let label = state.ledger.label();
+        state
+            .ledger
+            .source()
+            .read_range(line1.unwrap_or(1), o1, o2)
+            .map_err(|e| Error::Io {
+                context: format!("reading {label}"),
+                source: e,
+            })?
+    } else {
+        Vec::new()
+    };
+    // Line numbers of the range: the first cut's line (or, at the end, whatever
+    // follows the index's last line).
+    let first_line = line1.unwrap_or(0);
+    let lines: Vec<crate::audit::Line<'_>> = crate::audit::lines(&bytes)
+        .into_iter()
+        .map(|mut l| {
+            l.no += first_line.saturating_sub(1);
+            l.offset += o1;
+            l
+        })
+        .collect();
+    // The entries the added lines supersede, read before the report (a read can fail).
+    let mut known = std::collections::HashMap::new();
+    for l in &lines {
+        if let Ok((e, _)) = crate::entry::EntryRef::parse(l.bytes)
+            && let Some(target) = e.supersedes.as_deref()
+            && let Some(p) = ix.position(target)
+        {
+            known.insert(target.to_string(), ix.entry(p)?);
+        }
+    }
+    Ok(crate::audit::diff::report(
+        a,
+        b,
+        lines.iter(),
+        |id| known.get(id).cloned(),
+        Vec::new(),
+    ))
+}
+
+impl Memory {
     /// One page of `memory_diff`.
     pub fn diff_page(&self, args: DiffArgs) -> Result<DiffPage> {
         let limit = page_size("limit", args.limit, 20, 50, "page with `offset`")?;

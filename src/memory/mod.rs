@@ -8,6 +8,7 @@
 //! JSON-RPC or terminal output.
 
 mod audit_ops;
+mod browse;
 mod channels;
 mod context_ops;
 mod live_ops;
@@ -17,6 +18,7 @@ mod publish;
 mod read;
 mod receipts_ops;
 
+pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
 pub use receipts_ops::Replay;
 
 pub use live_ops::Cursor;
@@ -67,6 +69,8 @@ pub struct Memory {
     /// Derived state. Reads share it (many sessions of a daemon side by side); catching up
     /// with the files and writing take it alone, and only when there is something to do.
     state: RwLock<State>,
+    /// The last `verify` report with what it was computed over ([`Memory::verify_cached`]).
+    verified: std::sync::Mutex<Option<audit_ops::Verified>>,
 }
 
 impl std::fmt::Debug for Memory {
@@ -123,6 +127,7 @@ impl Memory {
                 channels: crate::channel::Channels::new(channel_backend, Some(jail)),
                 plans: plans::PlanState::new(&plans_backend),
             }),
+            verified: std::sync::Mutex::new(None),
         })
     }
 

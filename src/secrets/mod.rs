@@ -47,7 +47,7 @@ pub struct Scan {
 
 /// Characters that render as nothing and can split a secret: every format character
 /// (`Cf`), and the invisible marks and letters outside it.
-fn invisible(c: char) -> bool {
+pub(crate) fn invisible(c: char) -> bool {
     use unicode_general_category::{GeneralCategory, get_general_category};
     if c.is_ascii() {
         return false;

@@ -1,0 +1,182 @@
+//! `/audit`: `verify`'s result — clean, or the violations with their lines; the head to
+//! record; unchained lines and forks; a recorded head checked with `?head=`.
+//! `/audit/diff?since=…`: what `diff` shows from a time, a line position (`line:N` or a
+//! number) or a recorded head (32 hex digits) to now — additions by room and kind,
+//! supersedes with their text diffs, violations marked.
+//!
+//! `verify` reads the whole ledger; [`Memory::verify_cached`](crate::memory::Memory)
+//! keeps its last report until the files change, so a page repeats no work.
+
+use axum::extract::{Query, State};
+use axum::response::Response;
+use maud::{Markup, html};
+
+use super::entry::word_diff;
+use super::layout::{ago, kind_badge, page, q, shown};
+use super::{Shared, html, read};
+use crate::api::audit::DiffArgs;
+use crate::audit::diff::DiffReport;
+use crate::audit::verify::VerifyReport;
+use crate::clock::Timestamp;
+use crate::error::Error;
+
+/// Entries of one room and kind a diff page lists before "and N more".
+const PER_GROUP: usize = 20;
+
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct AuditQuery {
+    #[serde(default)]
+    head: Option<String>,
+    #[serde(default)]
+    since: Option<String>,
+    #[serde(default)]
+    until: Option<String>,
+}
+
+fn given(v: &Option<String>) -> Option<String> {
+    v.as_ref()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+pub(crate) async fn handler(State(c): State<Shared>, Query(aq): Query<AuditQuery>) -> Response {
+    let head = given(&aq.head);
+    let h = head.clone();
+    match read(&c, move |m| Ok((m.verify_cached(h.as_deref())?, m.now()))).await {
+        Ok(((report, at), now)) => html(render(&report, at, now, head.as_deref())),
+        Err(r) => r,
+    }
+}
+
+fn render(r: &VerifyReport, at: Timestamp, now: Timestamp, head: Option<&str>) -> Markup {
+    let ch = &r.chain;
+    let body = html! {
+        h1 { "Audit" }
+        p.sub { "verified " (ago(&at.to_rfc3339(), now)) " · " (shown(&r.file)) " · "
+            (r.lines) " lines, " (r.entries) " entries, " (r.superseded) " superseded" }
+        section.panel #verdict {
+            @if r.ok() {
+                p.ok-text { "✓ Clean: every line is a valid entry and every link of the hash chain holds." }
+            } @else {
+                p.bad-text { "✗ " (r.violations.len()) " violations"
+                    @if let Some(rc) = &r.receipts { @if !rc.violations.is_empty() { " (and " (rc.violations.len()) " in the receipts)" } } }
+            }
+            table.fields {
+                tr { th { "head to record" } td { code #head { (ch.head) } span.muted { " (line " (ch.head_line) ")" } } }
+                tr { th { "chained lines" } td { (ch.chained) } }
+                tr { th { "unchained lines" } td { (ch.unchained) } }
+                tr { th { "forks" } td { @if ch.forks.is_empty() { "none" } @for f in &ch.forks { span.bad-text { "line " (f.line) " continues line " (f.continues) } " " } } }
+                @if let Some(rh) = &ch.recorded_head {
+                    tr { th { "recorded head" } td { code { (rh) } " " @match ch.recorded_head_line {
+                        Some(l) => { span.ok-text { "found at line " (l) ", its history intact" } }
+                        None => { span.bad-text { "not found" } }
+                    } } }
+                }
+                @if let Some(rc) = &r.receipts {
+                    tr { th { "receipts" } td { (rc.receipts) " receipts, head " code { (rc.head) } } }
+                }
+            }
+            form.filters method="get" action="/audit" {
+                label { "check a recorded head" input name="head" value=(head.unwrap_or("")) placeholder="32 hex digits" size="34"; }
+                button type="submit" { "Check" }
+            }
+            p { a href={ "/audit/diff?since=" (q(&ch.head)) } { "What changed since this head →" } " (bookmark it to see later additions)" }
+        }
+        @if !r.violations.is_empty() {
+            h2 { "Violations" }
+            table.data.violations {
+                thead { tr { th { "line" } th { "kind" } th { "what is wrong" } } }
+                tbody { @for v in &r.violations { tr {
+                    td { (v.line) } td { span.badge.bad { (v.kind) } } td { (shown(&v.message)) }
+                } } }
+            }
+        }
+        @if let Some(rc) = &r.receipts { @if !rc.violations.is_empty() {
+            h2 { "Receipt violations" }
+            table.data { tbody { @for v in &rc.violations { tr {
+                td { (v.line) } td { span.badge.bad { (v.kind) } } td { (shown(&v.message)) }
+            } } } }
+        } }
+    };
+    page("Audit", "/audit", body)
+}
+
+pub(crate) async fn diff(State(c): State<Shared>, Query(aq): Query<AuditQuery>) -> Response {
+    let Some(since) = given(&aq.since) else {
+        return super::error_response(Error::invalid(
+            "since",
+            "no starting point given",
+            "pass since= a time (24h, 2026-11-20), a line (line:120) or a recorded head",
+        ));
+    };
+    let until = given(&aq.until);
+    let r = read(&c, move |m| {
+        let line = since
+            .strip_prefix("line:")
+            .unwrap_or(&since)
+            .parse::<u64>()
+            .ok();
+        let report = if crate::chain::parse_hex(&since).is_some() {
+            let (v, _) = m.verify_cached(Some(&since))?;
+            match v.chain.recorded_head_line {
+                Some(l) => m.diff_after_line(l)?,
+                None => {
+                    return Err(Error::NotFound(format!(
+                        "the head {since} is not in the ledger: lines were removed or \
+                         changed since it was recorded (see /audit?head={since})"
+                    )));
+                }
+            }
+        } else if let Some(l) = line {
+            m.diff_after_line(l)?
+        } else {
+            m.diff_report(&DiffArgs {
+                since: Some(since),
+                until,
+                ..DiffArgs::default()
+            })?
+        };
+        Ok(report)
+    })
+    .await;
+    match r {
+        Ok(report) => html(render_diff(&report)),
+        Err(resp) => resp,
+    }
+}
+
+fn render_diff(d: &DiffReport) -> Markup {
+    let body = html! {
+        h1 { "What changed" }
+        p.sub { (shown(&d.a)) " → " (shown(&d.b)) }
+        section.panel #verdict {
+            @if d.append_only() { p.ok-text { "✓ Append-only: nothing before was changed or removed." } }
+            @else { p.bad-text { "✗ Not append-only: " (d.counts.violations) " violations" } }
+            p { (d.counts.added) " added · " (d.counts.superseded) " superseded · "
+                (d.counts.malformed_added) " malformed lines added" }
+        }
+        @if !d.violations.is_empty() {
+            h2 { "Violations" }
+            table.data.violations { tbody { @for v in &d.violations { tr {
+                td { "line " (v.line) } td { span.badge.bad { (v.kind) } } td { (shown(&v.before)) }
+            } } } }
+        }
+        @if !d.superseded.is_empty() {
+            h2 { "Superseded" }
+            ol.feed { @for s in &d.superseded { li {
+                div.meta { (kind_badge(s.new.kind.as_str())) a href={ "/entry/" (q(&s.new.id)) } { code { (shown(&s.new.id)) } } " in " (shown(&s.new.room_id)) }
+                div.summary { @match &s.old { Some(o) => { (word_diff(&o.summary, &s.new.summary)) } None => { (shown(&s.new.summary)) } } }
+            } } }
+        }
+        h2 { "Added, by room and kind" }
+        @if d.added.is_empty() { p.muted { "Nothing was added." } }
+        @for g in &d.added {
+            h3 { a href={ "/room/" (q(&g.room_id)) } { (shown(&g.room_id)) } " " (kind_badge(g.kind.as_str())) " " (g.entries.len()) }
+            ul { @for e in g.entries.iter().take(PER_GROUP) {
+                li { a href={ "/entry/" (q(&e.id)) } { (shown(&e.summary)) } }
+            }
+            @if g.entries.len() > PER_GROUP { li.muted { "and " (g.entries.len() - PER_GROUP) " more" } } }
+        }
+    };
+    page("What changed", "/audit", body)
+}
