@@ -8,7 +8,7 @@
 
 use maud::{Markup, html};
 
-use super::layout::q;
+use super::layout::{plain, q};
 
 const W: i64 = 196;
 const H: i64 = 58;
@@ -139,13 +139,13 @@ pub(crate) fn draw(nodes: &[Node], edges: &[(usize, usize)]) -> Markup {
                 @let status = n.status.as_deref().unwrap_or("");
                 a href={ "/room/" (q(&n.room)) } {
                     g class={ "node s-" (status) } data-ref=(n.reference) transform={ "translate(" (x) "," (y) ")" } {
-                        title { (n.reference) " — " (n.title) " (room " (n.room) ")" }
+                        title { (plain(&n.reference)) " — " (plain(&n.title)) " (room " (plain(&n.room)) ")" }
                         rect width=(W) height=(H) rx="8" {}
-                        text.ref x="10" y="18" { (cut(&n.reference, 24)) }
-                        text x="10" y="34" { (cut(&n.title, 28)) }
-                        text.room x="10" y="50" { (cut(&n.room, 18)) }
+                        text.ref x="10" y="18" { (cut(&plain(&n.reference), 24)) }
+                        text x="10" y="34" { (cut(&plain(&n.title), 28)) }
+                        text.room x="10" y="50" { (cut(&plain(&n.room), 18)) }
                         @if !status.is_empty() {
-                            text.status x=(W - 10) y="50" text-anchor="end" { (cut(status, 10)) }
+                            text.status x=(W - 10) y="50" text-anchor="end" { (cut(&plain(status), 10)) }
                         }
                     }
                 }

@@ -29,7 +29,7 @@ pub(crate) fn page(title: &str, active: &str, body: Markup) -> Markup {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · warroom-memory" }
+                title { (plain(title)) " · warroom-memory" }
                 link rel="stylesheet" href="/assets/console.css";
                 script src="/assets/console.js" defer {}
             }
@@ -113,6 +113,20 @@ pub(crate) fn shown(text: &str) -> Markup {
             }
         }
     }
+}
+
+/// Text for places that hold no markup (a page title, an attribute): hidden characters
+/// become their code point in brackets.
+pub(crate) fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if hidden(c) {
+                format!("[U+{:04X}]", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// How long ago `ts` was, coarsely ("3 min ago", "2 d ago"), with the time as a tooltip.

@@ -44,6 +44,21 @@ impl Reply {
 
 /// POSTs `body` to `url` (`http://HOST:PORT/PATH`) with MCP's content negotiation headers.
 pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> std::io::Result<Reply> {
+    request("POST", url, headers, body)
+}
+
+/// GETs `url` (one connection per request).
+pub fn get(url: &str, headers: &[(&str, &str)]) -> std::io::Result<Reply> {
+    request("GET", url, headers, "")
+}
+
+/// Sends one request with `method` on its own connection and reads the whole response.
+pub fn request(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::io::Result<Reply> {
     let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
     let rest = url
         .strip_prefix("http://")
@@ -51,11 +66,20 @@ pub fn post(url: &str, headers: &[(&str, &str)], body: &str) -> std::io::Result<
     let (authority, path) = rest.split_once('/').ok_or_else(|| bad("no path in url"))?;
     let mut s = std::net::TcpStream::connect(authority)?;
     s.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut req = format!(
-        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
+    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    let mut req = format!("{method} /{path} HTTP/1.1\r\nConnection: close\r\n");
+    if !has("host") {
+        req.push_str(&format!("Host: {authority}\r\n"));
+    }
+    if !has("accept") {
+        req.push_str("Accept: application/json, text/event-stream\r\n");
+    }
+    if method != "GET" {
+        req.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -121,11 +145,26 @@ impl Conn {
     /// POSTs `body` on this connection and reads the whole response (by its
     /// `Content-Length`, or chunk by chunk), leaving the connection open.
     pub fn post(&mut self, headers: &[(&str, &str)], body: &str) -> std::io::Result<Reply> {
+        let path = format!("/{}", self.path);
+        self.send("POST", &path, headers, body)
+    }
+
+    /// GETs `path` (`/…`) of the same host on this connection.
+    pub fn get(&mut self, path: &str, headers: &[(&str, &str)]) -> std::io::Result<Reply> {
+        self.send("GET", path, headers, "")
+    }
+
+    fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> std::io::Result<Reply> {
         let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
         let mut req = format!(
-            "POST /{} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
-            self.path,
             self.authority,
             body.len()
         );

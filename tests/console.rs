@@ -1,0 +1,486 @@
+//! The console over HTTP, through the real binary: its guard (credential, cookie, Host,
+//! Origin, method, headers), its pages on the example project (escaping, bidi markers,
+//! pagination, the supersede chain, the hash-chain links, search, audit and diff against
+//! `verify`), and the live stream (`/events`: delivery, `Last-Event-ID`, the client cap).
+//! The same pages in a real browser: tests/console_browser.rs.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::daemon::{Daemon, daemon_cmd, operator_token, start_daemon, url_of};
+use common::{cli, example_project};
+use xtask::http_client::{Reply, get, request};
+
+struct Console {
+    _daemon: Daemon,
+    base: String,
+    token: String,
+    root: tempfile::TempDir,
+    runtime: tempfile::TempDir,
+}
+
+impl Console {
+    fn start() -> Console {
+        let root = example_project();
+        let runtime = tempfile::tempdir().unwrap();
+        let daemon = start_daemon(root.path(), runtime.path());
+        let base = url_of(root.path(), runtime.path())
+            .trim_end_matches("/mcp")
+            .to_string();
+        let token = operator_token(root.path(), runtime.path());
+        Console {
+            _daemon: daemon,
+            base,
+            token,
+            root,
+            runtime,
+        }
+    }
+
+    fn get(&self, path: &str) -> Reply {
+        let auth = format!("Bearer {}", self.token);
+        get(&format!("{}{path}", self.base), &[("Authorization", &auth)]).unwrap()
+    }
+
+    fn page(&self, path: &str) -> String {
+        let r = self.get(path);
+        assert_eq!(r.status, 200, "GET {path}: {}", r.body);
+        r.body
+    }
+
+    fn authority(&self) -> &str {
+        self.base.trim_start_matches("http://")
+    }
+}
+
+fn publish(root: &Path, kind: &str, room: &str, summary: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "publish",
+        "--json",
+        "--kind",
+        kind,
+        "--room",
+        room,
+        "--role",
+        "engineer",
+        "--summary",
+        summary,
+    ];
+    args.extend(extra);
+    let (code, out, err) = cli(root, &args);
+    assert_eq!(code, 0, "publish: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["entry"]["id"].as_str().unwrap().to_string()
+}
+
+/// The ids of the rows of the page's `#feed` list, in order.
+fn row_ids(html: &str) -> Vec<String> {
+    let feed = html.split("id=\"feed\"").nth(1).expect("a #feed list");
+    let feed = feed.split("</ol>").next().unwrap();
+    feed.split("<li class=\"entry")
+        .skip(1)
+        .map(|r| {
+            r.split("data-id=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_console_guards_every_request() {
+    let c = Console::start();
+    let url = format!("{}/", c.base);
+
+    // No credential: 401, with the way in, and the security headers on it too.
+    let r = get(&url, &[]).unwrap();
+    assert_eq!(r.status, 401, "{}", r.body);
+    assert!(r.body.contains("warroom-memory console"), "{}", r.body);
+    let csp = r.header("content-security-policy").expect("a CSP");
+    for part in [
+        "default-src 'none'",
+        "script-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(part), "{csp}");
+    }
+    assert!(
+        !csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"),
+        "{csp}"
+    );
+    assert_eq!(
+        r.header("x-content-type-options").as_deref(),
+        Some("nosniff")
+    );
+
+    // A wrong token signs nobody in; the right one sets an HttpOnly, SameSite=Strict
+    // cookie and redirects to a path of ours only.
+    let r = get(&format!("{}/login?token=not-the-token", c.base), &[]).unwrap();
+    assert_eq!(r.status, 401);
+    assert!(r.header("set-cookie").is_none());
+    let r = get(
+        &format!("{}/login?token={}&next=//evil.example/x", c.base, c.token),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.status, 303, "{}", r.body);
+    assert_eq!(r.header("location").as_deref(), Some("/"));
+    let cookie = r.header("set-cookie").expect("a cookie");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    assert!(
+        !cookie.contains(&c.token),
+        "the cookie must not carry the token itself"
+    );
+    let pair = cookie.split(';').next().unwrap().to_string();
+    let r = get(&url, &[("Cookie", &pair)]).unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = get(&url, &[("Cookie", "warroom_console=0000")]).unwrap();
+    assert_eq!(r.status, 401);
+    let r = get(
+        &format!(
+            "{}/login?token={}&next=/timeline%3Fkind%3Dwarning",
+            c.base, c.token
+        ),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        r.header("location").as_deref(),
+        Some("/timeline?kind=warning")
+    );
+
+    // DNS rebinding and cross-site requests: a foreign Host or Origin is refused even
+    // with the credential; our own origin passes.
+    let auth = format!("Bearer {}", c.token);
+    let r = get(
+        &url,
+        &[("Authorization", &auth), ("Host", "evil.example:80")],
+    )
+    .unwrap();
+    assert_eq!(r.status, 403, "{}", r.body);
+    let r = get(
+        &url,
+        &[("Authorization", &auth), ("Origin", "http://evil.example")],
+    )
+    .unwrap();
+    assert_eq!(r.status, 403, "{}", r.body);
+    let ours = format!("http://{}", c.authority());
+    let r = get(&url, &[("Authorization", &auth), ("Origin", &ours)]).unwrap();
+    assert_eq!(r.status, 200);
+
+    // Read only.
+    let r = request("POST", &url, &[("Authorization", &auth)], "{}").unwrap();
+    assert_eq!(r.status, 405, "{}", r.body);
+    assert_eq!(r.header("allow").as_deref(), Some("GET, HEAD"));
+
+    // Unknown things are 404 pages that say what was not found.
+    let r = c.get("/entry/mem-nope");
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("no entry `mem-nope`"), "{}", r.body);
+    let r = c.get("/room/room-404");
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("no room `room-404`"), "{}", r.body);
+    assert_eq!(c.get("/no/such/page").status, 404);
+
+    // `/mcp` keeps its own bearer check: a cookie does not open it.
+    let r = request(
+        "POST",
+        &format!("{}/mcp", c.base),
+        &[("Cookie", &pair)],
+        xtask::http_client::INITIALIZE,
+    )
+    .unwrap();
+    assert_eq!(r.status, 401);
+
+    // `console` prints the sign-in address of the running daemon, and it works.
+    let out = std::process::Command::new(common::BIN)
+        .args(["--root"])
+        .arg(c.root.path())
+        .args(["console", "--json", "--no-start"])
+        .env("XDG_RUNTIME_DIR", c.runtime.path())
+        .env("XDG_STATE_HOME", c.runtime.path())
+        .env_remove("WARROOM_TOKEN")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["url"], format!("{}/", c.base));
+    let r = get(v["login_url"].as_str().unwrap(), &[]).unwrap();
+    assert_eq!(r.status, 303);
+}
+
+#[test]
+fn pages_show_the_memory_escaped_paged_and_proven() {
+    let c = Console::start();
+    let root = c.root.path();
+    let head_before = {
+        let (code, out, _) = cli(root, &["verify", "--json"]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["chain"]["head"].as_str().unwrap().to_string()
+    };
+
+    // Agent text is shown as text: markup escaped, a bidi override as a visible marker.
+    let hostile = "Use <script>alert(1)</script> for \u{202E}gnp.exe";
+    let id = publish(root, "warning", "room-003", hostile, &[]);
+    let page = c.page("/timeline");
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "escaped markup"
+    );
+    assert!(!page.contains("<script>alert"), "raw markup");
+    assert!(!page.contains('\u{202E}'), "a raw bidi override");
+    assert!(page.contains("U+202E"), "the override's marker");
+    let entry = c.page(&format!("/entry/{id}"));
+    assert!(entry.contains("U+202E") && !entry.contains('\u{202E}'));
+
+    // Pages of 50 through the cursor: disjoint, newest first, together every live entry.
+    for i in 0..40 {
+        publish(
+            root,
+            "code",
+            "room-004",
+            &format!("snippet number {i}"),
+            &[],
+        );
+    }
+    let first = c.page("/timeline");
+    let ids1 = row_ids(&first);
+    assert_eq!(ids1.len(), 50);
+    let next = first
+        .split("href=\"/timeline?before=")
+        .nth(1)
+        .expect("an older-entries link")
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    let ids2 = row_ids(&c.page(&format!("/timeline?before={next}")));
+    let (code, out, _) = cli(root, &["query", "--json", "--last", "50", "--room", "*"]);
+    assert_eq!(code, 0);
+    let live = serde_json::from_str::<serde_json::Value>(&out).unwrap()["total"]
+        .as_u64()
+        .unwrap() as usize;
+    assert_eq!(
+        ids1.len() + ids2.len(),
+        live,
+        "two pages hold every live entry"
+    );
+    assert!(ids2.iter().all(|i| !ids1.contains(i)), "pages overlap");
+    assert_eq!(ids1[0], row_ids(&first)[0]);
+    assert!(ids1[0] != id && ids1.contains(&id), "newest first");
+    let warnings = c.page("/timeline?kind=warning");
+    assert!(!row_ids(&warnings).is_empty());
+    assert_eq!(
+        warnings.matches("class=\"kind k-").count(),
+        warnings.matches("class=\"kind k-warning").count(),
+        "a kind filter shows that kind only"
+    );
+    let r = c.get("/timeline?before=junk");
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("before"), "{}", r.body);
+
+    // An entry replaced by a later one: the chain both ways with a diff, and the line's
+    // link is the SHA-256 of its bytes, which the next line carries.
+    let old = "mem-01M7PYTRR0M9S346Q3D25VT4F5";
+    let page = c.page(&format!("/entry/{old}"));
+    assert!(
+        page.contains("mem-01M7SR8PS04MNPZX45HY43KWJR"),
+        "the successor"
+    );
+    assert!(page.contains("<del>") && page.contains("<ins>"), "a diff");
+    assert!(
+        page.contains("an unchained line"),
+        "the example's lines carry no link"
+    );
+    // A line this server wrote: its link is the SHA-256 of its bytes, and the next line
+    // (the first snippet) carries it.
+    let page = c.page(&format!("/entry/{id}"));
+    let lines = common::ledger_lines(root);
+    let n = lines.iter().position(|l| l.contains(&id)).unwrap();
+    use sha2::Digest;
+    let link: String = sha2::Sha256::digest(lines[n].as_bytes())[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert!(
+        page.contains(&format!("<code id=\"link\">{link}</code>")),
+        "its link"
+    );
+    assert!(lines[n + 1].contains(&format!("\"prev\":\"{link}\"")));
+    assert!(page.contains("carries this link"));
+
+    // Search ranks as memory_search and explains each hit.
+    let page = c.page("/search?q=password+hashing");
+    assert!(page.contains("argon2"), "the decision on password hashing");
+    assert!(page.contains("BM25F") && page.contains("× time"));
+
+    // Audit: the head is verify's; a diff from the head recorded before shows what came.
+    let (_, out, _) = cli(root, &["verify", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let audit = c.page("/audit");
+    assert!(audit.contains(&format!(
+        "<code id=\"head\">{}</code>",
+        v["chain"]["head"].as_str().unwrap()
+    )));
+    assert!(audit.contains("Clean"));
+    let diff = c.page(&format!("/audit/diff?since={head_before}"));
+    assert!(
+        diff.contains("snippet number 0")
+            && diff.contains("and 20 more")
+            && diff.contains("Append-only"),
+        "{diff}"
+    );
+    let r = c.get("/audit/diff?since=ffffffffffffffffffffffffffffffff");
+    assert_eq!(r.status, 404);
+
+    // A line rewritten in place: the audit page shows the violation at its line.
+    let path = common::ledger(root);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("snippet number 7\"", "snippet number 8\"", 1),
+    )
+    .unwrap();
+    let audit = c.page("/audit");
+    assert!(audit.contains("violations"), "{audit}");
+    assert!(
+        audit.contains("broken-link") || audit.contains("bad-link"),
+        "{audit}"
+    );
+}
+
+/// Reads SSE lines from `s` until `want` is seen or `within` passes; the lines read.
+fn read_until(s: &mut BufReader<std::net::TcpStream>, want: &str, within: Duration) -> Vec<String> {
+    let deadline = Instant::now() + within;
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        let mut line = String::new();
+        match s.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {
+                let done = line.contains(want);
+                seen.push(line.trim_end().to_string());
+                if done {
+                    return seen;
+                }
+            }
+            Err(_) => continue,
+        }
+    }
+    panic!("`{want}` did not arrive within {within:?}; read: {seen:?}");
+}
+
+fn open_events(c: &Console, path: &str, extra: &[(&str, &str)]) -> BufReader<std::net::TcpStream> {
+    let mut s = std::net::TcpStream::connect(c.authority()).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut req = format!(
+        "GET {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nAccept: text/event-stream\r\n",
+        c.authority(),
+        c.token
+    );
+    for (k, v) in extra {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    BufReader::new(s)
+}
+
+#[test]
+fn the_event_stream_delivers_new_entries_and_messages_and_resumes() {
+    let c = Console::start();
+    let root = c.root.path();
+    let count = common::ledger_lines(root).len();
+    let mut s = open_events(&c, &format!("/events?after={count}"), &[]);
+    read_until(&mut s, "text/event-stream", Duration::from_secs(5));
+    publish(
+        root,
+        "decision",
+        "room-004",
+        "Notifications go out through the outbox table",
+        &[],
+    );
+    let got = read_until(&mut s, "outbox table", Duration::from_secs(10));
+    let id = got
+        .iter()
+        .rev()
+        .find_map(|l| l.strip_prefix("id: "))
+        .expect("an event id")
+        .to_string();
+    assert_eq!(id, (count + 1).to_string());
+    assert!(got.iter().any(|l| l == "event: entry"));
+
+    // A browser reconnecting with Last-Event-ID gets what came after it, not before.
+    publish(
+        root,
+        "warning",
+        "room-004",
+        "The outbox must be drained in id order",
+        &[],
+    );
+    let mut again = open_events(&c, "/events?after=0", &[("Last-Event-ID", &id)]);
+    let got = read_until(&mut again, "drained in id order", Duration::from_secs(10));
+    assert!(
+        !got.iter().any(|l| l.contains("outbox table")),
+        "resumed before its id: {got:?}"
+    );
+
+    // A room's stream carries its channel's new messages.
+    let mut room = open_events(&c, "/events?room=room-004&chan=0", &[]);
+    read_until(&mut room, "text/event-stream", Duration::from_secs(5));
+    let (code, _, err) = cli(
+        root,
+        &[
+            "channel",
+            "post",
+            "--room",
+            "room-004",
+            "--from",
+            "manager",
+            "--type",
+            "task",
+            "--body",
+            "Start the notifier",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let got = read_until(&mut room, "Start the notifier", Duration::from_secs(10));
+    assert!(got.iter().any(|l| l == "event: message"), "{got:?}");
+
+    // Bounded: past the cap a stream is refused, and the others keep working.
+    let mut open = Vec::new();
+    for _ in 0..70 {
+        open.push(open_events(&c, "/events", &[]));
+    }
+    let statuses: Vec<String> = open
+        .iter_mut()
+        .map(|s| {
+            let mut line = String::new();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while line.is_empty() && Instant::now() < deadline {
+                let _ = s.read_line(&mut line);
+            }
+            line
+        })
+        .collect();
+    let refused = statuses.iter().filter(|l| l.contains(" 503 ")).count();
+    assert!(refused >= 9, "73 streams for a cap of 64: {statuses:?}");
+    drop(open);
+    let _ = daemon_cmd(root, c.runtime.path(), &["status"]).output();
+}
