@@ -12,6 +12,7 @@ use crate::clock::{Timestamp, parse_rfc3339};
 
 const CSS: &str = include_str!("assets/console.css");
 const JS: &str = include_str!("assets/console.js");
+const ICON: &str = include_str!("assets/icon.svg");
 
 /// The top navigation: (path, label).
 const NAV: [(&str, &str); 4] = [
@@ -30,6 +31,7 @@ pub(crate) fn page(title: &str, active: &str, body: Markup) -> Markup {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (plain(title)) " · warroom-memory" }
+                link rel="icon" type="image/svg+xml" href="/assets/icon.svg";
                 link rel="stylesheet" href="/assets/console.css";
                 script src="/assets/console.js" defer {}
             }
@@ -66,6 +68,10 @@ pub(crate) fn error_page(status: StatusCode, title: &str, message: &str) -> Resp
 
 pub(crate) async fn css() -> Response {
     asset("text/css; charset=utf-8", CSS)
+}
+
+pub(crate) async fn icon() -> Response {
+    asset("image/svg+xml", ICON)
 }
 
 pub(crate) async fn js() -> Response {

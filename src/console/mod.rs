@@ -86,6 +86,7 @@ pub fn router(memory: Arc<Memory>, opts: ConsoleOptions, stop: CancellationToken
         .route("/login", get(guard::login))
         .route("/assets/console.css", get(layout::css))
         .route("/assets/console.js", get(layout::js))
+        .route("/assets/icon.svg", get(layout::icon))
         .fallback(not_found)
         .with_state(state)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))

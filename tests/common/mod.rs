@@ -2,6 +2,7 @@
 //! and the CLI run as a subprocess. Every integration test goes through the real binary.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod daemon;
 pub mod pg;
 

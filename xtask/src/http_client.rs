@@ -86,36 +86,7 @@ pub fn request(
     req.push_str("\r\n");
     req.push_str(body);
     s.write_all(req.as_bytes())?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, mut rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .ok_or_else(|| bad("no status line"))?;
-    let mut out = String::new();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        while let Some((len, after)) = rest.split_once("\r\n") {
-            let n = usize::from_str_radix(len.trim(), 16).unwrap_or(0);
-            if n == 0 || after.len() < n {
-                break;
-            }
-            out.push_str(&after[..n]);
-            rest = after.get(n + 2..).unwrap_or("");
-        }
-    } else {
-        out = rest.to_string();
-    }
-    Ok(Reply {
-        status,
-        head: head.to_string(),
-        body: out,
-    })
+    read_reply(&mut BufReader::new(s), true)
 }
 
 /// One kept-alive connection: requests go out one after another on the same socket.
@@ -161,7 +132,6 @@ impl Conn {
         headers: &[(&str, &str)],
         body: &str,
     ) -> std::io::Result<Reply> {
-        let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
         let mut req = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
@@ -174,52 +144,64 @@ impl Conn {
         req.push_str("\r\n");
         req.push_str(body);
         self.stream.get_mut().write_all(req.as_bytes())?;
-        let mut head = String::new();
+        read_reply(&mut self.stream, false)
+    }
+}
+
+/// Reads one response: the head, then the body by its `Content-Length`, chunk by chunk,
+/// or (when `to_close` and neither is given) to the end of the connection.
+fn read_reply(
+    stream: &mut BufReader<std::net::TcpStream>,
+    to_close: bool,
+) -> std::io::Result<Reply> {
+    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if stream.read_line(&mut line)? == 0 {
+            return Err(bad("connection closed in the response head"));
+        }
+        if line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    let reply = Reply {
+        status: head
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(|| bad("no status line"))?,
+        head,
+        body: String::new(),
+    };
+    let mut body = Vec::new();
+    if let Some(n) = reply.header("content-length") {
+        let n: usize = n.parse().map_err(|_| bad("bad content-length"))?;
+        body.resize(n, 0);
+        stream.read_exact(&mut body)?;
+    } else if reply
+        .header("transfer-encoding")
+        .is_some_and(|t| t.contains("chunked"))
+    {
         loop {
-            let mut line = String::new();
-            if self.stream.read_line(&mut line)? == 0 {
-                return Err(bad("connection closed in the response head"));
-            }
-            if line == "\r\n" {
+            let mut len = String::new();
+            stream.read_line(&mut len)?;
+            let n = usize::from_str_radix(len.trim(), 16).map_err(|_| bad("bad chunk"))?;
+            let mut chunk = vec![0; n + 2];
+            stream.read_exact(&mut chunk)?;
+            if n == 0 {
                 break;
             }
-            head.push_str(&line);
+            body.extend_from_slice(&chunk[..n]);
         }
-        let reply = Reply {
-            status: head
-                .split(' ')
-                .nth(1)
-                .and_then(|c| c.parse().ok())
-                .ok_or_else(|| bad("no status line"))?,
-            head,
-            body: String::new(),
-        };
-        let mut body = Vec::new();
-        if let Some(n) = reply.header("content-length") {
-            let n: usize = n.parse().map_err(|_| bad("bad content-length"))?;
-            body.resize(n, 0);
-            self.stream.read_exact(&mut body)?;
-        } else if reply
-            .header("transfer-encoding")
-            .is_some_and(|t| t.contains("chunked"))
-        {
-            loop {
-                let mut len = String::new();
-                self.stream.read_line(&mut len)?;
-                let n = usize::from_str_radix(len.trim(), 16).map_err(|_| bad("bad chunk"))?;
-                let mut chunk = vec![0; n + 2];
-                self.stream.read_exact(&mut chunk)?;
-                if n == 0 {
-                    break;
-                }
-                body.extend_from_slice(&chunk[..n]);
-            }
-        }
-        Ok(Reply {
-            body: String::from_utf8_lossy(&body).into_owned(),
-            ..reply
-        })
+    } else if to_close {
+        stream.read_to_end(&mut body)?;
     }
+    Ok(Reply {
+        body: String::from_utf8_lossy(&body).into_owned(),
+        ..reply
+    })
 }
 
 /// The initialize request every session starts with.

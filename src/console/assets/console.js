@@ -21,14 +21,29 @@
     if (!list) {
       return;
     }
+    var holder = document.createElement("template");
+    holder.innerHTML = html;
+    var row = holder.content.firstElementChild;
+    if (!row) {
+      return;
+    }
+    // A row the page already shows (written while the page was being served) is skipped.
+    var id = row.getAttribute("data-id");
+    var known = list.querySelectorAll("[data-id]");
+    for (var i = 0; i < known.length; i++) {
+      if (known[i].getAttribute("data-id") === id) {
+        return;
+      }
+    }
     var empty = list.querySelector(".empty");
     if (empty) {
       empty.remove();
     }
-    list.insertAdjacentHTML(first ? "afterbegin" : "beforeend", html);
-    var row = first ? list.firstElementChild : list.lastElementChild;
-    if (row) {
-      row.classList.add("fresh");
+    row.classList.add("fresh");
+    if (first) {
+      list.insertBefore(row, list.firstChild);
+    } else {
+      list.appendChild(row);
     }
   }
   source.addEventListener("open", function () {
