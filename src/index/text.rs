@@ -493,15 +493,27 @@ impl TextIndex {
         }
     }
 
-    /// The score of one document for `terms` (used by tests).
+    /// The score of one document for `terms`, as [`TextIndex::score`] gives it: the same
+    /// arithmetic on that document's postings only, found by bisection (postings are in
+    /// document order), so explaining a hit costs a few lookups, not a full scoring.
     pub fn score_one(&self, terms: &[QueryTerm], scoring: Scoring, doc: u32) -> f64 {
-        let mut scratch = Scratch::default();
-        self.score(terms, scoring, &mut scratch);
-        scratch
-            .drain()
-            .find(|(d, _)| *d == doc)
-            .map(|(_, s)| s)
-            .unwrap_or(0.0)
+        let avg = self.averages();
+        let (b_st, b_d) = (B / avg.0, B / avg.1);
+        let len = &self.docs[doc as usize];
+        let mut total = 0.0;
+        for q in terms {
+            let list = &self.postings[q.term as usize];
+            let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else {
+                continue;
+            };
+            let p = &list[i];
+            total += match scoring {
+                Scoring::Seed if p.tf[0] == 0 && p.tf[1] == 0 => 0.0,
+                Scoring::Seed => seed_score(q.idf_seed * (K1 + 1.0), p, len, b_st),
+                Scoring::Fielded => fielded_score(q.idf * (K1 + 1.0), p, len, b_st, b_d),
+            };
+        }
+        total
     }
 
     /// How much each field (in [`FIELDS`] order) contributes to the BM25F score of `doc`:

@@ -96,6 +96,23 @@ fn detail_and_ref_match_only_when_fielded_and_weigh_less() {
     let total = ix.score_one(&terms, Scoring::Fielded, 1);
     assert!((shares.iter().sum::<f64>() - total).abs() < 1e-12);
     assert!(shares[2] > 0.0 && shares[0] == 0.0 && shares[3] == 0.0);
+    // One document's score is exactly what scoring every document gives it.
+    for text in ["RS256 keys", "vetted token checks", "EPIC-001 keys"] {
+        let terms = ix.query(text);
+        for scoring in [Scoring::Seed, Scoring::Fielded] {
+            let mut scratch = Scratch::default();
+            ix.score(&terms, scoring, &mut scratch);
+            let all: std::collections::HashMap<u32, f64> = scratch.drain().collect();
+            for doc in 0..3 {
+                let want = all.get(&doc).copied().unwrap_or(0.0);
+                assert_eq!(
+                    ix.score_one(&terms, scoring, doc),
+                    want,
+                    "{text} {scoring:?} {doc}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

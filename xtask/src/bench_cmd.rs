@@ -52,6 +52,47 @@ enum BenchMode {
     /// The PostgreSQL backend next to JSONL files on the same generated ledgers: import,
     /// cold start, search, publish, and catch-up with another server's commit.
     Postgres(PgBenchCmd),
+    /// The console's pages, server side through the daemon (kept-alive HTTP) on generated
+    /// ledgers with a 30-epic plan: plans, timeline (first, filtered, next page), entry,
+    /// room, search, audit, diff.
+    Console(ConsoleBenchCmd),
+}
+
+/// Options of `bench console`.
+#[derive(Debug, Args)]
+struct ConsoleBenchCmd {
+    /// Ledger sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "100000,1000000")]
+    sizes: Vec<usize>,
+    /// Timed requests per page.
+    #[arg(long, default_value_t = 50)]
+    rounds: usize,
+    /// Where generated ledgers are kept between runs.
+    #[arg(long, value_name = "DIR", default_value = "target/bench-data")]
+    dir: PathBuf,
+}
+
+impl ConsoleBenchCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let exe = crate::product_binary()?;
+        std::fs::create_dir_all(&self.dir)?;
+        let mut reports = Vec::new();
+        for &n in &self.sizes {
+            let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;
+            let root = tempfile::tempdir()?;
+            std::fs::create_dir_all(root.path().join(".agents"))?;
+            std::fs::copy(&corpus, root.path().join(".agents/ledger.jsonl"))?;
+            reports.extend(bench::console::measure(
+                &exe,
+                root.path(),
+                n,
+                self.rounds.max(5),
+                &mut |m| note(&format!("bench console: {m}")),
+            )?);
+        }
+        emit(json, &reports, |r| bench::console::markdown(r));
+        Ok(Outcome::Ok)
+    }
 }
 
 /// Options of `bench postgres`.
@@ -311,6 +352,7 @@ impl BenchCmd {
             Some(BenchMode::Daemon(d)) => return d.run(json),
             Some(BenchMode::Secrets(s)) => return s.run(json),
             Some(BenchMode::Postgres(p)) => return p.run(json),
+            Some(BenchMode::Console(c)) => return c.run(json),
             None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =

@@ -130,7 +130,7 @@ fn spawn_agent(
 }
 
 /// Asks the daemon of `root` to stop (in-flight calls finish) and reaps it.
-fn stop_daemon(exe: &Path, root: &Path, runtime: &Path, mut daemon: Child) {
+pub(crate) fn stop_daemon(exe: &Path, root: &Path, runtime: &Path, mut daemon: Child) {
     let _ = Command::new(exe)
         .args(["daemon", "stop", "--root"])
         .arg(root)
@@ -370,7 +370,7 @@ impl LoadAgent {
 
 /// Starts a daemon for `root` serving HTTP on a free loopback port; returns it, its URL
 /// and the `Authorization` value of its operator token.
-fn start_http_daemon(
+pub(crate) fn start_http_daemon(
     exe: &Path,
     root: &Path,
     runtime: &Path,

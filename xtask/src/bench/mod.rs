@@ -5,6 +5,7 @@
 //! Each size runs in a fresh child process so that resident-memory figures are not
 //! polluted by earlier sizes. This module measures; the CLI prints.
 
+pub mod console;
 pub mod corpus;
 pub mod daemon;
 
