@@ -191,6 +191,13 @@ fn the_console_guards_every_request() {
     assert_eq!(r.status, 404);
     assert!(r.body.contains("no room `room-404`"), "{}", r.body);
     assert_eq!(c.get("/no/such/page").status, 404);
+    let r = c.get("/plan/no-such-plan");
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("no plan `no-such-plan`"), "{}", r.body);
+    assert_eq!(c.get("/plan/shop-v1").status, 200);
+    let r = c.get("/receipt/rcpt-nope");
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("no receipt"), "{}", r.body);
 
     // `/mcp` keeps its own bearer check: a cookie does not open it.
     let r = request(
@@ -323,6 +330,44 @@ fn pages_show_the_memory_escaped_paged_and_proven() {
     );
     assert!(lines[n + 1].contains(&format!("\"prev\":\"{link}\"")));
     assert!(page.contains("carries this link"));
+
+    // A brief served through the CLI: the room lists its receipt, and the receipt page
+    // replays it byte for byte, with its reasons and omissions.
+    let (code, out, err) = cli(root, &["context", "room-003", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let served: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let receipt = served["receipt"]
+        .as_str()
+        .expect("a receipt id")
+        .to_string();
+    let room = c.page("/room/room-003");
+    assert!(
+        room.contains(&format!("href=\"/receipt/{receipt}\"")),
+        "the room lists it"
+    );
+    let page = c.page(&format!("/receipt/{receipt}"));
+    assert!(
+        page.contains("id=\"replay\"") && page.contains("byte-identical"),
+        "{page}"
+    );
+    let first_included = served["entry_ids"][0].as_str().unwrap();
+    assert!(page.contains(&format!("href=\"/entry/{first_included}\"")));
+    assert!(page.contains("past the entry limit"));
+    // The brief the room page shows is the one `context` printed (nothing written since).
+    let md = served["markdown"].as_str().unwrap();
+    let shown = room
+        .split("id=\"brief\">")
+        .nth(1)
+        .unwrap()
+        .split("</pre>")
+        .next()
+        .unwrap();
+    let unescaped = shown
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    assert_eq!(unescaped, md);
 
     // Search ranks as memory_search and explains each hit.
     let page = c.page("/search?q=password+hashing");

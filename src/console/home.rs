@@ -1,6 +1,6 @@
 //! `/`: every plan with its epic DAG, each epic's status (its room's latest lifecycle
 //! message), its room's entry counts by kind and last activity; then the rooms no plan
-//! names.
+//! names. `/plan/{id}`: one plan alone (a permalink; 404 for a plan not registered).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -31,7 +31,28 @@ struct Data {
 }
 
 pub(crate) async fn handler(State(c): State<Shared>) -> Response {
-    let data = read(&c, |m| {
+    match load(&c).await {
+        Ok(d) => html(render(&d, None)),
+        Err(r) => r,
+    }
+}
+
+pub(crate) async fn plan(
+    State(c): State<Shared>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    match load(&c).await {
+        Ok(d) if d.dag.epics.iter().any(|e| e.plan_id == id) => html(render(&d, Some(&id))),
+        Ok(_) => super::error_response(crate::error::Error::NotFound(format!(
+            "no plan `{}` is registered",
+            crate::validate::printable(&id)
+        ))),
+        Err(r) => r,
+    }
+}
+
+async fn load(c: &Shared) -> Result<Data, Response> {
+    read(c, |m| {
         let dag = m.plan_view()?;
         let rooms = m.room_summaries()?;
         let mut status = HashMap::new();
@@ -52,11 +73,7 @@ pub(crate) async fn handler(State(c): State<Shared>) -> Response {
             now: m.now(),
         })
     })
-    .await;
-    match data {
-        Ok(d) => html(render(&d)),
-        Err(r) => r,
-    }
+    .await
 }
 
 fn counts(s: Option<&RoomSummary>) -> Markup {
@@ -75,12 +92,16 @@ fn counts(s: Option<&RoomSummary>) -> Markup {
     }
 }
 
-fn render(d: &Data) -> Markup {
+fn render(d: &Data, only: Option<&str>) -> Markup {
     let mut plans: Vec<&str> = Vec::new();
     for e in &d.dag.epics {
-        if !plans.contains(&e.plan_id.as_str()) {
+        if !plans.contains(&e.plan_id.as_str()) && only.is_none_or(|o| o == e.plan_id) {
             plans.push(&e.plan_id);
         }
+    }
+    if let Some(p) = only {
+        let body = plan_section(d, p);
+        return page(&format!("Plan {p}"), "/", body);
     }
     let planned: Vec<&str> = d.dag.epics.iter().map(|e| e.room_id.as_str()).collect();
     let body = html! {
@@ -144,7 +165,7 @@ fn plan_section(d: &Data, plan: &str) -> Markup {
         .collect();
     html! {
         section.panel.plan data-plan=(plan) {
-            h2 { "Plan " (shown(plan)) }
+            h2 { a href={ "/plan/" (q(plan)) } { "Plan " (shown(plan)) } }
             div.dag { (dag_svg::draw(&nodes, &edges)) }
             table.data.epics {
                 thead { tr { th { "Epic" } th { "Room" } th { "Status" } th { "Live entries" } th { "Last entry" } } }

@@ -6,7 +6,7 @@
 //! (`assets/console.js`, ours) only adds live updates from `/events` (Server-Sent Events).
 //! Every asset is compiled into the binary.
 //!
-//! Pages: `/` plans and their DAGs ([`home`]), `/timeline` ([`timeline`]), `/entry/{id}`
+//! Pages: `/` plans and their DAGs, `/plan/{id}` one of them ([`home`]), `/timeline` ([`timeline`]), `/entry/{id}`
 //! ([`entry`]), `/room/{room}` and `/receipt/{id}` ([`room`]), `/search` ([`search`]),
 //! `/audit` and `/audit/diff` ([`audit`]), `/events` ([`events`]).
 //!
@@ -75,6 +75,7 @@ pub fn router(memory: Arc<Memory>, opts: ConsoleOptions, stop: CancellationToken
     });
     Router::new()
         .route("/", get(home::handler))
+        .route("/plan/{id}", get(home::plan))
         .route("/timeline", get(timeline::handler))
         .route("/entry/{id}", get(entry::handler))
         .route("/room/{room}", get(room::handler))
