@@ -56,6 +56,53 @@ enum BenchMode {
     /// ledgers with a 30-epic plan: plans, timeline (first, filtered, next page), entry,
     /// room, search, audit, diff.
     Console(ConsoleBenchCmd),
+    /// Lexical, dense (a small local embedding model) and hybrid ranking on LoCoMo, the
+    /// war-room set and the paraphrase set (issue #31). Needs `--features semantic-eval`.
+    Semantic(SemanticCmd),
+}
+
+/// Options of `bench semantic`.
+#[derive(Debug, Args)]
+struct SemanticCmd {
+    /// LoCoMo's locomo10.json (default: ../shared/bench-data/locomo10.json).
+    #[arg(long, value_name = "FILE")]
+    locomo: Option<PathBuf>,
+}
+
+impl SemanticCmd {
+    #[cfg(not(feature = "semantic-eval"))]
+    fn run(self, _json: bool) -> anyhow::Result<Outcome> {
+        anyhow::bail!(
+            "bench semantic needs the embedding model: run `cargo run --release -p xtask \
+             --features semantic-eval -- bench semantic`"
+        )
+    }
+
+    #[cfg(feature = "semantic-eval")]
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let work = tempfile::tempdir()?;
+        let path = locomo_file(false, self.locomo)
+            .ok_or_else(|| anyhow::anyhow!("LoCoMo not found; pass --locomo FILE"))?;
+        note("bench semantic: LoCoMo (embedding every turn)");
+        let (groups, _) = locomo::load(&path)?;
+        let headline = |c: &str| c != "adversarial";
+        let loc = bench::semantic::evaluate("LoCoMo (categories 1–4)", &groups, &headline, work.path(), true, 0.5, false)?;
+        // The other sets use the weight LoCoMo chose most often.
+        let mut ws = loc.weights.clone();
+        ws.sort_by(f64::total_cmp);
+        let w = ws.get(ws.len() / 2).copied().unwrap_or(0.5);
+        let mut reports = vec![loc];
+        for (name, file, check) in [
+            ("war-room set", "tests/fixtures/relevance/warroom.yaml", false),
+            ("paraphrase set", "tests/fixtures/relevance/paraphrase.yaml", true),
+        ] {
+            note(&format!("bench semantic: {name}"));
+            let g = quality::load_set(std::path::Path::new(file))?;
+            reports.push(bench::semantic::evaluate(name, &[g], &|_| true, work.path(), false, w, check)?);
+        }
+        emit(json, &reports, |r| bench::semantic::markdown(r));
+        Ok(Outcome::Ok)
+    }
 }
 
 /// Options of `bench console`.
@@ -353,6 +400,7 @@ impl BenchCmd {
             Some(BenchMode::Secrets(s)) => return s.run(json),
             Some(BenchMode::Postgres(p)) => return p.run(json),
             Some(BenchMode::Console(c)) => return c.run(json),
+            Some(BenchMode::Semantic(c)) => return c.run(json),
             None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =

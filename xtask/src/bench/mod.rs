@@ -14,6 +14,8 @@ pub mod measure;
 pub mod pg;
 pub mod quality;
 pub mod secrets;
+#[cfg(feature = "semantic-eval")]
+pub mod semantic;
 mod sqlite;
 mod tantivy_cmp;
 

@@ -64,7 +64,7 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    fn add(&mut self, ranked: &[String], relevant: &[String]) {
+    pub(crate) fn add(&mut self, ranked: &[String], relevant: &[String]) {
         let found = |k: usize| {
             let top = &ranked[..ranked.len().min(k)];
             relevant.iter().filter(|r| top.contains(r)).count() as f64 / relevant.len() as f64
@@ -77,7 +77,7 @@ impl Metrics {
         self.questions += 1;
     }
 
-    fn finish(mut self) -> Metrics {
+    pub(crate) fn finish(mut self) -> Metrics {
         let n = self.questions.max(1) as f64;
         self.r5 /= n;
         self.r10 /= n;

@@ -1,0 +1,310 @@
+//! `bench semantic` (feature `semantic-eval`): would a small local embedding model beside
+//! our lexical ranking find what lexical search cannot (issue #31)? Measured before
+//! anything ships: on LoCoMo, on our war-room relevance set and on the paraphrase set
+//! (`tests/fixtures/relevance/paraphrase.yaml`, queries sharing no content word with the
+//! entry they should find — checked here through our own tokenizer).
+//!
+//! Rankers, all over the same index and the same entries:
+//! - `lexical`: the server's search (BM25F × the default time factor), top 10;
+//! - `dense`: cosine similarity of the model's vectors alone;
+//! - `hybrid w`: candidates = lexical top 100 ∪ dense top 100, score = (w × BM25F / the
+//!   query's best BM25F + (1 − w) × cosine) × the same time factor; `w` chosen by
+//!   leave-one-conversation-out on LoCoMo (each conversation ranked with the `w` that does
+//!   best on the nine others), never on the questions it is scored on.
+//!
+//! The model is crates.io's `pocket-encoder` (paraphrase-MiniLM-L3-v2, 4-bit weights
+//! expanded to f32, 384 dimensions), bundled in the crate: no network at build or run time.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::quality::{Group, Metrics};
+use warroom_memory::config::Settings;
+use warroom_memory::index::{Filter, LedgerIndex, Ranking, Scorer, decay};
+use warroom_memory::ledger::Ledger;
+use warroom_memory::store::jsonl::AppendOptions;
+
+/// Fusion weights tried (the share of normalised BM25F).
+const WEIGHTS: [f64; 9] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+/// Candidates taken from each side before fusing.
+const POOL: usize = 100;
+
+/// Everything one case needs to be ranked any way, computed once.
+struct Scored {
+    /// Lexical top 10 under the server's default ranking (ids).
+    lexical: Vec<String>,
+    /// Lexical pool: (position, BM25F).
+    pool: Vec<(u32, f64)>,
+    /// Cosine of every entry, by position.
+    cos: Vec<f32>,
+    /// Time factor of every entry, by position.
+    time: Vec<f64>,
+    /// Ids by position.
+    ids: Vec<String>,
+    category: String,
+    relevant: Vec<String>,
+}
+
+impl Scored {
+    fn dense(&self) -> Vec<String> {
+        let mut order: Vec<usize> = (0..self.cos.len()).collect();
+        order.sort_by(|&a, &b| self.cos[b].total_cmp(&self.cos[a]));
+        order.iter().take(10).map(|&i| self.ids[i].clone()).collect()
+    }
+
+    fn hybrid(&self, w: f64) -> Vec<String> {
+        let best = self.pool.iter().map(|p| p.1).fold(0.0, f64::max);
+        let mut bm: BTreeMap<u32, f64> = BTreeMap::new();
+        for &(p, s) in &self.pool {
+            bm.insert(p, if best > 0.0 { s / best } else { 0.0 });
+        }
+        let mut dense: Vec<u32> = (0..self.cos.len() as u32).collect();
+        dense.sort_by(|&a, &b| self.cos[b as usize].total_cmp(&self.cos[a as usize]));
+        let mut cands: Vec<u32> = bm.keys().copied().collect();
+        cands.extend(dense.into_iter().take(POOL));
+        cands.sort_unstable();
+        cands.dedup();
+        let score = |p: u32| {
+            let lex = bm.get(&p).copied().unwrap_or(0.0);
+            let cos = f64::from(self.cos[p as usize]).max(0.0);
+            (w * lex + (1.0 - w) * cos) * self.time[p as usize]
+        };
+        cands.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(b.cmp(&a)));
+        cands.iter().take(10).map(|&p| self.ids[p as usize].clone()).collect()
+    }
+}
+
+/// One ranker's figures on one dataset.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SemanticRanker {
+    /// `lexical`, `dense`, `hybrid (w LOCO)` or `hybrid w=…`.
+    pub ranker: String,
+    /// Over the headline categories.
+    pub headline: Metrics,
+    /// Per category.
+    pub by_category: BTreeMap<String, Metrics>,
+}
+
+/// Every ranker on one dataset, and what embedding cost.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SemanticReport {
+    /// Dataset name.
+    pub dataset: String,
+    /// Entries embedded.
+    pub entries: usize,
+    /// Milliseconds per entry to embed (one core, batches of 64).
+    pub embed_ms_per_entry: f64,
+    /// The rankers.
+    pub rankers: Vec<SemanticRanker>,
+    /// Weights chosen per conversation by leave-one-out (LoCoMo), or the weight used.
+    pub weights: Vec<f64>,
+}
+
+fn embed(encoder: &pocket_encoder::Encoder, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
+    let mut out = Vec::with_capacity(texts.len());
+    for chunk in texts.chunks(64) {
+        let batch: Vec<&str> = chunk
+            .iter()
+            .map(|t| if t.trim().is_empty() { "-" } else { t.as_str() })
+            .collect();
+        out.extend(encoder.embed(&batch)?);
+    }
+    Ok(out)
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn time_factors(ix: &LedgerIndex, scorer: &Scorer) -> Vec<f64> {
+    (0..ix.len() as u32)
+        .map(|p| {
+            let m = ix.meta(p);
+            let age = ((scorer.now.0 - m.ts) as f64 / 3600.0).max(0.0);
+            scorer
+                .ranking
+                .time_factor(decay(age, scorer.half_lives[m.kind.index()]))
+        })
+        .collect()
+}
+
+/// Scores every case of every group (one `Vec<Scored>` per group). With `check_disjoint`,
+/// fails if a query shares an indexed term with an entry it should find.
+fn score_groups(
+    encoder: &pocket_encoder::Encoder,
+    groups: &[Group],
+    work: &Path,
+    check_disjoint: bool,
+    embed_time: &mut (f64, usize),
+) -> anyhow::Result<Vec<Vec<Scored>>> {
+    let half_lives = Settings::default().half_life_hours;
+    let mut out = Vec::new();
+    for g in groups {
+        let path = work.join(format!("{}.jsonl", g.name));
+        let mut text = String::new();
+        for e in &g.entries {
+            text.push_str(&serde_json::to_string(e)?);
+            text.push('\n');
+        }
+        std::fs::write(&path, text)?;
+        let ledger = Ledger::open(&path, AppendOptions::default())?;
+        let ix = ledger.index();
+        let all = Filter::default().compile(ix);
+        let ids: Vec<String> = (0..ix.len() as u32)
+            .map(|p| ix.stored(p).id.to_string())
+            .collect();
+        let texts: Vec<String> = (0..ix.len() as u32)
+            .map(|p| ix.entry(p).map(|e| format!("{} {}", e.summary, e.detail).trim().to_string()))
+            .collect::<Result<_, _>>()?;
+        let t = Instant::now();
+        let vectors = embed(encoder, &texts)?;
+        embed_time.0 += t.elapsed().as_secs_f64() * 1e3;
+        embed_time.1 += texts.len();
+        let queries: Vec<String> = g.cases.iter().map(|c| c.query.clone()).collect();
+        let qv = embed(encoder, &queries)?;
+        let blend = Scorer { now: g.now, half_lives, ranking: Ranking::default() };
+        let relevance = Scorer { ranking: Ranking::Relevance, ..blend };
+        let time = time_factors(ix, &blend);
+        let mut scored = Vec::new();
+        for (c, q) in g.cases.iter().zip(&qv) {
+            if check_disjoint {
+                let terms = ix.text().query(&c.query);
+                for r in &c.relevant {
+                    let p = ix.position(r).ok_or_else(|| anyhow::anyhow!("{}: no entry {r}", c.name))?;
+                    anyhow::ensure!(
+                        !terms.iter().any(|t| ix.text().has(t, p)),
+                        "paraphrase case {} shares a word with {r}: the set must not",
+                        c.name
+                    );
+                }
+            }
+            let lexical = ix
+                .search(&c.query, &all, 10, &blend)
+                .hits
+                .iter()
+                .map(|h| ids[h.pos as usize].clone())
+                .collect();
+            let pool = ix
+                .search(&c.query, &all, POOL, &relevance)
+                .hits
+                .iter()
+                .map(|h| (h.pos, h.bm25))
+                .collect();
+            scored.push(Scored {
+                lexical,
+                pool,
+                cos: vectors.iter().map(|v| dot(v, q)).collect(),
+                time: time.clone(),
+                ids: ids.clone(),
+                category: c.category.clone(),
+                relevant: c.relevant.clone(),
+            });
+        }
+        std::fs::remove_file(&path)?;
+        out.push(scored);
+    }
+    Ok(out)
+}
+
+fn metrics(
+    name: &str,
+    groups: &[Vec<Scored>],
+    rank: &dyn Fn(usize, &Scored) -> Vec<String>,
+    headline: &dyn Fn(&str) -> bool,
+) -> SemanticRanker {
+    let mut head = Metrics::default();
+    let mut by: BTreeMap<String, Metrics> = BTreeMap::new();
+    for (gi, g) in groups.iter().enumerate() {
+        for s in g {
+            let r = rank(gi, s);
+            by.entry(s.category.clone()).or_default().add(&r, &s.relevant);
+            if headline(&s.category) {
+                head.add(&r, &s.relevant);
+            }
+        }
+    }
+    SemanticRanker {
+        ranker: name.to_string(),
+        headline: head.finish(),
+        by_category: by.into_iter().map(|(k, m)| (k, m.finish())).collect(),
+    }
+}
+
+/// Evaluates every ranker on `groups`. `loco`: choose the hybrid weight per group by
+/// leave-one-group-out; otherwise use `fixed` (the weight LoCoMo chose overall).
+pub fn evaluate(
+    dataset: &str,
+    groups: &[Group],
+    headline: &dyn Fn(&str) -> bool,
+    work: &Path,
+    loco: bool,
+    fixed: f64,
+    check_disjoint: bool,
+) -> anyhow::Result<SemanticReport> {
+    let encoder = pocket_encoder::Encoder::new()?;
+    let mut embed_time = (0.0, 0);
+    let scored = score_groups(&encoder, groups, work, check_disjoint, &mut embed_time)?;
+    let mut rankers = vec![
+        metrics("lexical", &scored, &|_, s| s.lexical.clone(), headline),
+        metrics("dense", &scored, &|_, s| s.dense(), headline),
+    ];
+    let r10 = |w: f64, skip: Option<usize>| {
+        let mut m = Metrics::default();
+        for (gi, g) in scored.iter().enumerate() {
+            if Some(gi) == skip {
+                continue;
+            }
+            for s in g.iter().filter(|s| headline(&s.category)) {
+                m.add(&s.hybrid(w), &s.relevant);
+            }
+        }
+        m.finish().r10
+    };
+    let weights: Vec<f64> = if loco {
+        (0..scored.len())
+            .map(|gi| {
+                WEIGHTS
+                    .iter()
+                    .copied()
+                    .max_by(|&a, &b| r10(a, Some(gi)).total_cmp(&r10(b, Some(gi))))
+                    .unwrap_or(0.5)
+            })
+            .collect()
+    } else {
+        vec![fixed; scored.len()]
+    };
+    let label = if loco { "hybrid (w by leave-one-out)".to_string() } else { format!("hybrid w={fixed}") };
+    rankers.push(metrics(&label, &scored, &|gi, s| s.hybrid(weights[gi]), headline));
+    for w in WEIGHTS {
+        rankers.push(metrics(&format!("hybrid w={w} (all, for reference)"), &scored, &|_, s| s.hybrid(w), headline));
+    }
+    Ok(SemanticReport {
+        dataset: dataset.to_string(),
+        entries: embed_time.1,
+        embed_ms_per_entry: embed_time.0 / embed_time.1.max(1) as f64,
+        rankers,
+        weights,
+    })
+}
+
+/// The reports as markdown.
+pub fn markdown(reports: &[SemanticReport]) -> String {
+    let mut s = String::new();
+    for r in reports {
+        s.push_str(&format!(
+            "### {} ({} entries embedded, {:.2} ms each; weights {:?})\n\n| ranker | R@5 | R@10 | MRR@10 |\n|---|---:|---:|---:|\n",
+            r.dataset, r.entries, r.embed_ms_per_entry, r.weights
+        ));
+        for k in &r.rankers {
+            s.push_str(&format!(
+                "| {} | {:.3} | {:.3} | {:.3} |\n",
+                k.ranker, k.headline.r5, k.headline.r10, k.headline.mrr10
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
