@@ -67,6 +67,9 @@ struct SemanticCmd {
     /// LoCoMo's locomo10.json (default: ../shared/bench-data/locomo10.json).
     #[arg(long, value_name = "FILE")]
     locomo: Option<PathBuf>,
+    /// Skip LoCoMo (the sets then use this fusion weight).
+    #[arg(long, value_name = "W")]
+    no_locomo: Option<f64>,
 }
 
 impl SemanticCmd {
@@ -81,24 +84,55 @@ impl SemanticCmd {
     #[cfg(feature = "semantic-eval")]
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
         let work = tempfile::tempdir()?;
-        let path = locomo_file(false, self.locomo)
-            .ok_or_else(|| anyhow::anyhow!("LoCoMo not found; pass --locomo FILE"))?;
-        note("bench semantic: LoCoMo (embedding every turn)");
-        let (groups, _) = locomo::load(&path)?;
-        let headline = |c: &str| c != "adversarial";
-        let loc = bench::semantic::evaluate("LoCoMo (categories 1–4)", &groups, &headline, work.path(), true, 0.5, false)?;
-        // The other sets use the weight LoCoMo chose most often.
-        let mut ws = loc.weights.clone();
-        ws.sort_by(f64::total_cmp);
-        let w = ws.get(ws.len() / 2).copied().unwrap_or(0.5);
-        let mut reports = vec![loc];
+        let mut reports = Vec::new();
+        let w = match self.no_locomo {
+            Some(w) => w,
+            None => {
+                let path = locomo_file(false, self.locomo)
+                    .ok_or_else(|| anyhow::anyhow!("LoCoMo not found; pass --locomo FILE"))?;
+                note("bench semantic: LoCoMo (embedding every turn)");
+                let (groups, _) = locomo::load(&path)?;
+                let headline = |c: &str| c != "adversarial";
+                let loc = bench::semantic::evaluate(
+                    "LoCoMo (categories 1–4)",
+                    &groups,
+                    &headline,
+                    work.path(),
+                    true,
+                    0.5,
+                    false,
+                )?;
+                // The other sets use the median of the weights LoCoMo chose.
+                let mut ws = loc.weights.clone();
+                ws.sort_by(f64::total_cmp);
+                let w = ws.get(ws.len() / 2).copied().unwrap_or(0.5);
+                reports.push(loc);
+                w
+            }
+        };
         for (name, file, check) in [
-            ("war-room set", "tests/fixtures/relevance/warroom.yaml", false),
-            ("paraphrase set", "tests/fixtures/relevance/paraphrase.yaml", true),
+            (
+                "war-room set",
+                "tests/fixtures/relevance/warroom.yaml",
+                false,
+            ),
+            (
+                "paraphrase set",
+                "tests/fixtures/relevance/paraphrase.yaml",
+                true,
+            ),
         ] {
             note(&format!("bench semantic: {name}"));
             let g = quality::load_set(std::path::Path::new(file))?;
-            reports.push(bench::semantic::evaluate(name, &[g], &|_| true, work.path(), false, w, check)?);
+            reports.push(bench::semantic::evaluate(
+                name,
+                &[g],
+                &|_| true,
+                work.path(),
+                false,
+                w,
+                check,
+            )?);
         }
         emit(json, &reports, |r| bench::semantic::markdown(r));
         Ok(Outcome::Ok)
