@@ -67,6 +67,10 @@ struct SemanticCmd {
     /// LoCoMo's locomo10.json (default: ../shared/bench-data/locomo10.json).
     #[arg(long, value_name = "FILE")]
     locomo: Option<PathBuf>,
+    /// A sentence-transformers model directory (config.json, model.safetensors,
+    /// tokenizer.json) instead of the bundled 3-layer model.
+    #[arg(long, value_name = "DIR")]
+    model_dir: Option<PathBuf>,
     /// Skip LoCoMo (the sets then use this fusion weight).
     #[arg(long, value_name = "W")]
     no_locomo: Option<f64>,
@@ -84,6 +88,7 @@ impl SemanticCmd {
     #[cfg(feature = "semantic-eval")]
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
         let work = tempfile::tempdir()?;
+        let encoder = bench::semantic::Embedder::new(self.model_dir.as_deref())?;
         let mut reports = Vec::new();
         let w = match self.no_locomo {
             Some(w) => w,
@@ -101,6 +106,7 @@ impl SemanticCmd {
                     true,
                     0.5,
                     false,
+                    &encoder,
                 )?;
                 // The other sets use the median of the weights LoCoMo chose.
                 let mut ws = loc.weights.clone();
@@ -132,6 +138,7 @@ impl SemanticCmd {
                 false,
                 w,
                 check,
+                &encoder,
             )?);
         }
         emit(json, &reports, |r| bench::semantic::markdown(r));

@@ -59,7 +59,8 @@ impl Scored {
             .collect()
     }
 
-    fn hybrid(&self, w: f64) -> Vec<String> {
+    /// `mm`: cosine min-max normalised over the candidates too (else raw, clipped at 0).
+    fn hybrid(&self, w: f64, mm: bool) -> Vec<String> {
         let best = self.pool.iter().map(|p| p.1).fold(0.0, f64::max);
         let mut bm: BTreeMap<u32, f64> = BTreeMap::new();
         for &(p, s) in &self.pool {
@@ -71,9 +72,18 @@ impl Scored {
         cands.extend(dense.into_iter().take(POOL));
         cands.sort_unstable();
         cands.dedup();
+        let (lo, hi) = cands.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &p| {
+            let c = f64::from(self.cos[p as usize]);
+            (lo.min(c), hi.max(c))
+        });
         let score = |p: u32| {
             let lex = bm.get(&p).copied().unwrap_or(0.0);
-            let cos = f64::from(self.cos[p as usize]).max(0.0);
+            let c = f64::from(self.cos[p as usize]);
+            let cos = if mm && hi > lo {
+                (c - lo) / (hi - lo)
+            } else {
+                c.max(0.0)
+            };
             (w * lex + (1.0 - w) * cos) * self.time[p as usize]
         };
         cands.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(b.cmp(&a)));
@@ -111,16 +121,109 @@ pub struct SemanticReport {
     pub weights: Vec<f64>,
 }
 
-fn embed(encoder: &pocket_encoder::Encoder, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
-    let mut out = Vec::with_capacity(texts.len());
-    for chunk in texts.chunks(64) {
-        let batch: Vec<&str> = chunk
+/// A sentence encoder: L2-normalised vectors, one per text.
+pub enum Embedder {
+    /// crates.io's pocket-encoder: paraphrase-MiniLM-L3-v2, 4-bit, bundled.
+    Pocket(pocket_encoder::Encoder),
+    /// A BERT-style sentence-transformers model loaded from a directory (`config.json`,
+    /// `model.safetensors`, `tokenizer.json`), mean-pooled like the 3-layer one.
+    Dir {
+        model: candle_transformers::models::bert::BertModel,
+        tokenizer: tokenizers::Tokenizer,
+        name: String,
+    },
+}
+
+/// Tokens a text is cut to (both models were trained on short sentences).
+const MAX_TOKENS: usize = 128;
+
+impl Embedder {
+    /// The bundled 3-layer model, or the model in `dir`.
+    pub fn new(dir: Option<&Path>) -> anyhow::Result<Embedder> {
+        let Some(dir) = dir else {
+            return Ok(Embedder::Pocket(pocket_encoder::Encoder::new()?));
+        };
+        use candle_core::{DType, Device};
+        let config: candle_transformers::models::bert::Config =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("config.json"))?)?;
+        let vb = candle_nn::VarBuilder::from_buffered_safetensors(
+            std::fs::read(dir.join("model.safetensors"))?,
+            DType::F32,
+            &Device::Cpu,
+        )?;
+        let model = candle_transformers::models::bert::BertModel::load(vb, &config)?;
+        let mut tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| anyhow::anyhow!("tokenizer.json: {e}"))?;
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        tokenizer.with_padding(None);
+        Ok(Embedder::Dir {
+            model,
+            tokenizer,
+            name: dir.display().to_string(),
+        })
+    }
+
+    /// What the vectors come from.
+    pub fn name(&self) -> String {
+        match self {
+            Embedder::Pocket(_) => "paraphrase-MiniLM-L3-v2 (pocket-encoder, 4-bit)".into(),
+            Embedder::Dir { name, .. } => name.clone(),
+        }
+    }
+
+    fn embed(&self, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
+        let texts: Vec<&str> = texts
             .iter()
             .map(|t| if t.trim().is_empty() { "-" } else { t.as_str() })
             .collect();
-        out.extend(encoder.embed(&batch)?);
+        match self {
+            Embedder::Pocket(e) => {
+                let mut out = Vec::with_capacity(texts.len());
+                for chunk in texts.chunks(64) {
+                    out.extend(e.embed(chunk)?);
+                }
+                Ok(out)
+            }
+            Embedder::Dir {
+                model, tokenizer, ..
+            } => {
+                use candle_core::{DType, Device, Tensor};
+                let mut out = Vec::with_capacity(texts.len());
+                for t in texts {
+                    let enc = tokenizer
+                        .encode(t, true)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    let ids = Tensor::new(enc.get_ids(), &Device::Cpu)?.unsqueeze(0)?;
+                    let types = Tensor::new(enc.get_type_ids(), &Device::Cpu)?.unsqueeze(0)?;
+                    let mask = Tensor::new(enc.get_attention_mask(), &Device::Cpu)?.unsqueeze(0)?;
+                    let hidden = model.forward(&ids, &types, Some(&mask))?;
+                    let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+                    let summed = hidden.broadcast_mul(&m)?.sum(1)?.squeeze(0)?;
+                    let n = enc
+                        .get_attention_mask()
+                        .iter()
+                        .filter(|&&x| x > 0)
+                        .count()
+                        .max(1);
+                    let mut v: Vec<f32> = summed.to_vec1::<f32>()?;
+                    for x in &mut v {
+                        *x /= n as f32;
+                    }
+                    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                    for x in &mut v {
+                        *x /= norm;
+                    }
+                    out.push(v);
+                }
+                Ok(out)
+            }
+        }
     }
-    Ok(out)
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -142,7 +245,7 @@ fn time_factors(ix: &LedgerIndex, scorer: &Scorer) -> Vec<f64> {
 /// Scores every case of every group (one `Vec<Scored>` per group). With `check_disjoint`,
 /// fails if a query shares an indexed term with an entry it should find.
 fn score_groups(
-    encoder: &pocket_encoder::Encoder,
+    encoder: &Embedder,
     groups: &[Group],
     work: &Path,
     check_disjoint: bool,
@@ -172,11 +275,11 @@ fn score_groups(
             })
             .collect::<Result<_, _>>()?;
         let t = Instant::now();
-        let vectors = embed(encoder, &texts)?;
+        let vectors = encoder.embed(&texts)?;
         embed_time.0 += t.elapsed().as_secs_f64() * 1e3;
         embed_time.1 += texts.len();
         let queries: Vec<String> = g.cases.iter().map(|c| c.query.clone()).collect();
-        let qv = embed(encoder, &queries)?;
+        let qv = encoder.embed(&queries)?;
         let blend = Scorer {
             now: g.now,
             half_lives,
@@ -269,60 +372,65 @@ pub fn evaluate(
     loco: bool,
     fixed: f64,
     check_disjoint: bool,
+    encoder: &Embedder,
 ) -> anyhow::Result<SemanticReport> {
-    let encoder = pocket_encoder::Encoder::new()?;
     let mut embed_time = (0.0, 0);
-    let scored = score_groups(&encoder, groups, work, check_disjoint, &mut embed_time)?;
+    let scored = score_groups(encoder, groups, work, check_disjoint, &mut embed_time)?;
     let mut rankers = vec![
         metrics("lexical", &scored, &|_, s| s.lexical.clone(), headline),
         metrics("dense", &scored, &|_, s| s.dense(), headline),
     ];
-    let r10 = |w: f64, skip: Option<usize>| {
+    let r10 = |w: f64, mm: bool, skip: Option<usize>| {
         let mut m = Metrics::default();
         for (gi, g) in scored.iter().enumerate() {
             if Some(gi) == skip {
                 continue;
             }
             for s in g.iter().filter(|s| headline(&s.category)) {
-                m.add(&s.hybrid(w), &s.relevant);
+                m.add(&s.hybrid(w, mm), &s.relevant);
             }
         }
         m.finish().r10
     };
-    let weights: Vec<f64> = if loco {
-        (0..scored.len())
-            .map(|gi| {
-                WEIGHTS
-                    .iter()
-                    .copied()
-                    .max_by(|&a, &b| r10(a, Some(gi)).total_cmp(&r10(b, Some(gi))))
-                    .unwrap_or(0.5)
-            })
-            .collect()
-    } else {
-        vec![fixed; scored.len()]
-    };
-    let label = if loco {
-        "hybrid (w by leave-one-out)".to_string()
-    } else {
-        format!("hybrid w={fixed}")
-    };
-    rankers.push(metrics(
-        &label,
-        &scored,
-        &|gi, s| s.hybrid(weights[gi]),
-        headline,
-    ));
-    for w in WEIGHTS {
+    let mut weights = Vec::new();
+    for mm in [false, true] {
+        let chosen: Vec<f64> = if loco {
+            (0..scored.len())
+                .map(|gi| {
+                    WEIGHTS
+                        .iter()
+                        .copied()
+                        .max_by(|&a, &b| r10(a, mm, Some(gi)).total_cmp(&r10(b, mm, Some(gi))))
+                        .unwrap_or(0.5)
+                })
+                .collect()
+        } else {
+            vec![fixed; scored.len()]
+        };
+        let how = if mm { "cosine min-max" } else { "raw cosine" };
+        let label = if loco {
+            format!("hybrid, {how} (w by leave-one-out)")
+        } else {
+            format!("hybrid, {how}, w={fixed}")
+        };
         rankers.push(metrics(
-            &format!("hybrid w={w} (all, for reference)"),
+            &label,
             &scored,
-            &|_, s| s.hybrid(w),
+            &|gi, s| s.hybrid(chosen[gi], mm),
             headline,
         ));
+        for w in WEIGHTS {
+            rankers.push(metrics(
+                &format!("hybrid, {how}, w={w} (all, for reference)"),
+                &scored,
+                &|_, s| s.hybrid(w, mm),
+                headline,
+            ));
+        }
+        weights.extend(chosen);
     }
     Ok(SemanticReport {
-        dataset: dataset.to_string(),
+        dataset: format!("{dataset}, {}", encoder.name()),
         entries: embed_time.1,
         embed_ms_per_entry: embed_time.0 / embed_time.1.max(1) as f64,
         rankers,
