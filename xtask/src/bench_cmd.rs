@@ -103,9 +103,11 @@ impl SemanticCmd {
                     &groups,
                     &headline,
                     work.path(),
-                    true,
-                    0.5,
-                    false,
+                    bench::semantic::Tuning {
+                        loco: true,
+                        fixed: 0.5,
+                        check_disjoint: false,
+                    },
                     &encoder,
                 )?;
                 // The other sets use the median of the weights LoCoMo chose.
@@ -135,9 +137,11 @@ impl SemanticCmd {
                 &[g],
                 &|_| true,
                 work.path(),
-                false,
-                w,
-                check,
+                bench::semantic::Tuning {
+                    loco: false,
+                    fixed: w,
+                    check_disjoint: check,
+                },
                 &encoder,
             )?);
         }

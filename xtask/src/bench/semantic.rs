@@ -127,11 +127,14 @@ pub enum Embedder {
     Pocket(pocket_encoder::Encoder),
     /// A BERT-style sentence-transformers model loaded from a directory (`config.json`,
     /// `model.safetensors`, `tokenizer.json`), mean-pooled like the 3-layer one.
-    Dir {
-        model: candle_transformers::models::bert::BertModel,
-        tokenizer: tokenizers::Tokenizer,
-        name: String,
-    },
+    Dir(Box<DirModel>),
+}
+
+/// A model loaded from a directory.
+pub struct DirModel {
+    model: candle_transformers::models::bert::BertModel,
+    tokenizer: tokenizers::Tokenizer,
+    name: String,
 }
 
 /// Tokens a text is cut to (both models were trained on short sentences).
@@ -161,18 +164,18 @@ impl Embedder {
             }))
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         tokenizer.with_padding(None);
-        Ok(Embedder::Dir {
+        Ok(Embedder::Dir(Box::new(DirModel {
             model,
             tokenizer,
             name: dir.display().to_string(),
-        })
+        })))
     }
 
     /// What the vectors come from.
     pub fn name(&self) -> String {
         match self {
             Embedder::Pocket(_) => "paraphrase-MiniLM-L3-v2 (pocket-encoder, 4-bit)".into(),
-            Embedder::Dir { name, .. } => name.clone(),
+            Embedder::Dir(d) => d.name.clone(),
         }
     }
 
@@ -189,9 +192,8 @@ impl Embedder {
                 }
                 Ok(out)
             }
-            Embedder::Dir {
-                model, tokenizer, ..
-            } => {
+            Embedder::Dir(d) => {
+                let (model, tokenizer) = (&d.model, &d.tokenizer);
                 use candle_core::{DType, Device, Tensor};
                 let mut out = Vec::with_capacity(texts.len());
                 for t in texts {
@@ -362,6 +364,17 @@ fn metrics(
     }
 }
 
+/// How a set is evaluated.
+#[derive(Debug, Clone, Copy)]
+pub struct Tuning {
+    /// Choose the hybrid weight per group by leave-one-group-out (LoCoMo).
+    pub loco: bool,
+    /// Otherwise this weight.
+    pub fixed: f64,
+    /// Fail if a query shares an indexed term with an entry it should find.
+    pub check_disjoint: bool,
+}
+
 /// Evaluates every ranker on `groups`. `loco`: choose the hybrid weight per group by
 /// leave-one-group-out; otherwise use `fixed` (the weight LoCoMo chose overall).
 pub fn evaluate(
@@ -369,11 +382,14 @@ pub fn evaluate(
     groups: &[Group],
     headline: &dyn Fn(&str) -> bool,
     work: &Path,
-    loco: bool,
-    fixed: f64,
-    check_disjoint: bool,
+    how: Tuning,
     encoder: &Embedder,
 ) -> anyhow::Result<SemanticReport> {
+    let Tuning {
+        loco,
+        fixed,
+        check_disjoint,
+    } = how;
     let mut embed_time = (0.0, 0);
     let scored = score_groups(encoder, groups, work, check_disjoint, &mut embed_time)?;
     let mut rankers = vec![
