@@ -45,14 +45,18 @@ impl LedgerIndex {
         mb.ts.cmp(&ma.ts).then(b.cmp(&a))
     }
 
+    /// The postings of each wanted tag that has any.
+    fn tag_lists(&self, want: &std::collections::HashSet<super::Sym>) -> Vec<&[u32]> {
+        want.iter()
+            .filter_map(|t| self.tag_postings.get(t).map(Vec::as_slice))
+            .collect()
+    }
+
     /// Entries passing `filter`, newest first, at most `limit`, with the total count.
     pub fn query(&self, filter: &Compiled, limit: usize) -> QueryResult {
         match &filter.tags {
             Some(want) => {
-                let lists: Vec<&[u32]> = want
-                    .iter()
-                    .filter_map(|t| self.tag_postings.get(t).map(Vec::as_slice))
-                    .collect();
+                let lists = self.tag_lists(want);
                 if self.in_time_order() {
                     // Newest first is descending position: merge the postings from the end.
                     return self.page(filter, merge_descending(&lists), limit);
@@ -92,10 +96,7 @@ impl LedgerIndex {
         let older = |p: u32| before.is_none_or(|b| (self.meta(p).ts, p) < b);
         match &filter.tags {
             Some(want) => {
-                let lists: Vec<&[u32]> = want
-                    .iter()
-                    .filter_map(|t| self.tag_postings.get(t).map(Vec::as_slice))
-                    .collect();
+                let lists = self.tag_lists(want);
                 if self.in_time_order() {
                     return merge_descending(&lists)
                         .filter(|&p| older(p) && filter.matches_meta(self.meta(p)))

@@ -30,7 +30,8 @@ fn file_key(path: &std::path::Path) -> [u64; 2] {
     })
 }
 
-fn status(ix: &LedgerIndex, pos: u32, entry: crate::entry::Entry) -> HistoryEntry {
+/// An entry with its status (live, superseded by, line) as history and the console show it.
+pub(super) fn status(ix: &LedgerIndex, pos: u32, entry: crate::entry::Entry) -> HistoryEntry {
     HistoryEntry {
         entry,
         live: ix.meta(pos).live,

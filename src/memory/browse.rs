@@ -8,10 +8,11 @@
 //! back from storage to show the links.
 
 use super::Memory;
+use super::audit_ops::status;
 use crate::api::audit::HistoryEntry;
 use crate::channel::Message;
 use crate::error::{Error, Result};
-use crate::index::{Filter, LedgerIndex};
+use crate::index::Filter;
 
 /// Longest supersede chain a page follows each way (a longer one says so).
 pub const MAX_CHAIN: usize = 64;
@@ -79,18 +80,6 @@ fn parse_cursor(text: &str) -> Result<(i64, u32)> {
         ts.parse().map_err(|_| bad())?,
         pos.parse().map_err(|_| bad())?,
     ))
-}
-
-fn status(ix: &LedgerIndex, pos: u32, entry: crate::entry::Entry) -> HistoryEntry {
-    HistoryEntry {
-        entry,
-        live: ix.meta(pos).live,
-        superseded_by: ix
-            .stored(pos)
-            .superseded_by
-            .map(|p| ix.stored(p).id.to_string()),
-        line: ix.stored(pos).loc.line,
-    }
 }
 
 /// The `prev` field of a ledger line, if it has one.

@@ -116,31 +116,28 @@ impl Browser {
         )
     }
 
-    /// Clicks the first element matching `css`.
-    pub fn click(&self, css: &str) {
+    /// The WebDriver reference of the first element matching `css`.
+    fn element(&self, css: &str) -> String {
         let el = self.call(
             "POST",
             "/element",
             json!({"using": "css selector", "value": css}),
         );
-        let id = el[ELEMENT]
+        el[ELEMENT]
             .as_str()
             .unwrap_or_else(|| panic!("an element for {css}: {el}"))
-            .to_string();
+            .to_string()
+    }
+
+    /// Clicks the first element matching `css`.
+    pub fn click(&self, css: &str) {
+        let id = self.element(css);
         self.call("POST", &format!("/element/{id}/click"), json!({}));
     }
 
     /// Types `text` into the first element matching `css`.
     pub fn type_into(&self, css: &str, text: &str) {
-        let el = self.call(
-            "POST",
-            "/element",
-            json!({"using": "css selector", "value": css}),
-        );
-        let id = el[ELEMENT]
-            .as_str()
-            .unwrap_or_else(|| panic!("an element for {css}: {el}"))
-            .to_string();
+        let id = self.element(css);
         self.call(
             "POST",
             &format!("/element/{id}/value"),

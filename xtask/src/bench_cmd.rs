@@ -170,10 +170,7 @@ impl ConsoleBenchCmd {
         std::fs::create_dir_all(&self.dir)?;
         let mut reports = Vec::new();
         for &n in &self.sizes {
-            let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;
-            let root = tempfile::tempdir()?;
-            std::fs::create_dir_all(root.path().join(".agents"))?;
-            std::fs::copy(&corpus, root.path().join(".agents/ledger.jsonl"))?;
+            let (_, root) = generated_project(&self.dir, n)?;
             reports.extend(bench::console::measure(
                 &exe,
                 root.path(),
@@ -228,6 +225,19 @@ impl PgBenchCmd {
         emit(json, &reports, |r| bench::pg::markdown(r));
         Ok(Outcome::Ok)
     }
+}
+
+/// A temporary project whose ledger is the generated ledger of `n` entries (made in `dir`
+/// the first time), and that ledger's path.
+fn generated_project(
+    dir: &std::path::Path,
+    n: usize,
+) -> anyhow::Result<(PathBuf, tempfile::TempDir)> {
+    let corpus = bench::corpus_file(dir, n, &mut |m| note(&format!("bench: {m}")))?;
+    let root = tempfile::tempdir()?;
+    std::fs::create_dir_all(root.path().join(".agents"))?;
+    std::fs::copy(&corpus, root.path().join(".agents/ledger.jsonl"))?;
+    Ok((corpus, root))
 }
 
 /// LoCoMo's file: none with `--no-locomo`, the one given, else the shared bench data's
@@ -321,10 +331,7 @@ impl DaemonBenchCmd {
         std::fs::create_dir_all(&self.dir)?;
         if let Some(agents) = self.load {
             let n = self.sizes.first().copied().unwrap_or(100_000);
-            let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;
-            let root = tempfile::tempdir()?;
-            std::fs::create_dir_all(root.path().join(".agents"))?;
-            std::fs::copy(&corpus, root.path().join(".agents/ledger.jsonl"))?;
+            let (_, root) = generated_project(&self.dir, n)?;
             note(&format!(
                 "bench: {agents} agents on one daemon for {} s",
                 self.seconds
@@ -339,10 +346,7 @@ impl DaemonBenchCmd {
         }
         let mut reports = Vec::new();
         for &n in &self.sizes {
-            let corpus = bench::corpus_file(&self.dir, n, &mut |m| note(&format!("bench: {m}")))?;
-            let root = tempfile::tempdir()?;
-            std::fs::create_dir_all(root.path().join(".agents"))?;
-            std::fs::copy(&corpus, root.path().join(".agents/ledger.jsonl"))?;
+            let (corpus, root) = generated_project(&self.dir, n)?;
             let ledger_mb = std::fs::metadata(&corpus)?.len() / 1_048_576;
             for &agents in &self.agents {
                 for mode in ["direct", "daemon"] {
