@@ -23,10 +23,13 @@
 //!    integrity and checksum values (`sha512-…`, go.sum's `h1:…`), public keys (`ssh-…
 //!    AAAA…`, JWKS `"n"`/`"x"` members, `PUBLIC KEY` and `CERTIFICATE` blocks), data URIs,
 //!    base64 whose decoded value is plain text, and identifiers made of words.
-//! 4. Placeholders are allowed: `<password>`, `${DB_PASSWORD}`, `xxxx`, `changeme`, `****`,
+//! 4. Password-shaped arguments on lines that look like shell commands ([`shapes`]): the
+//!    tools no rule names.
+//! 5. Placeholders are allowed: `<password>`, `${DB_PASSWORD}`, `xxxx`, `changeme`, `****`,
 //!    `your-api-key` and the like, so prose and examples are not mangled.
 
 mod rules;
+mod shapes;
 
 use std::ops::Range;
 
@@ -224,6 +227,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
         }
     }
     out.extend(high_entropy_tokens(bytes));
+    out.extend(shapes::password_shaped_args(bytes));
     out
 }
 
