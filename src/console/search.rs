@@ -9,7 +9,7 @@ use super::layout::{entry_row, page};
 use super::timeline::TimelineQuery;
 use super::{Shared, html, read};
 use crate::api::audit::HistoryEntry;
-use crate::api::ledger::{FilterArgs, SearchArgs, SearchExplanation, SearchOutput};
+use crate::api::ledger::{SearchArgs, SearchExplanation, SearchOutput};
 use crate::config::Identity;
 
 /// Hits a search page shows.
@@ -31,24 +31,10 @@ pub(crate) async fn handler(State(c): State<Shared>, Query(sq): Query<SearchQuer
     } else {
         let t = text.clone();
         let r = read(&c, move |m| {
-            let kind = match f.kind.as_deref().filter(|k| !k.is_empty()) {
-                Some(k) => Some(crate::entry::Kind::parse("kind", k)?),
-                None => None,
-            };
-            let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.trim().is_empty());
             let args = SearchArgs {
                 text: t.clone(),
                 max_results: Some(HITS),
-                filter: FilterArgs {
-                    tags: nonempty(&f.tag).map(|t| vec![t]),
-                    kind,
-                    room_id: nonempty(&f.room),
-                    exclude_room: None,
-                    author_role: nonempty(&f.role),
-                    ref_: nonempty(&f.ref_),
-                    since: nonempty(&f.since),
-                    until: nonempty(&f.until),
-                },
+                filter: f.filter_args()?,
             };
             let out = m.search(args, &Identity::default())?;
             let why = m.explain_search(&t, &out.hits)?;

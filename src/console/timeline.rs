@@ -49,22 +49,25 @@ fn given(v: &Option<String>) -> Option<String> {
 }
 
 impl TimelineQuery {
-    /// The core filter these parameters ask for (errors name the parameter).
-    pub(crate) fn filter(&self, m: &Memory) -> Result<Filter> {
-        let kind = given(&self.kind)
-            .map(|k| Kind::parse("kind", &k))
-            .transpose()?;
-        let args = FilterArgs {
+    /// The filter arguments of the operations (`memory_query`'s, `memory_search`'s).
+    pub(crate) fn filter_args(&self) -> Result<FilterArgs> {
+        Ok(FilterArgs {
             tags: given(&self.tag).map(|t| vec![t]),
-            kind,
+            kind: given(&self.kind)
+                .map(|k| Kind::parse("kind", &k))
+                .transpose()?,
             room_id: given(&self.room),
             exclude_room: None,
             author_role: given(&self.role),
             ref_: given(&self.ref_),
             since: given(&self.since),
             until: given(&self.until),
-        };
-        let (mut f, _) = m.build_filter(&args, &Identity::default())?;
+        })
+    }
+
+    /// The core filter these parameters ask for (errors name the parameter).
+    pub(crate) fn filter(&self, m: &Memory) -> Result<Filter> {
+        let (mut f, _) = m.build_filter(&self.filter_args()?, &Identity::default())?;
         f.include_superseded = self.with_superseded();
         Ok(f)
     }
