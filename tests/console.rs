@@ -409,6 +409,70 @@ fn pages_show_the_memory_escaped_paged_and_proven() {
     );
 }
 
+/// Stops the daemon of a root when dropped (the one `console` started, detached).
+struct StopOnDrop<'a>(&'a Path, &'a Path);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = daemon_cmd(self.0, self.1, &["stop"]).output();
+    }
+}
+
+#[test]
+fn console_starts_the_daemon_when_none_runs_and_reuses_it() {
+    let root = example_project();
+    let runtime = tempfile::tempdir().unwrap();
+    let console = |extra: &[&str]| {
+        let out = std::process::Command::new(common::BIN)
+            .arg("--root")
+            .arg(root.path())
+            .args(["console", "--json", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .env("XDG_STATE_HOME", runtime.path())
+            .env_remove("WARROOM_TOKEN")
+            .env_remove("WARROOM_LISTEN")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!(
+                "console: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code(), v)
+    };
+    // --no-start with no daemon: says so, starts nothing.
+    let out = std::process::Command::new(common::BIN)
+        .arg("--root")
+        .arg(root.path())
+        .args(["console", "--no-start"])
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .env("XDG_STATE_HOME", runtime.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no daemon serves"));
+    let _stop = StopOnDrop(root.path(), runtime.path());
+    let (code, first) = console(&[]);
+    assert_eq!(code, Some(0), "{first}");
+    assert_eq!(first["started"], true);
+    let r = get(first["login_url"].as_str().unwrap(), &[]).unwrap();
+    assert_eq!(r.status, 303, "{}", r.body);
+    let cookie = r.header("set-cookie").unwrap();
+    let pair = cookie.split(';').next().unwrap();
+    let home = get(first["url"].as_str().unwrap(), &[("Cookie", pair)]).unwrap();
+    assert_eq!(home.status, 200);
+    assert!(home.body.contains("shop-v1"), "the example's plan");
+    // A second call reuses the running daemon.
+    let (code, second) = console(&[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(second["started"], false);
+    assert_eq!(second["pid"], first["pid"]);
+    assert_eq!(second["url"], first["url"]);
+}
+
 /// Reads SSE lines from `s` until `want` is seen or `within` passes; the lines read.
 fn read_until(s: &mut BufReader<std::net::TcpStream>, want: &str, within: Duration) -> Vec<String> {
     let deadline = Instant::now() + within;
