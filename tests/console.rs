@@ -210,15 +210,7 @@ fn the_console_guards_every_request() {
     assert_eq!(r.status, 401);
 
     // `console` prints the sign-in address of the running daemon, and it works.
-    let out = std::process::Command::new(common::BIN)
-        .args(["--root"])
-        .arg(c.root.path())
-        .args(["console", "--json", "--no-start"])
-        .env("XDG_RUNTIME_DIR", c.runtime.path())
-        .env("XDG_STATE_HOME", c.runtime.path())
-        .env_remove("WARROOM_TOKEN")
-        .output()
-        .unwrap();
+    let out = console_cmd(c.root.path(), c.runtime.path(), &["--json", "--no-start"]);
     assert!(
         out.status.success(),
         "{}",
@@ -409,6 +401,22 @@ fn pages_show_the_memory_escaped_paged_and_proven() {
     );
 }
 
+/// `warroom-memory --root ROOT console ARGS…` with the daemon's places under `runtime`
+/// and no token or listen address from the environment.
+fn console_cmd(root: &Path, runtime: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(common::BIN)
+        .arg("--root")
+        .arg(root)
+        .arg("console")
+        .args(args)
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_STATE_HOME", runtime)
+        .env_remove("WARROOM_TOKEN")
+        .env_remove("WARROOM_LISTEN")
+        .output()
+        .unwrap()
+}
+
 /// Stops the daemon of a root when dropped (the one `console` started, detached).
 struct StopOnDrop<'a>(&'a Path, &'a Path);
 
@@ -423,17 +431,9 @@ fn console_starts_the_daemon_when_none_runs_and_reuses_it() {
     let root = example_project();
     let runtime = tempfile::tempdir().unwrap();
     let console = |extra: &[&str]| {
-        let out = std::process::Command::new(common::BIN)
-            .arg("--root")
-            .arg(root.path())
-            .args(["console", "--json", "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .env("XDG_RUNTIME_DIR", runtime.path())
-            .env("XDG_STATE_HOME", runtime.path())
-            .env_remove("WARROOM_TOKEN")
-            .env_remove("WARROOM_LISTEN")
-            .output()
-            .unwrap();
+        let mut args = vec!["--json", "--listen", "127.0.0.1:0"];
+        args.extend(extra);
+        let out = console_cmd(root.path(), runtime.path(), &args);
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
             panic!(
                 "console: {}{}",
@@ -444,14 +444,7 @@ fn console_starts_the_daemon_when_none_runs_and_reuses_it() {
         (out.status.code(), v)
     };
     // --no-start with no daemon: says so, starts nothing.
-    let out = std::process::Command::new(common::BIN)
-        .arg("--root")
-        .arg(root.path())
-        .args(["console", "--no-start"])
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .env("XDG_STATE_HOME", runtime.path())
-        .output()
-        .unwrap();
+    let out = console_cmd(root.path(), runtime.path(), &["--no-start"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no daemon serves"));
     let _stop = StopOnDrop(root.path(), runtime.path());

@@ -29,8 +29,9 @@ impl Memory {
         Ok(out)
     }
 
-    /// The same brief without writing its receipt: for `cargo xtask bench`, which
-    /// measures what receipts cost. No edge serves it.
+    /// The same brief without writing its receipt: for the console's room page (a person
+    /// previewing what a manager would read is not a brief served) and for `cargo xtask
+    /// bench`, which measures what receipts cost. No agent is ever served one.
     pub fn get_context_unrecorded(
         &self,
         args: ContextArgs,
