@@ -676,15 +676,24 @@ fn closed_by_peer(
     s: &mut std::net::TcpStream,
     within: std::time::Duration,
 ) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    s.set_read_timeout(Some(within)).unwrap();
+    use std::io::{ErrorKind, Read};
+    let deadline = std::time::Instant::now() + within;
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
+        // A read with a timeout is not restarted after a signal (signal(7)): another
+        // test's child exiting delivers SIGCHLD to this thread, so EINTR means "read again"
+        // with what is left of the wait.
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(format!("still open after {within:?}"));
+        }
+        s.set_read_timeout(Some(left)).unwrap();
         match s.read(&mut buf) {
             Ok(0) => return Ok(got),
             Ok(n) => got.extend_from_slice(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Ok(got),
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => return Ok(got),
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("still open after {within:?}: {e}")),
         }
     }
