@@ -155,6 +155,29 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["pass", "pwd", "_pw", "-pw", ".pw"],
     ),
     (
+        // A quoted key: PHP's `'password' => '…'`, `$cfg['db_password'] = '…'`,
+        // `define('DB_PASSWORD', '…')`.
+        "password",
+        r#"(?i)["'][a-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|pass|secret|token|api_?key)["'][ \t]*\]?[ \t]*(?:=>|=|:|,)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}')"#,
+        1,
+        &["pass", "pwd", "secret", "token", "key"],
+    ),
+    (
+        // A config line `KEY VALUE` (ldap's `bind_pw X`, `smtp_pass X`): one key ending in
+        // a secret word, one value of six or more characters, nothing else on the line.
+        "password",
+        r##"(?im)^[ \t]*[a-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|pw|pass|secret|token)[ \t]+([^\s=:'"#][^\s]{5,127})[ \t]*$"##,
+        1,
+        &["pass", "pwd", "pw", "secret", "token"],
+    ),
+    (
+        // A `.pgpass` line: `host:port:database:user:password`.
+        "password",
+        r##"(?m)^[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(\S{3,128})$"##,
+        1,
+        &[":"],
+    ),
+    (
         "api-key",
         r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{6,})"#,
         1,
@@ -271,11 +294,34 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["rabbitmqctl"],
     ),
     (
-        // `echo 'pw' | docker login … --password-stdin` and the like.
+        // `echo 'pw' | docker login … --password-stdin`, `… | sudo -S …`,
+        // `… | passwd --stdin`, `… | chpasswd`: a literal piped to what reads a password.
         "cli-password",
-        r#"(?i)\b(?:echo|printf)\s+['"]?([^\s'"|]{3,128})['"]?\s*\|[^\n]{0,200}--password-stdin"#,
+        r#"(?i)\b(?:echo|printf)\s+(?:-[ne]+\s+)?['"]?([^\s'"|]{3,128})['"]?\s*\|[^\n]{0,200}?(?:--password-stdin|--passwd-on-stdin|\s--stdin\b|\bsudo\s+(?:-[a-z]+\s+)*-[a-z]*S\b|\bchpasswd\b)"#,
         1,
-        &["password-stdin"],
+        &["stdin", "sudo", "chpasswd"],
+    ),
+    (
+        // Windows' `net user NAME PASSWORD [/add]`.
+        "cli-password",
+        r#"(?i)\bnet\s+user\s+\S+\s+['"]?([^\s/'"*][^\s'"]{2,127})"#,
+        1,
+        &["net user"],
+    ),
+    (
+        // rar's `-pSECRET` / `-hpSECRET` (password attached to the flag).
+        "cli-password",
+        r#"(?i)\brar\b[^\n]{0,100}?\s-h?p([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["rar"],
+    ),
+    (
+        // `user:pass@host` without a scheme (`impacket-psexec dom/admin:pw@10.0.0.5`,
+        // `mysqlsh root:pw@localhost`); a value of digits and dots is a version.
+        "cli-password",
+        r#"(?i)(?:^|[\s/'"=])[a-z0-9_.\\-]{1,64}:([^\s@/:'"]*[^\s@/:'"\d.][^\s@/:'"]*)@(?:\d{1,3}(?:\.\d{1,3}){3}|[a-z0-9-]+(?:\.[a-z0-9-]+)+|localhost)\b"#,
+        1,
+        &["@"],
     ),
     // Tool-agnostic command-line shapes, for tools no rule names (heldout-3's misses:
     // each tool spells its password flag its own way).
@@ -283,21 +329,22 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
         // A flag whose name ends in a secret word: `-storepass X`, `--db-password=X`,
         // `--client-secret X`. Not `--password-file`, `--no-password`, `$VAR` or `-…`.
         "cli-password",
-        r#"(?i)(?:^|\s)--?[a-z][a-z0-9_-]{0,30}(?:pass|password|passwd|pwd|secret|token|api-?key)[ =]['"]?([^\s'"<|>&;$-][^\s'"]{2,127})"#,
+        // The same secret words as keys use (`passphrase`, `-pw`, `--user_pass`).
+        r#"(?i)(?:^|\s)--?(?:[a-z][a-z0-9_-]{0,30})?(?:pass|password|passwd|passphrase|pwd|pw|secret|token|api-?key)[ =]['"]?([^\s'"<|>&;$-][^\s'"]{2,127})"#,
         1,
-        &["pass", "pwd", "secret", "token", "key"],
+        &["pass", "pwd", "-pw", "_pw", "secret", "token", "key"],
     ),
     (
         // `-u USER -p PASS` / `-U USER -P PASS` in any tool; a value of digits, colons
         // and dots is a port or a uid, not a password.
         "cli-password",
-        r#"(?:^|\s)(?:-u|-U|--user|--username|--login)[ =]?['"]?[^\s'"$-][^\s'"]{0,63}['"]?\s+(?:-p|-P|--pass)[ =]?['"]?((?:[^\s'"$-][^\s'"]*)?[^\s'"\d:./-][^\s'"]*)"#,
+        r#"(?:^|\s)(?:-u|-U|--user|--username|--login)[ =]?['"]?[^\s'"$-][^\s'"]{0,63}['"]?\s+(?:-[pP][ =]?|--pass[ =])['"]?((?:[^\s'"$-][^\s'"]*)?[^\s'"\d:./-][^\s'"]*)"#,
         1,
         &["-p", "--pass"],
     ),
     (
         "cli-password",
-        r#"(?:^|\s)(?:-p|-P|--pass)[ =]?['"]?((?:[^\s'"$-][^\s'"]*)?[^\s'"\d:./-][^\s'"]*)['"]?\s+(?:-u|-U|--user|--username|--login)[ =]?['"]?[^\s'"$-]"#,
+        r#"(?:^|\s)(?:-[pP][ =]?|--pass[ =])['"]?((?:[^\s'"$-][^\s'"]*)?[^\s'"\d:./-][^\s'"]*)['"]?\s+(?:-u|-U|--user|--username|--login)[ =]?['"]?[^\s'"$-]"#,
         1,
         &["-p", "--pass"],
     ),

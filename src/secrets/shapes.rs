@@ -5,9 +5,10 @@
 //! lower-case program name, after an optional `$ ` prompt — every argument is split at
 //! `/ @ : = ,` and a piece is flagged when it is shaped like a password: 8–64 characters
 //! of letters, digits and `!#%&*?^~$_+-`, with upper case, lower case, a digit and one of
-//! `!#%&*?^~$` past its first character. Prose (sentences start with a capital), code
+//! `!#%&*?^~$` (not starting with `$`). Prose (sentences start with a capital), code
 //! (brackets, dots and parentheses are not in the set), paths, URLs, versions, base64
-//! (no such symbol) and `$VARIABLES` are not.
+//! (no such symbol) and `$VARIABLES` are not. The value of a `-p`/`-P` flag, the short
+//! flag most tools give a password, is held to a looser shape (see `short_flag_value`).
 
 use std::ops::Range;
 
@@ -22,8 +23,64 @@ fn shaped(p: &[u8]) -> bool {
         && p.iter().any(u8::is_ascii_uppercase)
         && p.iter().any(u8::is_ascii_lowercase)
         && p.iter().any(u8::is_ascii_digit)
-        && p[1..].iter().any(|b| MARK.contains(b))
+        && p.iter().any(|b| MARK.contains(b))
         && p[0] != b'$'
+}
+
+/// The value of a `-p`/`-P` flag (the short flag most tools give a password) shaped like
+/// one: 6–64 characters without `/ . \ : @`, not a number or a port list, with a letter
+/// and a digit and an upper-case letter or a symbol (`Harbor249`, `Falcon8510!`), or
+/// random letters (`WmegRnxRlfrjzNWu`). Lower-case names (`-p warroom-memory`,
+/// `-p shop-staging`), numbers (`-p 2222`, `-p 8080:80`) and `-p1` are not.
+fn short_flag_value(v: &[u8]) -> bool {
+    let letter = v.iter().any(u8::is_ascii_alphabetic);
+    let digit = v.iter().any(u8::is_ascii_digit);
+    (6..=64).contains(&v.len())
+        && v[0] != b'$'
+        && v[0] != b'-'
+        && !v
+            .iter()
+            .any(|b| b"/.\\:@".contains(b) || b.is_ascii_whitespace())
+        && ((letter
+            && digit
+            && (v.iter().any(u8::is_ascii_uppercase) || v.iter().any(|b| MARK.contains(b))))
+            || super::value::random_letters(v))
+}
+
+/// `-p VALUE`, `-P 'VALUE'`: the value's range when it is shaped like a password.
+fn after_short_flag(line: &[u8], from: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let words: Vec<(usize, usize)> = {
+        let mut w = Vec::new();
+        let mut i = from;
+        while i < line.len() {
+            if line[i].is_ascii_whitespace() {
+                i += 1;
+                continue;
+            }
+            let s = i;
+            while i < line.len() && !line[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            w.push((s, i));
+        }
+        w
+    };
+    for pair in words.windows(2) {
+        let ((fs, fe), (vs, ve)) = (pair[0], pair[1]);
+        if !matches!(&line[fs..fe], b"-p" | b"-P") {
+            continue;
+        }
+        let (mut s, mut e) = (vs, ve);
+        if e - s >= 2 && matches!(line[s], b'\'' | b'"') && line[e - 1] == line[s] {
+            s += 1;
+            e -= 1;
+        }
+        if short_flag_value(&line[s..e]) {
+            out.push(s..e);
+        }
+    }
+    out
 }
 
 /// True if `line` starts like a shell command: an optional `$ ` or `# ` prompt, then a
@@ -51,6 +108,9 @@ pub(super) fn password_shaped_args(bytes: &[u8]) -> Vec<(Range<usize>, &'static 
     let mut at = 0;
     for line in bytes.split(|&b| b == b'\n') {
         if let Some(from) = command_line(line) {
+            for r in after_short_flag(line, from) {
+                out.push((at + r.start..at + r.end, "cli-password"));
+            }
             let mut i = from;
             while i < line.len() {
                 let sep = |b: u8| {
