@@ -349,6 +349,14 @@ const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["-p", "--pass"],
     ),
     (
+        // Windows-style flags: `/p:X`, `/pass:X`, `/password:X` (RDP, cmdkey); not an
+        // MSBuild property (`/p:Configuration=Release`).
+        "cli-password",
+        r#"(?im)(?:^|\s)/(?:p|pw|pwd|pass|passwd|password|passphrase|[a-z]{1,20}pass(?:word)?)[:=]['"]?([^\s'"/$%<=-][^\s'"=]{2,127})['"]?(?:\s|$)"#,
+        1,
+        &["/p"],
+    ),
+    (
         // `--proxy-user user:pass`, `--basic-auth user:pass` in any tool.
         "cli-password",
         r#"(?i)\s(?:--proxy-user|--user|-u|-U|--auth|--basic-auth|--credentials|--creds)[ =]['"]?[^\s:'"@/$-][^\s:'"@/]{0,63}:([^\s'"@]*[^\s'"@\d:.][^\s'"@]*)"#,
