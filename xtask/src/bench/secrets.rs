@@ -59,7 +59,7 @@ pub struct CategoryRate {
     pub samples: usize,
     /// Secrets found (for `secret`) or texts flagged (for `everyday`).
     pub hits: usize,
-    /// Up to 12 missed secrets or 3 flagged texts, cut.
+    /// Up to 12 samples on the wrong side (missed secrets, flagged texts), cut.
     pub wrong: Vec<String>,
 }
 
@@ -293,7 +293,7 @@ fn rates(name: &str, file: &CorpusFile) -> (CorpusRate, Vec<CategoryRate>) {
         let s = scan(text);
         if !s.kinds.is_empty() {
             cats[i].hits += 1;
-            if cats[i].wrong.len() < 3 {
+            if cats[i].wrong.len() < 12 {
                 cats[i]
                     .wrong
                     .push(format!("[{}] {}", s.kinds.join(","), cut(text)));
