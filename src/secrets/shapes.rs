@@ -1,8 +1,10 @@
 //! Passwords found by their shape (step 4 of the scan), where no rule names the tool or
 //! the key: every tool spells its password argument its own way, often positionally
 //! (`nmcli … password X`, `zip -P X`, `sqlplus user/X@db`), and people tell passwords in
-//! sentences. Four checks, each on its own context:
+//! sentences. Five checks, each on its own context (a JSON line's string values are
+//! also checked as lines of their own: `{"cmd":"hydra -p X …"}`):
 //!
+//! - Anywhere, a *marked* word (below): `psk="Marble7577#"`, `backup:Jasper7427!`.
 //! - On a line that looks like a shell command (a lower-case program name after an
 //!   optional `$ ` prompt), every argument is split at `/ @ : = ,` and a piece is flagged
 //!   when it is *marked*: 8–64 characters of letters, digits and `!#%&*?^~$_+-`, with upper
@@ -13,8 +15,10 @@
 //!   digit, not made of words, with ≥ 3.3 bits of entropy per character (`0JSHlBQBvyGHNSl`):
 //!   a random string passed to a command is a credential far more often than anything
 //!   else. Lower-case ids (pods, hashes, UUIDs) are not.
-//! - The value of a `-p`/`-P` flag (the short flag most tools give a password) and a
-//!   literal piped by `echo`/`printf` into a command, held to a looser shape
+//! - The value of a `-p`/`-P` flag (the short flag most tools give a password), of a bare
+//!   argument naming a secret (`nmcli … password X`, `aws configure set
+//!   aws_secret_access_key X`) and a literal piped by `echo`/`printf` into a command,
+//!   held to a looser shape
 //!   ([`loose`]): `Harbor249`, `QnKx!fy*pwh`, `WmegRnxRlfrjzNWu`.
 //! - In a sentence that says `password`, `passphrase`, `passcode` or `pwd`, a word within
 //!   eight words of it that is marked or random, or a word with digits and a capital
@@ -53,7 +57,8 @@ fn shaped(p: &[u8]) -> bool {
         && p[0] != b'$'
 }
 
-/// 12–64 letters and digits, both cases and a digit, not words, ≥ 3.3 bits per character.
+/// 12–64 letters and digits, both cases and a digit, not words, with at most 0.6 bits per
+/// character less entropy than a string of that length can have (capped at 4).
 fn random_alnum(p: &[u8]) -> bool {
     (12..=64).contains(&p.len())
         && p.iter().all(u8::is_ascii_alphanumeric)
@@ -61,7 +66,7 @@ fn random_alnum(p: &[u8]) -> bool {
         && lower(p)
         && digit(p)
         && !wordy(p)
-        && entropy(p) >= 3.3
+        && entropy(p) >= (p.len() as f64).log2().min(4.0) - 0.6
 }
 
 /// A capitalised word of three or more letters, two or more digits, then marks:
@@ -80,6 +85,12 @@ fn word_with_digits(p: &[u8]) -> bool {
         && p[letters + digits..].iter().all(|b| MARK.contains(b))
 }
 
+/// A word with digits people pick as a password rather than a version: four or more
+/// digits, or a mark (`Lagoon3648`, `Otter12!`; not `Office365`).
+fn strong(p: &[u8]) -> bool {
+    marked(p) || p.iter().filter(|b| b.is_ascii_digit()).count() >= 4
+}
+
 /// The looser shape a value is held to where the context says "password" (after `-p`,
 /// piped into a command): 6–64 characters without `/ . \ : @` or spaces, not starting
 /// with `$` or `-`, with a letter, a digit or symbol, and an upper-case letter or symbol
@@ -94,6 +105,25 @@ fn loose(v: &[u8]) -> bool {
             .iter()
             .any(|b| b"/.\\:@|<>".contains(b) || b.is_ascii_whitespace())
         && ((letter && (digit(v) || marked(v)) && (upper(v) || marked(v))) || random_letters(v))
+}
+
+/// A bare argument naming a secret, whose value follows it: `nmcli … password X`,
+/// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`.
+fn secret_word(w: &[u8]) -> bool {
+    const ENDS: [&str; 10] = [
+        "password",
+        "passwd",
+        "pass",
+        "passphrase",
+        "pwd",
+        "secret",
+        "token",
+        "secret_key",
+        "secret_access_key",
+        "api_key",
+    ];
+    let w = String::from_utf8_lossy(w).to_ascii_lowercase();
+    w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') && ENDS.iter().any(|s| w.ends_with(s))
 }
 
 /// The words of `line` from `from`: byte ranges split at whitespace.
@@ -148,11 +178,13 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
     let ws = words(line, 0);
     for (k, w) in ws.iter().enumerate().filter(|(_, w)| w.start >= from) {
         let v = unquote(line, w.clone());
-        if super::decodes_to_text(&line[v.clone()]) {
+        if super::value::decodes_to_text(&line[v.clone()]) {
             continue; // base64 of plain text (`echo ZmVhdHVyZS… | base64 -d`)
         }
         // `-p VALUE`, and a literal piped into the next command.
-        let after_flag = k > 0 && matches!(&line[ws[k - 1].clone()], b"-p" | b"-P");
+        let after_flag = k > 0
+            && (matches!(&line[ws[k - 1].clone()], b"-p" | b"-P")
+                || secret_word(&line[ws[k - 1].clone()]));
         let echoed = k > 0
             && matches!(&line[ws[k - 1].clone()], b"echo" | b"printf" | b"-n")
             && ws.get(k + 1).is_some_and(|n| &line[n.clone()] == b"|");
@@ -196,14 +228,15 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
 /// Findings in a sentence that names a password.
 fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
+    let says_word = |w: &str| {
+        SAYS.iter().any(|s| w.contains(s)) || w.trim_matches(|c: char| !c.is_alphanumeric()) == "pw"
+    };
     let ws = words(line, 0);
     let lower: Vec<String> = ws
         .iter()
         .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
         .collect();
-    let says: Vec<usize> = (0..ws.len())
-        .filter(|&k| SAYS.iter().any(|s| lower[k].contains(s)))
-        .collect();
+    let says: Vec<usize> = (0..ws.len()).filter(|&k| says_word(&lower[k])).collect();
     if says.is_empty() {
         return;
     }
@@ -228,11 +261,69 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             let next = lower.get(k + 1).map(String::as_str);
             says.contains(&(k.wrapping_sub(1)))
                 || matches!(prev, Some("is" | "was" | "=" | "as"))
+                || (prev == Some("to") && strong(v))
                 || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
                 || matches!(next, Some("as" | "is"))
         };
         if shaped(v) || random_alnum(v) || (word_with_digits(v) && handed()) {
             out.push(s..e);
+        }
+    }
+}
+
+/// Marked words anywhere (`psk="Marble7577#"`, `backup:Jasper7427!`): the shape alone,
+/// pieces split at `= : , ; "` `'` and brackets.
+fn marked_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
+    let sep = |b: u8| b.is_ascii_whitespace() || b"=:,;\"'`()[]{}<>".contains(&b);
+    let mut i = 0;
+    while i < line.len() {
+        if sep(line[i]) {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < line.len() && !sep(line[i]) {
+            i += 1;
+        }
+        // A sentence's last word keeps its own marks but not the full stop.
+        let e = if i - s > 8 && line[i - 1] == b'.' {
+            i - 1
+        } else {
+            i
+        };
+        if shaped(&line[s..e]) {
+            out.push(s..e);
+        }
+    }
+}
+
+/// The string values of a JSON line (`{"cmd":"hydra -l admin -p X …"}`), each scanned as
+/// a line of its own.
+fn json_strings(line: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let s = i + 1;
+        i = s;
+        while i < line.len() && line[i] != b'"' {
+            i += if line[i] == b'\\' { 2 } else { 1 };
+        }
+        out.push(s..i.min(line.len()));
+        i += 1;
+    }
+    out
+}
+
+fn one_line(line: &[u8], out: &mut Vec<Range<usize>>) {
+    match command_line(line) {
+        Some(from) => on_command_line(line, from, out),
+        None => {
+            told(line, out);
+            marked_anywhere(line, out);
         }
     }
 }
@@ -243,9 +334,17 @@ pub(super) fn password_shaped_args(bytes: &[u8]) -> Vec<(Range<usize>, &'static 
     let mut at = 0;
     for line in bytes.split(|&b| b == b'\n') {
         let mut found = Vec::new();
-        match command_line(line) {
-            Some(from) => on_command_line(line, from, &mut found),
-            None => told(line, &mut found),
+        one_line(line, &mut found);
+        if line.trim_ascii_start().starts_with(b"{") || line.trim_ascii_start().starts_with(b"[") {
+            for r in json_strings(line) {
+                let mut inner = Vec::new();
+                one_line(&line[r.clone()], &mut inner);
+                found.extend(
+                    inner
+                        .into_iter()
+                        .map(|x| r.start + x.start..r.start + x.end),
+                );
+            }
         }
         out.extend(
             found
@@ -262,10 +361,12 @@ mod tests {
     use super::password_shaped_args;
 
     fn found(t: &str) -> Vec<&str> {
-        password_shaped_args(t.as_bytes())
+        let mut f: Vec<&str> = password_shaped_args(t.as_bytes())
             .into_iter()
             .map(|(r, _)| &t[r])
-            .collect()
+            .collect();
+        f.dedup();
+        f
     }
 
     #[test]
@@ -283,6 +384,19 @@ mod tests {
         assert_eq!(found("zip -P Qx!kT*mz a.zip"), ["Qx!kT*mz"]);
         assert_eq!(found("connect Lab 7HqTzW2xKp9mV"), ["7HqTzW2xKp9mV"]);
         assert_eq!(found("echo Birch8823 | login-tool"), ["Birch8823"]);
+        assert_eq!(
+            found("aws configure set aws_secret_access_key Otter7614"),
+            ["Otter7614"]
+        );
+        assert_eq!(
+            found("rclone config create n sftp pass Hq7Tz2Wm"),
+            ["Hq7Tz2Wm"]
+        );
+        // A command line inside a JSON string.
+        assert_eq!(
+            found(r#"{"cmd":"hydra -l admin -p Falcon9544 ssh://h"}"#),
+            ["Falcon9544"]
+        );
         // Prose, code, paths, versions, variables, base64, ids and ports pass.
         for t in [
             "Deploy with Node18! is fine",
@@ -297,6 +411,8 @@ mod tests {
             "git show 9b1d7e4a3f9c2e0b",
             "echo Done | tee log",
             "make CheckoutServiceV2Handler",
+            "vault token create -policy=ci",
+            r#"{"run":"cargo test -p warroom-memory"}"#,
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }
@@ -309,6 +425,14 @@ mod tests {
             ["Harvest4096"]
         );
         assert_eq!(found("Wifi LabNet, password Maple414!."), ["Maple414!"]);
+        assert_eq!(
+            found("I set the DB password to Lagoon3648. for now"),
+            ["Lagoon3648"]
+        );
+        assert_eq!(found("pw for the report account = Kx9#mTq2"), ["Kx9#mTq2"]);
+        // Marked words need no sentence around them.
+        assert_eq!(found("psk=\"Marble7577#\""), ["Marble7577#"]);
+        assert_eq!(found("backup:Jasper7427!"), ["Jasper7427!"]);
         assert_eq!(
             found("Use hxl8#&TiM7 as the root password."),
             ["hxl8#&TiM7"]

@@ -2,7 +2,11 @@
 //! for a secret (`<password>`, `${DB_PASSWORD}`, `%DB_PASS%`, `changeme`), a reference to
 //! where the secret is kept (`./db-pass.txt`, `/run/secrets/db`, `@token.txt`), an
 //! identifier made of words, or something shaped like a secret. Rules find *where* a
-//! secret would be; these judge *whether* the value there is one.
+//! secret would be; these judge *whether* the value there is one. Likewise for unlabelled
+//! random-looking tokens: what is known to be public (integrity hashes, public keys, data
+//! URIs) or is not random at all (base64 of text, identifiers made of words).
+
+use std::ops::Range;
 
 /// Shannon entropy in bits per byte.
 pub fn entropy(s: &[u8]) -> f64 {
@@ -74,13 +78,16 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
 
 /// A value naming where the secret is kept, not the secret: a relative or home path
 /// (`./db-pass.txt`, `~/.pgpass`), an absolute path of two or more parts
-/// (`/run/secrets/db`), curl's `@file`, a `file:` URL.
+/// (`/run/secrets/db`), curl's `@file`, a `file:` URL, openssl's `env:NAME`, `fd:N`, `stdin`.
 pub(super) fn reference(value: &[u8]) -> bool {
     let v = unquoted(value);
     v.starts_with(b"./")
         || v.starts_with(b"../")
         || v.starts_with(b"~/")
         || v.starts_with(b"file:")
+        || v.starts_with(b"env:")
+        || v.starts_with(b"fd:")
+        || v == b"stdin"
         || (v.starts_with(b"@") && v.len() > 1 && v[1..].iter().all(|b| b.is_ascii_graphic()))
         || (v.starts_with(b"/")
             && v[1..].contains(&b'/')
@@ -145,6 +152,129 @@ pub(super) fn wordy(t: &[u8]) -> bool {
     let in_words: usize = parts.iter().filter(|p| word(p)).map(|p| p.len()).sum();
     let letters = t.iter().filter(|c| c.is_ascii_alphabetic()).count();
     letters > 0 && in_words * 100 >= letters * 75
+}
+
+/// The byte ranges of `PUBLIC KEY`, `CERTIFICATE` and PGP public key blocks: their bodies
+/// are public.
+pub(super) fn public_blocks(bytes: &[u8]) -> Vec<Range<usize>> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(b) = text[from..].find("-----BEGIN ") {
+        let begin = from + b;
+        let head_end = text[begin..].find('\n').map_or(text.len(), |e| begin + e);
+        let head = &text[begin..head_end];
+        let end = text[head_end..]
+            .find("-----END ")
+            .map_or(text.len(), |e| head_end + e);
+        if ["PUBLIC KEY", "CERTIFICATE", "PGP PUBLIC KEY"]
+            .iter()
+            .any(|k| head.contains(k))
+            && !head.contains("PRIVATE")
+        {
+            out.push(begin..end);
+        }
+        from = end.max(begin + 1);
+    }
+    out
+}
+
+/// A random-looking token known to be public, or not random at all (module doc, step 3).
+pub(super) fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
+    let t = &bytes[r.clone()];
+    let before = &bytes[r.start.saturating_sub(24)..r.start];
+    let line_start = bytes[..r.start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = &bytes[line_start..r.start];
+    let lower: Vec<u8> = t.iter().take(8).map(u8::to_ascii_lowercase).collect();
+    // Integrity and checksum values: npm/SRI `sha512-…`, Nix `sha256-…`, go.sum `h1:…`,
+    // pip `--hash=sha256:…`, image digests.
+    const HASH_PREFIXES: [&[u8]; 5] = [b"sha1-", b"sha256-", b"sha384-", b"sha512-", b"md5-"];
+    // …or labelled as one just before it (`"sha512": "…"`, `content-digest: sha-256=:…`).
+    let label = String::from_utf8_lossy(before).to_ascii_lowercase();
+    const HASH_LABELS: [&str; 10] = [
+        "h1:",
+        "sha1",
+        "sha256",
+        "sha384",
+        "sha512",
+        "sha-256",
+        "sha-512",
+        "digest",
+        "checksum",
+        "integrity",
+    ];
+    if HASH_PREFIXES.iter().any(|p| lower.starts_with(p))
+        || HASH_LABELS.iter().any(|l| label.contains(l))
+    {
+        return true;
+    }
+    // Public keys: the SSH wire format (`ssh-ed25519 AAAA…`), JWKS members.
+    if t.starts_with(b"AAAA") && contains(line, b"ssh-") | contains(line, b"ecdsa-sha2-") {
+        return true;
+    }
+    let member = |m: &[u8]| {
+        let b = String::from_utf8_lossy(before).replace(' ', "");
+        b.ends_with(&String::from_utf8_lossy(m).into_owned())
+    };
+    if ["\"n\":\"", "\"x\":\"", "\"y\":\"", "\"x5c\":[\""]
+        .iter()
+        .any(|m| member(m.as_bytes()))
+    {
+        return true;
+    }
+    // Data URIs.
+    if before.ends_with(b";base64,") {
+        return true;
+    }
+    // `name=<base64>` is one token here: judge the value after the name.
+    let value = match t.iter().position(|&b| b == b'=') {
+        Some(i) if (1..=32).contains(&i) && t[..i].iter().all(u8::is_ascii_alphabetic) => {
+            &t[i + 1..]
+        }
+        _ => t,
+    };
+    decodes_to_text(t) || decodes_to_text(value) || wordy(t)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Base64 (standard or URL-safe) whose decoded value is plain text: entropy measured on
+/// the decoded value, as detect-secrets does, not on its encoding.
+pub(super) fn decodes_to_text(t: &[u8]) -> bool {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let body: Vec<u8> = t.iter().copied().filter(|&c| c != b'=').collect();
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    for chunk in body.chunks(4) {
+        let mut n = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            let Some(v) = value(c) else { return false };
+            n |= v << (18 - 6 * k);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    let printable = out
+        .iter()
+        .filter(|&&b| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\t'))
+        .count();
+    // Prose has spaces; structured text (JSON, CSV, markup) its punctuation. A short
+    // printable value (`user:pass`, a password) is neither long nor structured enough.
+    let structure = out.iter().filter(|b| b"{}\":,;<>=\n".contains(b)).count();
+    out.len() >= 24 && printable * 100 >= out.len() * 97 && (out.contains(&b' ') || structure >= 4)
 }
 
 #[cfg(test)]
