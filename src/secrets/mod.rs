@@ -393,6 +393,17 @@ mod tests {
                 "HqTzWmXpKr",
             ),
             ("ldap_default_authtok = Hx7q2LmPz", "Hx7q2LmPz"),
+            ("ALTER USER 'a'@'%' IDENTIFIED BY 'Tq8zWm3k';", "Tq8zWm3k"),
+            ("conn scott/Hx7q2LmPz@ORCL", "Hx7q2LmPz"),
+            ("rocommunity Hx7q2LmPz 10.0.0.0/24", "Hx7q2LmPz"),
+            (
+                "    secret \"yGuvm/klFtxPvDQ48yr2Tl\";",
+                "yGuvm/klFtxPvDQ48yr2Tl",
+            ),
+            (
+                "neo4j-admin dbms set-initial-password Kq7mTz2xLp",
+                "Kq7mTz2xLp",
+            ),
         ] {
             let s = scan(text);
             assert!(
@@ -415,6 +426,9 @@ mod tests {
             "openssl enc -d -in a.enc -pass env:DUMP_KEY",
             "\"shop_app\" \"md5\"",
             "auth_basic off",
+            "  password = var.db_password",
+            "helm install c bitnami/redis --set auth.existingSecret=redis-auth",
+            "rocommunity public 127.0.0.1",
             "cargo test -p warroom-memory --test daemon",
             "docker compose -p shop-staging up -d",
             "ssh -p 2222 ops@gw.acme.io",

@@ -50,12 +50,34 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["pass", "pwd", "secret", "token", "key"],
     ),
     (
-        // A config line `KEY VALUE` (ldap's `bind_pw X`, `smtp_pass X`): one key ending in
-        // a secret word, one value of six or more characters, nothing else on the line.
+        // A config line `KEY VALUE` (ldap's `bind_pw X`, `smtp_pass X`, BIND's
+        // `secret "X";`): one key ending in a secret word, one value of six or more
+        // characters, nothing else on the line.
         "password",
-        r##"(?im)^[ \t]*[a-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|pw|pass|secret|token|auth|authtok|psk)[ \t]+([^\s=:'"#][^\s]{5,127})[ \t]*$"##,
+        r##"(?im)^[ \t]*[a-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|pw|pass|secret|token|auth|authtok|psk)[ \t]+("[^"\n]{6,128}"|'[^'\n]{6,128}'|[^\s=:'"#;][^\s;]{5,127});?[ \t]*$"##,
         1,
         &["pass", "pwd", "pw", "secret", "token", "auth", "psk"],
+    ),
+    (
+        // SQL: `… IDENTIFIED BY 'pw'` (MySQL, Oracle), `… IDENTIFIED WITH plugin BY 'pw'`.
+        "password",
+        r#"(?i)\bidentified\s+(?:with\s+\S+\s+)?by\s+(?:password\s+)?(?:'([^'\n]{3,128})'|"([^"\n]{3,128})"|([^\s;'"]{3,128}))"#,
+        0,
+        &["identified"],
+    ),
+    (
+        // Oracle's `user/password@db` after conn, sqlplus, exp/imp, expdp/impdp.
+        "cli-password",
+        r#"(?im)(?:^|\s)(?:conn(?:ect)?|sqlplus(?:\s+-[sl])?|expdp|impdp|exp|imp)\s+[a-z0-9_$#]{1,30}/([^\s/@'"]{3,64})@"#,
+        1,
+        &["conn", "sqlplus", "exp", "imp"],
+    ),
+    (
+        // An SNMP community in snmpd.conf (`rocommunity X 10.0.0.0/24`).
+        "cli-password",
+        r#"(?im)^[ \t]*r[ow]community6?[ \t]+([^\s#]{4,128})"#,
+        1,
+        &["community"],
     ),
     (
         // A PgBouncer `userlist.txt` line: `"user" "password"`.

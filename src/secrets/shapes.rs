@@ -108,7 +108,8 @@ fn loose(v: &[u8]) -> bool {
 }
 
 /// A bare argument naming a secret, whose value follows it: `nmcli … password X`,
-/// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`.
+/// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`,
+/// `neo4j-admin dbms set-initial-password X`.
 fn secret_word(w: &[u8]) -> bool {
     const ENDS: [&str; 10] = [
         "password",
@@ -123,7 +124,10 @@ fn secret_word(w: &[u8]) -> bool {
         "api_key",
     ];
     let w = String::from_utf8_lossy(w).to_ascii_lowercase();
-    w.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') && ENDS.iter().any(|s| w.ends_with(s))
+    w.bytes()
+        .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+        && !w.starts_with('-')
+        && ENDS.iter().any(|s| w.ends_with(s))
 }
 
 /// The words of `line` from `from`: byte ranges split at whitespace.

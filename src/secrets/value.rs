@@ -52,7 +52,14 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
         && s[1..s.len() - 1]
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if s.starts_with('$') || s.starts_with("{{") || windows_var {
+    // Terraform/HCL references: `var.db_password`, `local.pw`, `module.db.password`.
+    let hcl = ["var.", "local.", "module.", "data."].iter().any(|p| {
+        s.starts_with(p)
+            && s[p.len()..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-[]\"".contains(&b))
+    });
+    if s.starts_with('$') || s.starts_with("{{") || windows_var || hcl {
         return true;
     }
     const WORDS: &[&str] = &[
@@ -95,9 +102,10 @@ pub(super) fn reference(value: &[u8]) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(b)))
 }
 
-/// An unquoted value of a `password=`/`key=` rule must look like a secret, not prose: a
-/// digit or a symbol in it, or random letters (mixed case that is not words —
-/// `WBPqCqgyawb`, not `MyPassword`).
+/// An unquoted value of a `password=`/`key=` rule must look like a secret, not prose or a
+/// name: a digit or a symbol in it, or random letters (mixed case that is not words —
+/// `WBPqCqgyawb`, not `MyPassword`), and not lower-case words joined by `-_.`
+/// (`redis-auth`, a secret's name).
 pub(super) fn looks_secret(value: &[u8]) -> bool {
     if value.first().is_some_and(|c| matches!(c, b'"' | b'\'')) {
         return true;
@@ -106,10 +114,15 @@ pub(super) fn looks_secret(value: &[u8]) -> bool {
     if value.iter().any(|c| b"()[]{}<>".contains(c)) {
         return false;
     }
-    value
+    // A name: lower-case words joined by `-`, `_` or `.` (`redis-auth`, `db-password`).
+    let name = value
         .iter()
-        .any(|c| c.is_ascii_digit() || !(c.is_ascii_alphanumeric() || *c >= 0x80))
-        || random_letters(value)
+        .all(|c| c.is_ascii_lowercase() || b"-_.".contains(c));
+    !name
+        && (value
+            .iter()
+            .any(|c| c.is_ascii_digit() || !(c.is_ascii_alphanumeric() || *c >= 0x80))
+            || random_letters(value))
 }
 
 /// Eight or more letters, at least two upper and two lower case, not made of words.
