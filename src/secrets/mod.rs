@@ -23,14 +23,16 @@
 //!    integrity and checksum values (`sha512-…`, go.sum's `h1:…`), public keys (`ssh-…
 //!    AAAA…`, JWKS `"n"`/`"x"` members, `PUBLIC KEY` and `CERTIFICATE` blocks), data URIs,
 //!    base64 whose decoded value is plain text, and identifiers made of words.
-//! 4. Password-shaped arguments on lines that look like shell commands ([`shapes`]): the
-//!    tools no rule names.
+//! 4. Passwords found by their shape ([`shapes`], with the shapes in [`looks`]): marked
+//!    words and random quoted values anywhere, arguments of command lines, passwords told
+//!    in a sentence — the tools, keys and phrasings no rule names.
 //! 5. What a rule matched is judged ([`value`]): placeholders are allowed (`<password>`,
 //!    `${DB_PASSWORD}`, `%DB_PASS%`, `xxxx`, `changeme`, `****`, `your-api-key`), and so
 //!    are references to where a secret is kept (`./db-pass.txt`, `/run/secrets/db`) and
 //!    flags that only mention one (`--ask-vault-pass`); an unquoted value must look like a
 //!    secret (a digit, a symbol, or random mixed-case letters), so prose is not mangled.
 
+mod looks;
 mod own;
 mod rules;
 mod shapes;
@@ -404,6 +406,18 @@ mod tests {
                 "neo4j-admin dbms set-initial-password Kq7mTz2xLp",
                 "Kq7mTz2xLp",
             ),
+            ("7za x -pHq7Tz2WmXp b.7z", "Hq7Tz2WmXp"),
+            ("gh secret set KEY --body 'Thistle3682'", "Thistle3682"),
+            (r#"expect "assword:"; send "Anchor3530?\r""#, "Anchor3530?"),
+            (
+                r#"db.changeUserPassword("app", "hyjMj0y1hX")"#,
+                "hyjMj0y1hX",
+            ),
+            (
+                r#"<entry key="mail.password">lnPLA7our4dLiZIP</entry>"#,
+                "lnPLA7our4dLiZIP",
+            ),
+            ("--gpg-options '--passphrase Heron2708'", "Heron2708"),
         ] {
             let s = scan(text);
             assert!(
@@ -429,6 +443,8 @@ mod tests {
             "  password = var.db_password",
             "helm install c bitnami/redis --set auth.existingSecret=redis-auth",
             "rocommunity public 127.0.0.1",
+            "proxy_pass http://backend:8080;",
+            "check_password(password, stored_hash)",
             "cargo test -p warroom-memory --test daemon",
             "docker compose -p shop-staging up -d",
             "ssh -p 2222 ops@gw.acme.io",

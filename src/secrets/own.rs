@@ -239,11 +239,41 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["net user"],
     ),
     (
-        // rar's `-pSECRET` / `-hpSECRET` (password attached to the flag).
+        // Archivers' `-pSECRET` / `-hpSECRET` (password attached to the flag).
         "cli-password",
-        r#"(?i)\brar\b[^\n]{0,100}?\s-h?p([^\s'"-][^\s'"]{2,127})"#,
+        r#"(?i)\b(?:rar|unrar|7z|7za|7zr)\b[^\n]{0,100}?\s-h?p([^\s'"-][^\s'"]{2,127})"#,
         1,
-        &["rar"],
+        &["rar", "7z"],
+    ),
+    (
+        // `gh secret set NAME --body X`.
+        "cli-password",
+        r#"(?i)\bgh\s+secret\s+set\b[^\n]{0,100}?\s(?:--body|-b)[ =]['"]?([^\s'"$-][^\s'"]{2,127})"#,
+        1,
+        &["gh secret"],
+    ),
+    (
+        // expect scripts: `expect "assword:"; send "X\r"`.
+        "cli-password",
+        r#"(?i)assword[^\n]{0,40}?\bsend\s+(?:--\s+)?"([^"\\\n]{3,128})"#,
+        1,
+        &["assword"],
+    ),
+    (
+        // A call whose name says password: `changeUserPassword("app", "X")`,
+        // `set_password('X')` — its last string literal.
+        "password",
+        r#"(?i)\b[a-z_.]*(?:password|passwd|passphrase)[a-z_]*\s*\(\s*(?:["'][^"'\n]*["']\s*,\s*)*["']([^"'\n]{4,128})["']\s*\)"#,
+        1,
+        &["pass"],
+    ),
+    (
+        // XML whose element or key attribute names a password:
+        // `<property name="hibernate.connection.password">X</property>`.
+        "xml-secret",
+        r#"(?i)<[a-z][a-z0-9:_-]*\s+(?:name|key|id)\s*=\s*"[^"]{0,80}(?:password|passwd|pwd|secret|token)"[^>]{0,100}>([^<\s]{4,256})</"#,
+        1,
+        &["password", "passwd", "pwd", "secret", "token"],
     ),
     (
         // `user:pass@host` without a scheme (`impacket-psexec dom/admin:pw@10.0.0.5`,
@@ -260,7 +290,7 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         // `--client-secret X`. Not `--password-file`, `--no-password`, `$VAR` or `-…`.
         "cli-password",
         // The same secret words as keys use (`passphrase`, `-pw`, `--user_pass`).
-        r#"(?i)(?:^|\s)--?(?:[a-z][a-z0-9_-]{0,30})?(?:pass|password|passwd|passphrase|pwd|pw|secret|token|api-?key)[ =]['"]?([^\s'"<|>&;$-][^\s'"]{2,127})"#,
+        r#"(?i)(?:^|[\s'"])--?(?:[a-z][a-z0-9_-]{0,30})?(?:pass|password|passwd|passphrase|pwd|pw|secret|token|api-?key)[ =]['"]?([^\s'"<|>&;$-][^\s'"]{2,127})"#,
         1,
         &["pass", "pwd", "-pw", "_pw", "secret", "token", "key"],
     ),

@@ -1,111 +1,34 @@
 //! Passwords found by their shape (step 4 of the scan), where no rule names the tool or
 //! the key: every tool spells its password argument its own way, often positionally
-//! (`nmcli … password X`, `zip -P X`, `sqlplus user/X@db`), and people tell passwords in
-//! sentences. Five checks, each on its own context (a JSON line's string values are
-//! also checked as lines of their own: `{"cmd":"hydra -p X …"}`):
+//! (`nmcli … password X`, `zip -P X`, `sqlplus user/X@db`), code passes them as plain
+//! string literals, and people tell passwords in sentences. The shapes themselves are in
+//! [`super::looks`]; here are the contexts, each with the shape it demands (a JSON line's
+//! string values are also checked as lines of their own: `{"cmd":"hydra -p X …"}`):
 //!
-//! - Anywhere, a *marked* word (below): `psk="Marble7577#"`, `backup:Jasper7427!`.
+//! - Anywhere, a *marked* word (8–64 characters with upper case, lower case, a digit and
+//!   one of `!#%&*?^~$`): `psk="Marble7577#"`, `backup:Jasper7427!`. Prose, code
+//!   (brackets, dots and parentheses are not in the set), paths, URLs, versions, base64
+//!   and `$VARIABLES` are not.
+//! - Anywhere, a quoted value that is random-looking (`auth=('admin', 'Wga5WXFRsb=uaNX')`)
+//!   or a word with four digits or a mark (`"Lilac3920@"`); not what is known to be
+//!   public (integrity hashes, JWKS members) nor an id with a prefix (`cus_…`).
 //! - On a line that looks like a shell command (a lower-case program name after an
-//!   optional `$ ` prompt), every argument is split at `/ @ : = ,` and a piece is flagged
-//!   when it is *marked*: 8–64 characters of letters, digits and `!#%&*?^~$_+-`, with upper
-//!   case, lower case, a digit and one of `!#%&*?^~$` (not starting with `$`). Prose
-//!   (sentences start with a capital), code (brackets, dots and parentheses are not in the
-//!   set), paths, URLs, versions, base64 and `$VARIABLES` are not.
-//! - On such a line, a whole argument of 12–64 letters and digits with both cases and a
-//!   digit, not made of words, with ≥ 3.3 bits of entropy per character (`0JSHlBQBvyGHNSl`):
-//!   a random string passed to a command is a credential far more often than anything
-//!   else. Lower-case ids (pods, hashes, UUIDs) are not.
-//! - The value of a `-p`/`-P` flag (the short flag most tools give a password), of a bare
-//!   argument naming a secret (`nmcli … password X`, `aws configure set
-//!   aws_secret_access_key X`) and a literal piped by `echo`/`printf` into a command,
-//!   held to a looser shape
-//!   ([`loose`]): `Harbor249`, `QnKx!fy*pwh`, `WmegRnxRlfrjzNWu`.
-//! - In a sentence that says `password`, `passphrase`, `passcode` or `pwd`, a word within
-//!   eight words of it that is marked or random, or a word with digits and a capital
-//!   (`Harvest4096`, `Maple414!`) where the sentence hands it over (`… is X`, `password
-//!   X`, `X as …`). Lower-case words, versions and paths are not.
+//!   optional `$ ` prompt): marked pieces of every argument split at `/ @ : = ,`; a whole
+//!   argument of 12–64 random letters and digits (`0JSHlBQBvyGHNSl`) — a random string
+//!   passed to a command is a credential far more often than anything else, and
+//!   lower-case ids (pods, hashes, UUIDs) are not; and, held to a looser shape
+//!   ([`loose`]), the value of a `-p`/`-P` flag, of a bare argument naming a secret
+//!   (`nmcli … password X`, `aws configure set aws_secret_access_key X`) and a literal
+//!   piped by `echo`/`printf` into a command (`Harbor249`, `QnKx!fy*pwh`).
+//! - In a sentence that says `password`, `passphrase`, `passcode`, `pwd` or `pw`, a word
+//!   within eight words of it that is marked or random, or — where the sentence hands it
+//!   over (`… is X`, `password X`, `X as …`, `user / X`) — a word with digits
+//!   (`Harvest4096`) or any value of the [`given`] shape. Lower-case words, versions,
+//!   constants and flags are not.
 
 use std::ops::Range;
 
-use super::value::{entropy, random_letters, wordy};
-
-/// Symbols that mark a password (besides letters and digits).
-const MARK: &[u8] = b"!#%&*?^~$";
-
-fn upper(p: &[u8]) -> bool {
-    p.iter().any(u8::is_ascii_uppercase)
-}
-fn lower(p: &[u8]) -> bool {
-    p.iter().any(u8::is_ascii_lowercase)
-}
-fn digit(p: &[u8]) -> bool {
-    p.iter().any(u8::is_ascii_digit)
-}
-fn marked(p: &[u8]) -> bool {
-    p.iter().any(|b| MARK.contains(b))
-}
-
-fn shaped(p: &[u8]) -> bool {
-    (8..=64).contains(&p.len())
-        && p.iter().all(|&b| {
-            b.is_ascii_alphanumeric() || MARK.contains(&b) || matches!(b, b'_' | b'+' | b'-')
-        })
-        && upper(p)
-        && lower(p)
-        && digit(p)
-        && marked(p)
-        && p[0] != b'$'
-}
-
-/// 12–64 letters and digits, both cases and a digit, not words, with at most 0.6 bits per
-/// character less entropy than a string of that length can have (capped at 4).
-fn random_alnum(p: &[u8]) -> bool {
-    (12..=64).contains(&p.len())
-        && p.iter().all(u8::is_ascii_alphanumeric)
-        && upper(p)
-        && lower(p)
-        && digit(p)
-        && !wordy(p)
-        && entropy(p) >= (p.len() as f64).log2().min(4.0) - 0.6
-}
-
-/// A capitalised word of three or more letters, two or more digits, then marks:
-/// `Harvest4096`, `Maple414!` — the passwords people choose.
-fn word_with_digits(p: &[u8]) -> bool {
-    let letters = p.iter().take_while(|b| b.is_ascii_alphabetic()).count();
-    let digits = p[letters..]
-        .iter()
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    p.len() >= 7
-        && letters >= 3
-        && p[0].is_ascii_uppercase()
-        && p[1..letters].iter().all(u8::is_ascii_lowercase)
-        && digits >= 2
-        && p[letters + digits..].iter().all(|b| MARK.contains(b))
-}
-
-/// A word with digits people pick as a password rather than a version: four or more
-/// digits, or a mark (`Lagoon3648`, `Otter12!`; not `Office365`).
-fn strong(p: &[u8]) -> bool {
-    marked(p) || p.iter().filter(|b| b.is_ascii_digit()).count() >= 4
-}
-
-/// The looser shape a value is held to where the context says "password" (after `-p`,
-/// piped into a command): 6–64 characters without `/ . \ : @` or spaces, not starting
-/// with `$` or `-`, with a letter, a digit or symbol, and an upper-case letter or symbol
-/// (`Harbor249`, `QnKx!fy*pwh`); or random letters (`WmegRnxRlfrjzNWu`). Lower-case names
-/// (`-p warroom-memory`), numbers and ports (`-p 2222`, `-p 8080:80`) are not.
-fn loose(v: &[u8]) -> bool {
-    let letter = v.iter().any(u8::is_ascii_alphabetic);
-    (6..=64).contains(&v.len())
-        && v[0] != b'$'
-        && v[0] != b'-'
-        && !v
-            .iter()
-            .any(|b| b"/.\\:@|<>".contains(b) || b.is_ascii_whitespace())
-        && ((letter && (digit(v) || marked(v)) && (upper(v) || marked(v))) || random_letters(v))
-}
+use super::looks::{given, loose, random_alnum, random_mixed, shaped, strong, word_with_digits};
 
 /// A bare argument naming a secret, whose value follows it: `nmcli … password X`,
 /// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`,
@@ -264,14 +187,39 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             let prev = k.checked_sub(1).map(|p| lower[p].as_str());
             let next = lower.get(k + 1).map(String::as_str);
             says.contains(&(k.wrapping_sub(1)))
-                || matches!(prev, Some("is" | "was" | "=" | "as"))
+                || matches!(prev, Some("is" | "was" | "=" | "as" | "/"))
                 || (prev == Some("to") && strong(v))
                 || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
                 || matches!(next, Some("as" | "is"))
         };
-        if shaped(v) || random_alnum(v) || (word_with_digits(v) && handed()) {
+        if shaped(v) || random_alnum(v) || ((word_with_digits(v) || given(v)) && handed()) {
             out.push(s..e);
         }
+    }
+}
+
+/// Quoted values anywhere (`auth=('admin', 'Wga5WXFRsb=uaNXY_')`, `"app", "Lilac3920@"`):
+/// random-looking, or a word with four digits or a mark.
+fn quoted_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
+    let mut i = 0;
+    while i < line.len() {
+        let q = line[i];
+        if q != b'\'' && q != b'"' {
+            i += 1;
+            continue;
+        }
+        let s = i + 1;
+        let Some(len) = line[s..].iter().position(|&b| b == q) else {
+            return;
+        };
+        let v = &line[s..s + len];
+        if !v.iter().any(u8::is_ascii_whitespace)
+            && ((random_mixed(v) && !super::value::known_public(line, s..s + len))
+                || (word_with_digits(v) && strong(v)))
+        {
+            out.push(s..s + len);
+        }
+        i = s + len + 1;
     }
 }
 
@@ -323,6 +271,7 @@ fn json_strings(line: &[u8]) -> Vec<Range<usize>> {
 }
 
 fn one_line(line: &[u8], out: &mut Vec<Range<usize>>) {
+    quoted_anywhere(line, out);
     match command_line(line) {
         Some(from) => on_command_line(line, from, out),
         None => {
@@ -434,6 +383,24 @@ mod tests {
             ["Lagoon3648"]
         );
         assert_eq!(found("pw for the report account = Kx9#mTq2"), ["Kx9#mTq2"]);
+        assert_eq!(
+            found("I've reset it, the temporary password is WPcuDnWGVYtLlAMYgUn"),
+            ["WPcuDnWGVYtLlAMYgUn"]
+        );
+        assert_eq!(
+            found("Router: user admin, pw hqAOll_7_veHr7u"),
+            ["hqAOll_7_veHr7u"]
+        );
+        assert_eq!(
+            found("New credentials for the bot / Drift6586"),
+            Vec::<&str>::new()
+        );
+        // Quoted values anywhere: random, or a word with four digits or a mark.
+        assert_eq!(
+            found("requests.get(u, auth=('admin', 'Wga5WXFRsb=uaNXY_'))"),
+            ["Wga5WXFRsb=uaNXY_"]
+        );
+        assert_eq!(found(r#"create(url, "app", "Lilac3920@")"#), ["Lilac3920@"]);
         // Marked words need no sentence around them.
         assert_eq!(found("psk=\"Marble7577#\""), ["Marble7577#"]);
         assert_eq!(found("backup:Jasper7427!"), ["Jasper7427!"]);
@@ -447,6 +414,11 @@ mod tests {
             "Reset the password in Keycloak26 and tell QA.",
             "Upgrade the password vault to Office365 next week.",
             "Token rotation for Node18 services is next week.",
+            "Error: ER_ACCESS_DENIED_ERROR (using password: YES)",
+            "Cron: 0 2 * * * /usr/local/bin/rotate-passwords --dry-run",
+            "password hashing: Argon2id",
+            r#"{"integrity": "sha256-Q2FYKN60pVJGhQt43+LRAPU1hD2p5AavIpJzSyb1aDw="}"#,
+            r#"stripe.customers.retrieve("cus_NffrFeUfNV2Hib")"#,
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }

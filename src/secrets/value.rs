@@ -85,13 +85,15 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
 
 /// A value naming where the secret is kept, not the secret: a relative or home path
 /// (`./db-pass.txt`, `~/.pgpass`), an absolute path of two or more parts
-/// (`/run/secrets/db`), curl's `@file`, a `file:` URL, openssl's `env:NAME`, `fd:N`, `stdin`.
+/// (`/run/secrets/db`), curl's `@file`, a URL (`proxy_pass http://backend:8080`; credentials
+/// in a URL have their own rule), openssl's `env:NAME`, `fd:N`, `stdin`.
 pub(super) fn reference(value: &[u8]) -> bool {
     let v = unquoted(value);
     v.starts_with(b"./")
         || v.starts_with(b"../")
         || v.starts_with(b"~/")
         || v.starts_with(b"file:")
+        || v.windows(3).any(|w| w == b"://")
         || v.starts_with(b"env:")
         || v.starts_with(b"fd:")
         || v == b"stdin"

@@ -1,0 +1,135 @@
+//! What a password looks like, by its characters alone: the predicates the shape checks
+//! ([`super::shapes`]) apply in their contexts — marked (`Q7w#Erty99`), random
+//! (`0JSHlBQBvyGHNSl`, `Wga5WXFRsb=uaNXY_`), a word with digits (`Harvest4096`), and the
+//! looser shapes a value is held to where its context already says "password".
+
+use super::value::{entropy, random_letters, wordy};
+
+/// Symbols that mark a password (besides letters and digits).
+pub(super) const MARK: &[u8] = b"!#%&*?^~$";
+
+pub(super) fn upper(p: &[u8]) -> bool {
+    p.iter().any(u8::is_ascii_uppercase)
+}
+pub(super) fn lower(p: &[u8]) -> bool {
+    p.iter().any(u8::is_ascii_lowercase)
+}
+pub(super) fn digit(p: &[u8]) -> bool {
+    p.iter().any(u8::is_ascii_digit)
+}
+pub(super) fn marked(p: &[u8]) -> bool {
+    p.iter().any(|b| MARK.contains(b))
+}
+
+pub(super) fn shaped(p: &[u8]) -> bool {
+    (8..=64).contains(&p.len())
+        && p.iter().all(|&b| {
+            b.is_ascii_alphanumeric() || MARK.contains(&b) || matches!(b, b'_' | b'+' | b'-')
+        })
+        && upper(p)
+        && lower(p)
+        && digit(p)
+        && marked(p)
+        && p[0] != b'$'
+}
+
+/// 12–64 letters and digits, both cases and a digit, not words, with at most 0.6 bits per
+/// character less entropy than a string of that length can have (capped at 4).
+pub(super) fn random_alnum(p: &[u8]) -> bool {
+    (12..=64).contains(&p.len())
+        && p.iter().all(u8::is_ascii_alphanumeric)
+        && upper(p)
+        && lower(p)
+        && digit(p)
+        && !wordy(p)
+        && entropy(p) >= (p.len() as f64).log2().min(4.0) - 0.6
+}
+
+/// A capitalised word of three or more letters, two or more digits, then marks:
+/// `Harvest4096`, `Maple414!` — the passwords people choose.
+pub(super) fn word_with_digits(p: &[u8]) -> bool {
+    let letters = p.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let digits = p[letters..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    p.len() >= 7
+        && letters >= 3
+        && p[0].is_ascii_uppercase()
+        && p[1..letters].iter().all(u8::is_ascii_lowercase)
+        && digits >= 2
+        && p[letters + digits..]
+            .iter()
+            .all(|b| MARK.contains(b) || *b == b'@')
+}
+
+/// A word with digits people pick as a password rather than a version: four or more
+/// digits, or a mark (`Lagoon3648`, `Otter12!`; not `Office365`).
+pub(super) fn strong(p: &[u8]) -> bool {
+    marked(p) || p.iter().filter(|b| b.is_ascii_digit()).count() >= 4
+}
+
+/// The looser shape a value is held to where the context says "password" (after `-p`,
+/// piped into a command): 6–64 characters without `/ . \ : @` or spaces, not starting
+/// with `$` or `-`, with a letter, a digit or symbol, and an upper-case letter or symbol
+/// (`Harbor249`, `QnKx!fy*pwh`); or random letters (`WmegRnxRlfrjzNWu`). Lower-case names
+/// (`-p warroom-memory`), numbers and ports (`-p 2222`, `-p 8080:80`) are not.
+pub(super) fn loose(v: &[u8]) -> bool {
+    let letter = v.iter().any(u8::is_ascii_alphabetic);
+    (6..=64).contains(&v.len())
+        && v[0] != b'$'
+        && v[0] != b'-'
+        && !v
+            .iter()
+            .any(|b| b"/.\\:@|<>".contains(b) || b.is_ascii_whitespace())
+        && ((letter && (digit(v) || marked(v)) && (upper(v) || marked(v))) || random_letters(v))
+}
+
+/// Characters a generated password may hold besides letters and digits.
+pub(super) fn password_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#%&*?^~@+=-_.$".contains(&b)
+}
+
+/// Not an address: no `@` followed by a dotted host (`ops2@acme.io`).
+pub(super) fn not_email(v: &[u8]) -> bool {
+    v.iter()
+        .position(|&b| b == b'@')
+        .is_none_or(|at| !v[at..].contains(&b'.'))
+}
+
+/// A value a sentence hands over as a password (`… password is X`, `pw X`, `X as the
+/// password`): 8–64 password characters, not a flag, with both cases and a digit or
+/// symbol, or two digits and a symbol, or random letters. `Argon2id`, `required`,
+/// `ER_ACCESS_DENIED`, `--dry-run` are not.
+pub(super) fn given(v: &[u8]) -> bool {
+    let symbol = v.iter().any(|b| !b.is_ascii_alphanumeric());
+    let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
+    (8..=64).contains(&v.len())
+        && v.iter().all(|&b| password_char(b))
+        && not_email(v)
+        && v[0] != b'-'
+        && v.iter().any(u8::is_ascii_alphabetic)
+        && ((upper(v) && lower(v) && (digits > 0 || symbol))
+            || (digits >= 2 && symbol)
+            || random_letters(v))
+}
+
+/// A random-looking string of 10–64 password characters: both cases and a digit, not
+/// words, near the most entropy its length allows, not an address, not an id with a
+/// lower-case prefix (`cus_NffrFeUfNV2Hib`).
+pub(super) fn random_mixed(v: &[u8]) -> bool {
+    let prefixed = v
+        .iter()
+        .position(|&b| b == b'_')
+        .is_some_and(|u| (2..=10).contains(&u) && v[..u].iter().all(u8::is_ascii_lowercase));
+    (10..=64).contains(&v.len())
+        && v.iter().all(|&b| password_char(b))
+        && !matches!(v[0], b'-' | b'.')
+        && upper(v)
+        && lower(v)
+        && digit(v)
+        && not_email(v)
+        && !prefixed
+        && !wordy(v)
+        && entropy(v) >= (v.len() as f64).log2().min(4.0) - 0.7
+}
