@@ -98,7 +98,7 @@ pub(super) fn not_email(v: &[u8]) -> bool {
 }
 
 /// A value a sentence hands over as a password (`… password is X`, `pw X`, `X as the
-/// password`): 8–64 password characters, not a flag, with both cases and a digit or
+/// password`): 8–64 password characters, not a flag, with both cases and two digits or a
 /// symbol, or two digits and a symbol, or random letters. `Argon2id`, `required`,
 /// `ER_ACCESS_DENIED`, `--dry-run` are not.
 pub(super) fn given(v: &[u8]) -> bool {
@@ -109,8 +109,9 @@ pub(super) fn given(v: &[u8]) -> bool {
         && not_email(v)
         && v[0] != b'-'
         && v.iter().any(u8::is_ascii_alphabetic)
-        && ((upper(v) && lower(v) && (digits > 0 || symbol))
-            || (digits >= 2 && symbol)
+        && ((upper(v) && lower(v) && (digits >= 2 || symbol))
+            // Not an algorithm's name (`scram-sha-256`, `aes-256-gcm`): a mark, not a dash.
+            || (digits >= 2 && v.iter().any(|b| b"!#%&*?^~@+=$".contains(b)))
             || random_letters(v))
 }
 
@@ -132,4 +133,33 @@ pub(super) fn random_mixed(v: &[u8]) -> bool {
         && !prefixed
         && !wordy(v)
         && entropy(v) >= (v.len() as f64).log2().min(4.0) - 0.7
+}
+
+/// A passphrase of three or more lower-case words joined by one of `- . _`, with optional
+/// digits (`orbit-candle-river-maple`, `sugar.orbit.tiger86`), 14 characters or more.
+pub(super) fn diceware(v: &[u8]) -> bool {
+    let body = &v[..v.len() - v.iter().rev().take_while(|b| b.is_ascii_digit()).count()];
+    let Some(&sep) = body.iter().find(|b| b"-._".contains(b)) else {
+        return false;
+    };
+    let parts: Vec<&[u8]> = body.split(|&b| b == sep).collect();
+    v.len() >= 14
+        && parts.len() >= 3
+        && parts
+            .iter()
+            .all(|p| p.len() >= 3 && p.iter().all(u8::is_ascii_lowercase))
+}
+
+/// Lower-case letters and digits mixed (`d9wvcu8so9`, `9p6xoxo1as1iy`): 8–64 characters,
+/// two or more digits and three or more letters, digits not only at the end (`release2024`
+/// is a word and a number).
+pub(super) fn lower_random(v: &[u8]) -> bool {
+    let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
+    let trailing = v.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    (8..=64).contains(&v.len())
+        && v.iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && digits >= 2
+        && v.len() - digits >= 3
+        && trailing < digits
 }

@@ -158,7 +158,9 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || (matches!(
                     rule.id.as_str(),
                     "password" | "api-key" | "cli-password" | "env-secret-value"
-                ) && (!looks_secret(value) || reference(value) || asks(whole.as_bytes())))
+                ) && (!(looks_secret(value) || passphrase(value, whole.as_bytes()))
+                    || reference(value)
+                    || asks(whole.as_bytes())))
                 || allowed(&set.global, value, whole.range(), bytes)
                 || rule
                     .allow
@@ -173,6 +175,13 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
     out.extend(high_entropy_tokens(bytes));
     out.extend(shapes::password_shaped_args(bytes));
     out
+}
+
+/// A diceware passphrase where the key or flag says password (`--password
+/// correct-violet-sugar`): lower-case words are a name elsewhere, a passphrase here.
+fn passphrase(value: &[u8], matched: &[u8]) -> bool {
+    let m = String::from_utf8_lossy(matched).to_ascii_lowercase();
+    (m.contains("pass") || m.contains("pwd")) && looks::diceware(value)
 }
 
 /// A match that names no secret: a boolean flag that only mentions a password
@@ -418,6 +427,20 @@ mod tests {
                 "lnPLA7our4dLiZIP",
             ),
             ("--gpg-options '--passphrase Heron2708'", "Heron2708"),
+            (
+                "helm repo add p https://c --password correct-violet-sugar",
+                "correct-violet-sugar",
+            ),
+            ("openssl passwd -apr1 Nectar7555@", "Nectar7555@"),
+            (
+                "User::create(['password' => Hash::make('Bq7Tz2Wm')])",
+                "Bq7Tz2Wm",
+            ),
+            (
+                "ACL SETUSER worker on >097gc3gnaearpyn ~jobs:*",
+                "097gc3gnaearpyn",
+            ),
+            ("AUTH default ErYjZ%=7^X", "ErYjZ%=7^X"),
         ] {
             let s = scan(text);
             assert!(
@@ -445,6 +468,8 @@ mod tests {
             "rocommunity public 127.0.0.1",
             "proxy_pass http://backend:8080;",
             "check_password(password, stored_hash)",
+            "ENCRYPTION_ALGORITHM=aes-256-gcm",
+            "AUTH command requires a password; the client reads REDISCLI_AUTH.",
             "cargo test -p warroom-memory --test daemon",
             "docker compose -p shop-staging up -d",
             "ssh -p 2222 ops@gw.acme.io",

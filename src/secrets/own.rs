@@ -246,6 +246,33 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["rar", "7z"],
     ),
     (
+        // A literal handed to a password-hashing call: `Hash::make('X')`,
+        // `password_hash('X', …)`, `bcrypt.hashpw(b'X', …)`, `openssl passwd -6 X`.
+        "password",
+        r#"(?i)\b(?:hash::make|password_hash|hashpw|make_password|generate_password_hash|bcrypt\.hash(?:sync)?|argon2\.hash)\s*\(\s*b?["']([^"'\n]{4,128})["']"#,
+        1,
+        &["hash", "make_password"],
+    ),
+    (
+        "cli-password",
+        r#"(?i)\b(?:openssl\s+passwd|mkpasswd)\s+(?:-[a-z0-9-]+\s+(?:sha-?\d+\s+)?)*['"]?([^\s'"$-][^\s'"]{2,127})"#,
+        1,
+        &["passwd"],
+    ),
+    (
+        // Redis: `ACL SETUSER name on >password …`, `AUTH [user] password`.
+        "cli-password",
+        r#"(?i)\bacl\s+setuser\b[^\n]{0,100}?\s>(\S{3,128})"#,
+        1,
+        &["setuser"],
+    ),
+    (
+        "cli-password",
+        r#"(?m)^[ \t]*AUTH[ \t]+(?:[A-Za-z0-9_-]{1,64}[ \t]+)?(\S{6,128})[ \t]*$"#,
+        1,
+        &["auth"],
+    ),
+    (
         // `gh secret set NAME --body X`.
         "cli-password",
         r#"(?i)\bgh\s+secret\s+set\b[^\n]{0,100}?\s(?:--body|-b)[ =]['"]?([^\s'"$-][^\s'"]{2,127})"#,

@@ -28,7 +28,11 @@
 
 use std::ops::Range;
 
-use super::looks::{given, loose, random_alnum, random_mixed, shaped, strong, word_with_digits};
+use super::looks::{
+    diceware, given, loose, lower_random, random_alnum, random_mixed, shaped, strong,
+    word_with_digits,
+};
+use super::value::random_letters;
 
 /// A bare argument naming a secret, whose value follows it: `nmcli … password X`,
 /// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`,
@@ -112,10 +116,31 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
         let after_flag = k > 0
             && (matches!(&line[ws[k - 1].clone()], b"-p" | b"-P")
                 || secret_word(&line[ws[k - 1].clone()]));
-        let echoed = k > 0
-            && matches!(&line[ws[k - 1].clone()], b"echo" | b"printf" | b"-n")
-            && ws.get(k + 1).is_some_and(|n| &line[n.clone()] == b"|");
-        if (after_flag || echoed) && loose(&line[v.clone()]) {
+        let prev = k.checked_sub(1).map(|p| &line[ws[p].clone()]);
+        let echoed = matches!(
+            prev,
+            Some(b"echo" | b"printf" | b"-n" | b"<(echo" | b"<(printf")
+        ) && (ws.get(k + 1).is_some_and(|n| &line[n.clone()] == b"|")
+            || line[w.clone()].ends_with(b")"));
+        // A here-string (`smbpasswd -a jdoe <<< $'X\nX'`): its first line.
+        let here = matches!(prev, Some(b"<<<"));
+        let v = if echoed && line[v.clone()].ends_with(b")") {
+            unquote(line, w.start..w.end - 1)
+        } else if here {
+            let mut r = unquote(line, w.clone());
+            if line[r.start] == b'$' && matches!(line.get(r.start + 1), Some(b'\'')) {
+                r = unquote(line, r.start + 1..w.end);
+            }
+            let end = line[r.clone()]
+                .windows(2)
+                .position(|p| p == b"\\n")
+                .map_or(r.end, |i| r.start + i);
+            r.start..end
+        } else {
+            v
+        };
+        let value = &line[v.clone()];
+        if (after_flag || echoed || here) && (loose(value) || given(value)) {
             out.push(v);
             continue;
         }
@@ -155,8 +180,10 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
 /// Findings in a sentence that names a password.
 fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
+    const ALSO: [&str; 6] = ["pw", "pass", "creds", "credentials", "token", "secret"];
     let says_word = |w: &str| {
-        SAYS.iter().any(|s| w.contains(s)) || w.trim_matches(|c: char| !c.is_alphanumeric()) == "pw"
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        SAYS.iter().any(|s| w.contains(s)) || ALSO.contains(&bare)
     };
     let ws = words(line, 0);
     let lower: Vec<String> = ws
@@ -168,8 +195,8 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         return;
     }
     for (k, w) in ws.iter().enumerate() {
-        if !says.iter().any(|&s| s != k && s.abs_diff(k) <= 8) {
-            continue;
+        if says.contains(&k) || !says.iter().any(|&s| s.abs_diff(k) <= 8) {
+            continue; // the word that says "password" is the subject, not the value
         }
         // Trim the sentence's punctuation: `LabNet,` `Maple414!.` `(Pw9#x)`.
         let (mut s, mut e) = (w.start, w.end);
@@ -190,9 +217,15 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 || matches!(prev, Some("is" | "was" | "=" | "as" | "/"))
                 || (prev == Some("to") && strong(v))
                 || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
-                || matches!(next, Some("as" | "is"))
+                || matches!(next, Some("as" | "is" | "<-"))
         };
-        if shaped(v) || random_alnum(v) || ((word_with_digits(v) || given(v)) && handed()) {
+        let handed_over = || {
+            let prev = k.checked_sub(1).map(|p| lower[p].as_str());
+            (word_with_digits(v) || given(v) || diceware(v) || lower_random(v))
+                && (handed()
+                    || (prev == Some("to") && (strong(v) || diceware(v) || lower_random(v))))
+        };
+        if shaped(v) || random_mixed(v) || (v.len() >= 12 && random_letters(v)) || handed_over() {
             out.push(s..e);
         }
     }
@@ -272,12 +305,11 @@ fn json_strings(line: &[u8]) -> Vec<Range<usize>> {
 
 fn one_line(line: &[u8], out: &mut Vec<Range<usize>>) {
     quoted_anywhere(line, out);
+    // A sentence may start in lower case and look like a command: both are checked.
+    told(line, out);
     match command_line(line) {
         Some(from) => on_command_line(line, from, out),
-        None => {
-            told(line, out);
-            marked_anywhere(line, out);
-        }
+        None => marked_anywhere(line, out),
     }
 }
 
@@ -393,7 +425,28 @@ mod tests {
         );
         assert_eq!(
             found("New credentials for the bot / Drift6586"),
-            Vec::<&str>::new()
+            ["Drift6586"]
+        );
+        assert_eq!(
+            found("the mailbox password changed to Russet1929@ yesterday"),
+            ["Russet1929@"]
+        );
+        assert_eq!(
+            found("Here are the staging creds: admin / maple.frozen.river.puzzle"),
+            ["maple.frozen.river.puzzle"]
+        );
+        assert_eq!(found("Decryption passphrase: d9wvcu8so9"), ["d9wvcu8so9"]);
+        assert_eq!(
+            found("gwSszSeADniGturIjISk <- the new wifi password"),
+            ["gwSszSeADniGturIjISk"]
+        );
+        assert_eq!(
+            found("smbpasswd -a jdoe <<< $'0ZRJ2saSGJB\\n0ZRJ2saSGJB'"),
+            ["0ZRJ2saSGJB"]
+        );
+        assert_eq!(
+            found("rsync a/ rsync://m/s/ --password-file=<(echo AlPUf7Qz2k)"),
+            ["AlPUf7Qz2k"]
         );
         // Quoted values anywhere: random, or a word with four digits or a mark.
         assert_eq!(
@@ -417,6 +470,10 @@ mod tests {
             "Error: ER_ACCESS_DENIED_ERROR (using password: YES)",
             "Cron: 0 2 * * * /usr/local/bin/rotate-passwords --dry-run",
             "password hashing: Argon2id",
+            "set password_encryption = scram-sha-256 in postgresql.conf",
+            r#"test("rejects Password1 as too common", () => check("Password1"))"#,
+            "The password reset lands in release2024 branch",
+            "token TTL is 3600s; rotate the secret with release-tools",
             r#"{"integrity": "sha256-Q2FYKN60pVJGhQt43+LRAPU1hD2p5AavIpJzSyb1aDw="}"#,
             r#"stripe.customers.retrieve("cus_NffrFeUfNV2Hib")"#,
         ] {

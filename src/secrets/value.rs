@@ -246,7 +246,20 @@ pub(super) fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
     }
     // `name=<base64>` is one token here: judge the value after the name.
     let value = match t.iter().position(|&b| b == b'=') {
-        Some(i) if (1..=32).contains(&i) && t[..i].iter().all(u8::is_ascii_alphabetic) => {
+        Some(i)
+            if (1..=40).contains(&i)
+                && t[0].is_ascii_alphabetic()
+                && (t[..i].iter().all(u8::is_ascii_alphabetic)
+                    || (t[..i].contains(&b'_')
+                        && t[..i]
+                            .iter()
+                            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')))
+                && t[i + 1..].iter().any(|&b| b != b'=') =>
+        {
+            // Too short once its name is off (`ENCRYPTION_ALGORITHM=aes-256-gcm`).
+            if t.len() - i - 1 < 32 {
+                return true;
+            }
             &t[i + 1..]
         }
         _ => t,
