@@ -190,12 +190,20 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         .iter()
         .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
         .collect();
-    let says: Vec<usize> = (0..ws.len()).filter(|&k| says_word(&lower[k])).collect();
-    if says.is_empty() {
+    let is_says: Vec<bool> = lower.iter().map(|w| says_word(w)).collect();
+    if !is_says.contains(&true) {
         return;
     }
+    // Words within eight of one that says "password" (linear: a line of 2,000 such
+    // words must not cost 2,000²).
+    let mut near = vec![false; ws.len()];
+    for (k, _) in is_says.iter().enumerate().filter(|(_, s)| **s) {
+        for n in near.iter_mut().take(k + 9).skip(k.saturating_sub(8)) {
+            *n = true;
+        }
+    }
     for (k, w) in ws.iter().enumerate() {
-        if says.contains(&k) || !says.iter().any(|&s| s.abs_diff(k) <= 8) {
+        if is_says[k] || !near[k] {
             continue; // the word that says "password" is the subject, not the value
         }
         // Trim the sentence's punctuation: `LabNet,` `Maple414!.` `(Pw9#x)`.
@@ -213,7 +221,7 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         let handed = || {
             let prev = k.checked_sub(1).map(|p| lower[p].as_str());
             let next = lower.get(k + 1).map(String::as_str);
-            says.contains(&(k.wrapping_sub(1)))
+            k.checked_sub(1).is_some_and(|p| is_says[p])
                 || matches!(prev, Some("is" | "was" | "=" | "as" | "/"))
                 || (prev == Some("to") && strong(v))
                 || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))

@@ -257,7 +257,7 @@ struct SecretsCmd {
     /// The corpora (repeatable): YAML with `positive: [{category?, why, text, detail?}]`
     /// and `negative: [text | {category, text}]`. The first is strict (every sample caught,
     /// no negative flagged: exit 1 otherwise); the others are measured against ≥ 95 %
-    /// found, ≤ 5 % flagged. The last default, heldout-5, was never tuned against.
+    /// found, ≤ 5 % flagged. The last default, heldout-11, was never tuned against.
     #[arg(
         long,
         value_name = "FILE",
@@ -269,6 +269,12 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-3.yaml",
             "tests/fixtures/secrets/heldout-4.yaml",
             "tests/fixtures/secrets/heldout-5.yaml",
+            "tests/fixtures/secrets/heldout-6.yaml",
+            "tests/fixtures/secrets/heldout-7.yaml",
+            "tests/fixtures/secrets/heldout-8.yaml",
+            "tests/fixtures/secrets/heldout-9.yaml",
+            "tests/fixtures/secrets/heldout-10.yaml",
+            "tests/fixtures/secrets/heldout-11.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

@@ -91,6 +91,8 @@ pub struct FpSet {
     pub flagged: usize,
     /// Up to 5 flagged texts (cut to 120 characters), to see why.
     pub examples: Vec<String>,
+    /// Mean scan time per text, microseconds (what the scan adds to a publish).
+    pub mean_us: f64,
 }
 
 /// Scan time of one hostile input.
@@ -135,10 +137,14 @@ fn fp_set(name: &str, texts: impl IntoIterator<Item = String>) -> FpSet {
         texts: 0,
         flagged: 0,
         examples: Vec::new(),
+        mean_us: 0.0,
     };
+    let mut spent = std::time::Duration::ZERO;
     for t in texts {
         set.texts += 1;
+        let started = Instant::now();
         let s = scan(&t);
+        spent += started.elapsed();
         if !s.kinds.is_empty() {
             set.flagged += 1;
             if set.examples.len() < 5 {
@@ -147,6 +153,7 @@ fn fp_set(name: &str, texts: impl IntoIterator<Item = String>) -> FpSet {
             }
         }
     }
+    set.mean_us = spent.as_secs_f64() * 1e6 / set.texts.max(1) as f64;
     set
 }
 
@@ -410,7 +417,7 @@ pub fn run(
 pub fn markdown(r: &SecretsReport) -> String {
     use std::fmt::Write as _;
     let mut s = format!(
-        "{} rules. Detection: {}/{} positive samples ({:.1} %){}\n\n| text | texts | flagged | rate |\n|---|---:|---:|---:|\n",
+        "{} rules. Detection: {}/{} positive samples ({:.1} %){}\n\n| text | texts | flagged | rate | scan, mean |\n|---|---:|---:|---:|---:|\n",
         r.rules,
         r.detected,
         r.positives,
@@ -424,11 +431,12 @@ pub fn markdown(r: &SecretsReport) -> String {
     for set in &r.sets {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {:.2} % |",
+            "| {} | {} | {} | {:.2} % | {:.1} µs |",
             set.name,
             set.texts,
             set.flagged,
-            100.0 * set.flagged as f64 / set.texts.max(1) as f64
+            100.0 * set.flagged as f64 / set.texts.max(1) as f64,
+            set.mean_us
         );
     }
     s.push_str(
