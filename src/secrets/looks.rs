@@ -98,20 +98,22 @@ pub(super) fn not_email(v: &[u8]) -> bool {
 }
 
 /// A value a sentence hands over as a password (`… password is X`, `pw X`, `X as the
-/// password`): 8–64 password characters, not a flag, with both cases and two digits or a
-/// symbol, or two digits and a symbol, or random letters. `Argon2id`, `required`,
+/// password`): 8–64 password characters, not a flag, with both cases, a digit and a
+/// second digit or a mark, or two digits and a symbol, or random letters. `Argon2id`, `required`,
 /// `ER_ACCESS_DENIED`, `--dry-run` are not.
 pub(super) fn given(v: &[u8]) -> bool {
-    let symbol = v.iter().any(|b| !b.is_ascii_alphanumeric());
+    let marks = v.iter().filter(|b| b"!#%&*?^~@+=$".contains(b)).count();
+    let mark = marks > 0;
     let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
     (8..=64).contains(&v.len())
         && v.iter().all(|&b| password_char(b))
         && not_email(v)
         && v[0] != b'-'
         && v.iter().any(u8::is_ascii_alphabetic)
-        && ((upper(v) && lower(v) && (digits >= 2 || symbol))
+        && ((upper(v) && lower(v) && digits > 0 && (digits >= 2 || mark))
+            || (upper(v) && lower(v) && v.len() >= 10 && marks >= 2)
             // Not an algorithm's name (`scram-sha-256`, `aes-256-gcm`): a mark, not a dash.
-            || (digits >= 2 && v.iter().any(|b| b"!#%&*?^~@+=$".contains(b)))
+            || (digits >= 2 && mark)
             || random_letters(v))
 }
 
@@ -150,16 +152,30 @@ pub(super) fn diceware(v: &[u8]) -> bool {
             .all(|p| p.len() >= 3 && p.iter().all(u8::is_ascii_lowercase))
 }
 
-/// Lower-case letters and digits mixed (`d9wvcu8so9`, `9p6xoxo1as1iy`): 8–64 characters,
-/// two or more digits and three or more letters, digits not only at the end (`release2024`
-/// is a word and a number).
+/// Lower-case letters and digits mixed (`d9wvcu8so9`, `mqb0yyyhembq`): 8–64 characters,
+/// a digit and three or more letters, digits not only at the end (`release2024` is a word
+/// and a number).
 pub(super) fn lower_random(v: &[u8]) -> bool {
     let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
     let trailing = v.iter().rev().take_while(|b| b.is_ascii_digit()).count();
     (8..=64).contains(&v.len())
         && v.iter()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && digits >= 2
+        && digits >= 1
         && v.len() - digits >= 3
         && trailing < digits
+}
+
+/// What a value right after a flag or word naming a password may look like: [`given`],
+/// or both cases with a digit or any symbol (`OE.CZ#xbsTVWz`, `Pass_word9`) — the flag
+/// already says what it is.
+pub(super) fn given_after_flag(v: &[u8]) -> bool {
+    given(v)
+        || ((8..=64).contains(&v.len())
+            && v.iter().all(|&b| password_char(b))
+            && not_email(v)
+            && v[0] != b'-'
+            && upper(v)
+            && lower(v)
+            && (digit(v) || v.iter().any(|b| !b.is_ascii_alphanumeric())))
 }

@@ -441,6 +441,20 @@ mod tests {
                 "097gc3gnaearpyn",
             ),
             ("AUTH default ErYjZ%=7^X", "ErYjZ%=7^X"),
+            (
+                "kafka-configs --add-config 'SCRAM-SHA-512=[password=XNezeN60HQ]'",
+                "XNezeN60HQ",
+            ),
+            ("offlineimap: remotepass = JJBWggWTpFSH", "JJBWggWTpFSH"),
+            (
+                "kadmin -p admin/admin -w fSrIzAU6Hq -q listprincs",
+                "fSrIzAU6Hq",
+            ),
+            ("nslcd.conf: bindpw SO9KoV5kGhz1", "SO9KoV5kGhz1"),
+            (
+                "[relay.io]:587 relay@acme.io:NZ@DhMbaVcHPV",
+                "NZ@DhMbaVcHPV",
+            ),
         ] {
             let s = scan(text);
             assert!(
@@ -469,6 +483,9 @@ mod tests {
             "proxy_pass http://backend:8080;",
             "check_password(password, stored_hash)",
             "ENCRYPTION_ALGORITHM=aes-256-gcm",
+            "scp ops@db2.acme.io:dump.sql .",
+            "git clone git@github.com:acme/shop.git",
+            "proxy_bypass=localhost",
             "AUTH command requires a password; the client reads REDISCLI_AUTH.",
             "cargo test -p warroom-memory --test daemon",
             "docker compose -p shop-staging up -d",

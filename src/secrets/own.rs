@@ -37,7 +37,7 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "password",
-        r#"(?i)\b[a-z0-9_.-]{0,40}(?:password|passwd|pwd|passphrase|[_.-]pass|\bpass|[_.-]pw|\bpsk|authtok)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{6,})"#,
+        r#"(?i)\b[a-z0-9_.-]{0,40}(?:password|passwd|pwd|passphrase|[_.-]pass|\bpass|(?:remote|root|admin|db|auth|master|require|user|login|smtp|imap|pop|ftp|mail|redis|bind|ldap|sasl|proxy|app|default|service|svc|sys|super)pass|[_.-]pw|\bpsk|authtok)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;\])}]{6,})"#,
         1,
         &["pass", "pwd", "_pw", "-pw", ".pw", "psk", "authtok"],
     ),
@@ -51,10 +51,10 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         // A config line `KEY VALUE` (ldap's `bind_pw X`, `smtp_pass X`, BIND's
-        // `secret "X";`): one key ending in a secret word, one value of six or more
-        // characters, nothing else on the line.
+        // `secret "X";`), perhaps after its file's name (`nslcd.conf: bindpw X`): one key
+        // ending in a secret word, one value of six or more characters, nothing else.
         "password",
-        r##"(?im)^[ \t]*[a-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|pw|pass|secret|token|auth|authtok|psk)[ \t]+("[^"\n]{6,128}"|'[^'\n]{6,128}'|[^\s=:'"#;][^\s;]{5,127});?[ \t]*$"##,
+        r##"(?im)^[ \t]*(?:[a-z0-9_./-]{1,40}:[ \t]+)?[a-z0-9_.-]{0,40}(?:password|passwd|passphrase|pwd|pw|pass|secret|token|auth|authtok|psk)[ \t]+("[^"\n]{6,128}"|'[^'\n]{6,128}'|[^\s=:'"#;][^\s;]{5,127});?[ \t]*$"##,
         1,
         &["pass", "pwd", "pw", "secret", "token", "auth", "psk"],
     ),
@@ -80,6 +80,14 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["community"],
     ),
     (
+        // `user@domain:password` (postfix sasl_passwd, credential lists); not a file
+        // after scp's `host:` (`ops@db2.acme.io:dump.sql`) nor a path.
+        "cli-password",
+        r#"(?i)\b[a-z0-9_.+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63})+:([^\s:/]{6,128})(?:\s|$)"#,
+        1,
+        &["@"],
+    ),
+    (
         // A PgBouncer `userlist.txt` line: `"user" "password"`.
         "password",
         r#"(?m)^[ \t]*"[^"\s]{1,64}"[ \t]+"([^"\n]{6,128})"[ \t]*$"#,
@@ -95,7 +103,7 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "api-key",
-        r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;]{6,})"#,
+        r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;\])}]{6,})"#,
         1,
         &["key", "secret", "token"],
     ),
@@ -182,9 +190,9 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "cli-password",
-        r#"(?i)\bldap[a-z]{0,10}\b[^\n]{0,300}?\s-w\s+['"]?([^\s'"-][^\s'"]{2,127})"#,
+        r#"(?i)\b(?:ldap[a-z]{0,10}|kadmin(?:\.local)?)\b[^\n]{0,300}?\s-w\s+['"]?([^\s'"-][^\s'"]{2,127})"#,
         1,
-        &["ldap"],
+        &["ldap", "kadmin"],
     ),
     (
         "cli-password",

@@ -29,8 +29,8 @@
 use std::ops::Range;
 
 use super::looks::{
-    diceware, given, loose, lower_random, random_alnum, random_mixed, shaped, strong,
-    word_with_digits,
+    diceware, given, given_after_flag, loose, lower_random, random_alnum, random_mixed, shaped,
+    strong, word_with_digits,
 };
 use super::value::random_letters;
 
@@ -140,7 +140,7 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
             v
         };
         let value = &line[v.clone()];
-        if (after_flag || echoed || here) && (loose(value) || given(value)) {
+        if (after_flag || echoed || here) && (loose(value) || given_after_flag(value)) {
             out.push(v);
             continue;
         }
@@ -180,7 +180,17 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
 /// Findings in a sentence that names a password.
 fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 6] = ["pw", "pass", "creds", "credentials", "token", "secret"];
+    const ALSO: [&str; 9] = [
+        "pw",
+        "pass",
+        "creds",
+        "credentials",
+        "token",
+        "secret",
+        "key",
+        "phrase",
+        "pin",
+    ];
     let says_word = |w: &str| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
         SAYS.iter().any(|s| w.contains(s)) || ALSO.contains(&bare)
@@ -214,6 +224,18 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         while e > s && b"\"'),.;:`".contains(&line[e - 1]) {
             e -= 1;
         }
+        // `reporter/X`, `admin:X`: the part after a user name.
+        if let Some(cut) = line[s..e].iter().position(|&b| b == b'/' || b == b':') {
+            let user = &line[s..s + cut];
+            if !user.is_empty()
+                && user
+                    .iter()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-.".contains(b))
+                && !line[s + cut + 1..e].contains(&b'/')
+            {
+                s += cut + 1;
+            }
+        }
         let v = &line[s..e];
         // A word with digits is also a product and its version (`Office365`): it counts
         // only where a sentence hands a password over — right after the word that says
@@ -231,7 +253,11 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             let prev = k.checked_sub(1).map(|p| lower[p].as_str());
             (word_with_digits(v) || given(v) || diceware(v) || lower_random(v))
                 && (handed()
-                    || (prev == Some("to") && (strong(v) || diceware(v) || lower_random(v))))
+                    || (prev == Some("to")
+                        && (strong(v)
+                            || diceware(v)
+                            || (lower_random(v)
+                                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2))))
         };
         if shaped(v) || random_mixed(v) || (v.len() >= 12 && random_letters(v)) || handed_over() {
             out.push(s..e);
@@ -445,6 +471,18 @@ mod tests {
         );
         assert_eq!(found("Decryption passphrase: d9wvcu8so9"), ["d9wvcu8so9"]);
         assert_eq!(
+            found("DB creds for the replica: reporter/@o0=TYyt&1"),
+            ["@o0=TYyt&1"]
+        );
+        assert_eq!(
+            found("stays qa@acme.io with password mqb0yyyhembq until May"),
+            ["mqb0yyyhembq"]
+        );
+        assert_eq!(
+            found("the wifi is Guest and the key is ISPM9w@BJ4pbTqM8O"),
+            ["ISPM9w@BJ4pbTqM8O"]
+        );
+        assert_eq!(
             found("gwSszSeADniGturIjISk <- the new wifi password"),
             ["gwSszSeADniGturIjISk"]
         );
@@ -482,6 +520,12 @@ mod tests {
             r#"test("rejects Password1 as too common", () => check("Password1"))"#,
             "The password reset lands in release2024 branch",
             "token TTL is 3600s; rotate the secret with release-tools",
+            "the primary key is order_id and the cache key is cart:{id}:v7",
+            "API key lives in the vault; the pin is in the safe",
+            "The API key header is X-Api-Key; request one from the platform team",
+            "Gina: Awesome! Marketing is key. Use social media.",
+            "Switch password hashing to argon2id (m=19 MiB, t=2, p=1) on next login.",
+            "The wifi is Acme-Guest (captive portal, no key).",
             r#"{"integrity": "sha256-Q2FYKN60pVJGhQt43+LRAPU1hD2p5AavIpJzSyb1aDw="}"#,
             r#"stripe.customers.retrieve("cus_NffrFeUfNV2Hib")"#,
         ] {

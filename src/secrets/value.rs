@@ -107,7 +107,7 @@ pub(super) fn reference(value: &[u8]) -> bool {
 /// An unquoted value of a `password=`/`key=` rule must look like a secret, not prose or a
 /// name: a digit or a symbol in it, or random letters (mixed case that is not words —
 /// `WBPqCqgyawb`, not `MyPassword`), and not lower-case words joined by `-_.`
-/// (`redis-auth`, a secret's name).
+/// (`redis-auth`, a secret's name) nor a file name (`dump.sql`).
 pub(super) fn looks_secret(value: &[u8]) -> bool {
     if value.first().is_some_and(|c| matches!(c, b'"' | b'\'')) {
         return true;
@@ -119,7 +119,15 @@ pub(super) fn looks_secret(value: &[u8]) -> bool {
     // A name: lower-case words joined by `-`, `_` or `.` (`redis-auth`, `db-password`).
     let name = value
         .iter()
-        .all(|c| c.is_ascii_lowercase() || b"-_.".contains(c));
+        .all(|c| c.is_ascii_lowercase() || b"-_.".contains(c))
+        // …or a file name (`dump.sql`, `backup-2026.tar.gz`).
+        || value.iter().rposition(|&c| c == b'.').is_some_and(|d| {
+            (2..=5).contains(&(value.len() - d - 1))
+                && value[d + 1..].iter().all(u8::is_ascii_lowercase)
+                && value[..d]
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(c))
+        });
     !name
         && (value
             .iter()

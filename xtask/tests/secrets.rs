@@ -2,8 +2,8 @@
 //! is caught and no negative or ordinary text is flagged; the wide and tuned held-out
 //! corpora (wide, heldout-1…10: each was measured once untouched, then the rules learned
 //! from its misses) meet the targets (≥ 95 % of secrets found, ≤ 5 % of everyday texts
-//! altered) in every run; the last held-out corpus (heldout-11, untouched) is measured and
-//! reported.
+//! altered) in every run; heldout-11 (tuned once, below the detection target) and the last
+//! held-out corpus (heldout-12, untouched) are measured and reported.
 
 use serde_json::{Value, json};
 
@@ -49,7 +49,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-8.yaml",
             "heldout-9.yaml",
             "heldout-10.yaml",
-            "heldout-11.yaml"
+            "heldout-11.yaml",
+            "heldout-12.yaml"
         ]
     );
     let sizes: u64 = corpora

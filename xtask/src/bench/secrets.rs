@@ -7,7 +7,9 @@
 //! their negatives and on ordinary text (the bundled example project's entries and channel
 //! messages, generated ledger entries, LoCoMo's dialogue turns when present), and the scan
 //! time of 16 KB hostile inputs. A sample with a `detail` is scanned as publish scans an
-//! entry: summary and detail together ([`warroom_memory::secrets::scan_fields`]).
+//! entry: summary and detail together ([`warroom_memory::secrets::scan_fields`]). A sample
+//! with a `secret` counts as caught only if that secret's bytes are gone from what would be
+//! stored (corpora from heldout-12 on record it; earlier ones count any finding).
 
 use std::path::Path;
 use std::time::Instant;
@@ -32,6 +34,11 @@ struct Positive {
     text: String,
     #[serde(default)]
     detail: Option<String>,
+    /// The secret itself, where the corpus records it: the sample counts as caught only
+    /// if these bytes are gone from every stored field, not merely if something was
+    /// flagged.
+    #[serde(default)]
+    secret: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -242,14 +249,17 @@ fn load(corpus: &Path) -> anyhow::Result<CorpusFile> {
     serde_saphyr::from_str(&text).with_context(|| format!("{} does not parse", corpus.display()))
 }
 
-/// True if a positive sample is caught, scanned as publish scans an entry.
+/// True if a positive sample is caught, scanned as publish scans an entry: something was
+/// flagged and, where the corpus records the secret, its bytes are in no stored field.
 fn caught(p: &Positive) -> bool {
-    match &p.detail {
-        Some(d) => scan_fields(&[&p.text, d])
-            .iter()
-            .any(|s| !s.kinds.is_empty()),
-        None => !scan(&p.text).kinds.is_empty(),
-    }
+    let scans = match &p.detail {
+        Some(d) => scan_fields(&[&p.text, d]),
+        None => vec![scan(&p.text)],
+    };
+    scans.iter().any(|s| !s.kinds.is_empty())
+        && p.secret
+            .as_deref()
+            .is_none_or(|secret| scans.iter().all(|s| !s.text.contains(secret)))
 }
 
 /// Per-category rates of one corpus.
