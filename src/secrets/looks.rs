@@ -137,6 +137,21 @@ pub(super) fn random_mixed(v: &[u8]) -> bool {
         && entropy(v) >= (v.len() as f64).log2().min(4.0) - 0.7
 }
 
+/// A random string with no context at all (`RsYpr6zgECkiQVPCLO2mixX` in a sentence):
+/// [`random_mixed`], 14–64 letters and digits only, three or more of each case, and not an
+/// id whose type is spelt in lower case before it (`recK2p9QmZx7TtW4a`) nor a hex id with
+/// an upper-case prefix (`ACddeeab5d80…`).
+pub(super) fn random_anywhere(v: &[u8]) -> bool {
+    let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
+    let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
+    (14..=64).contains(&v.len())
+        && v.iter().all(u8::is_ascii_alphanumeric)
+        && count(u8::is_ascii_uppercase) >= 3
+        && count(u8::is_ascii_lowercase) >= 3
+        && !((2..=4).contains(&prefix) && v[prefix].is_ascii_uppercase())
+        && random_mixed(v)
+}
+
 /// A passphrase of three or more lower-case words joined by one of `- . _`, with optional
 /// digits (`orbit-candle-river-maple`, `sugar.orbit.tiger86`), 14 characters or more.
 pub(super) fn diceware(v: &[u8]) -> bool {

@@ -24,16 +24,22 @@
 //!    AAAA…`, JWKS `"n"`/`"x"` members, `PUBLIC KEY` and `CERTIFICATE` blocks), data URIs,
 //!    base64 whose decoded value is plain text, and identifiers made of words.
 //! 4. Passwords found by their shape ([`shapes`], with the shapes in [`looks`]): marked
-//!    words and random quoted values anywhere, arguments of command lines, passwords told
-//!    in a sentence — the tools, keys and phrasings no rule names.
+//!    words, random strings and random quoted values anywhere, arguments of command
+//!    lines, passwords told in a sentence, and a password beside its account or in a
+//!    named markup attribute ([`pairs`]: `root / Sage5513`, `ops:{PLAIN}…`, `<param
+//!    name="password" value=…>`) — the tools, keys and phrasings no rule names.
 //! 5. What a rule matched is judged ([`value`]): placeholders are allowed (`<password>`,
 //!    `${DB_PASSWORD}`, `%DB_PASS%`, `xxxx`, `changeme`, `****`, `your-api-key`), and so
 //!    are references to where a secret is kept (`./db-pass.txt`, `/run/secrets/db`) and
-//!    flags that only mention one (`--ask-vault-pass`); an unquoted value must look like a
-//!    secret (a digit, a symbol, or random mixed-case letters), so prose is not mangled.
+//!    flags that only mention one (`--ask-vault-pass`), where code reads one from
+//!    (`process.env.PW`, an ARN, `!vault`), settings that turn authentication off
+//!    (`none`), and ids public by design (`pk_live_…`, `phc_…`); an unquoted value must
+//!    look like a secret (a digit, a symbol, or random mixed-case letters), so prose is
+//!    not mangled.
 
 mod looks;
 mod own;
+mod pairs;
 mod rules;
 mod shapes;
 mod value;
@@ -155,6 +161,8 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
             let value = secret.as_bytes();
             if rule.entropy.is_some_and(|e| entropy(value) <= e)
                 || placeholder(value)
+                || value::public_id(value)
+                || value::in_arn(bytes, whole.start())
                 || (matches!(
                     rule.id.as_str(),
                     "password" | "api-key" | "cli-password" | "env-secret-value"

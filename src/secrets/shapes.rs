@@ -9,6 +9,10 @@
 //!   one of `!#%&*?^~$`): `psk="Marble7577#"`, `backup:Jasper7427!`. Prose, code
 //!   (brackets, dots and parentheses are not in the set), paths, URLs, versions, base64
 //!   and `$VARIABLES` are not.
+//! - Anywhere, a random string of 14–64 letters and digits with three or more of each
+//!   case (`RsYpr6zgECkiQVPCLO2mixX`): not words (`HTTPServer2ConnectionPool`), not an
+//!   id whose type is spelt before it (`recK2p9Q…`, `mem-01M8…`), not a public key's body.
+//! - Anywhere, a password beside its account ([`super::pairs`]).
 //! - Anywhere, a quoted value that is random-looking (`auth=('admin', 'Wga5WXFRsb=uaNX')`)
 //!   or a word with four digits or a mark (`"Lilac3920@"`); not what is known to be
 //!   public (integrity hashes, JWKS members) nor an id with a prefix (`cus_…`).
@@ -24,13 +28,15 @@
 //!   within eight words of it that is marked or random, or — where the sentence hands it
 //!   over (`… is X`, `password X`, `X as …`, `user / X`) — a word with digits
 //!   (`Harvest4096`) or any value of the [`given`] shape. Lower-case words, versions,
-//!   constants and flags are not.
+//!   constants and flags are not. `psk`, `pin`, `key`, `token`, `creds` say it too; after
+//!   `pin` or `passcode` a value may be digits (`804215`); after an account the value is
+//!   handed over (`creds: admin Ferry7731`).
 
 use std::ops::Range;
 
 use super::looks::{
-    diceware, given, given_after_flag, loose, lower_random, random_alnum, random_mixed, shaped,
-    strong, word_with_digits,
+    diceware, given, given_after_flag, loose, lower_random, random_alnum, random_anywhere,
+    random_mixed, shaped, strong, word_with_digits,
 };
 use super::value::random_letters;
 
@@ -104,6 +110,18 @@ fn command_line(line: &[u8]) -> Option<usize> {
     (name_ok && line.get(i) == Some(&b' ')).then_some(i)
 }
 
+/// True if a command line names the user it logs in as (`-u`, `-U`, `--user`,
+/// `--username`, `-l`).
+fn names_user(line: &[u8]) -> bool {
+    words(line, 0).iter().any(|w| {
+        matches!(
+            &line[w.clone()],
+            b"-u" | b"-U" | b"--user" | b"--username" | b"-l"
+        ) || line[w.clone()].starts_with(b"--user=")
+            || line[w.clone()].starts_with(b"--username=")
+    })
+}
+
 /// Findings on one command line (`from`: just after the program's name).
 fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
     let ws = words(line, 0);
@@ -140,7 +158,15 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
             v
         };
         let value = &line[v.clone()];
-        if (after_flag || echoed || here) && (loose(value) || given_after_flag(value)) {
+        // After `-p`, lower-case letters with digits (`mtf2jtb57aq0wa0u`) and, where the
+        // line also names the user (`-U sa -P 'saddle_gravel_banjo'`), a passphrase.
+        let digits = value.iter().filter(|b| b.is_ascii_digit()).count();
+        let lower_after_p = after_flag
+            && ((lower_random(value) && digits >= 2 && value.len() >= 10)
+                || (diceware(value) && names_user(line)));
+        if (after_flag || echoed || here)
+            && (loose(value) || given_after_flag(value) || lower_after_p)
+        {
             out.push(v);
             continue;
         }
@@ -180,7 +206,8 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
 /// Findings in a sentence that names a password.
 fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 9] = [
+    const ALSO: [&str; 10] = [
+        "psk",
         "pw",
         "pass",
         "creds",
@@ -204,6 +231,15 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     if !is_says.contains(&true) {
         return;
     }
+    // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
+    let pin = lower.iter().any(|w| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        matches!(bare, "pin" | "passcode" | "pincode")
+    });
+    // A word that says "password" itself (not only `key`, `token`, `pin`).
+    let strong_says = lower.iter().any(|w| {
+        SAYS.iter().any(|s| w.contains(s)) || w.trim_matches(|c: char| !c.is_alphanumeric()) == "pw"
+    });
     // Words within eight of one that says "password" (linear: a line of 2,000 such
     // words must not cost 2,000²).
     let mut near = vec![false; ws.len()];
@@ -237,6 +273,9 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             }
         }
         let v = &line[s..e];
+        if v.first() == Some(&b'$') {
+            continue; // a variable or a crypt hash (`$9$nhEm…`)
+        }
         // A word with digits is also a product and its version (`Office365`): it counts
         // only where a sentence hands a password over — right after the word that says
         // so, after `is`/`was`/`:`/`=`, or before `as`.
@@ -245,13 +284,21 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             let next = lower.get(k + 1).map(String::as_str);
             k.checked_sub(1).is_some_and(|p| is_says[p])
                 || matches!(prev, Some("is" | "was" | "=" | "as" | "/"))
+                || k.checked_sub(1)
+                    .is_some_and(|p| super::pairs::after_account(&line[ws[p].clone()]))
                 || (prev == Some("to") && strong(v))
                 || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
                 || matches!(next, Some("as" | "is" | "<-"))
         };
         let handed_over = || {
             let prev = k.checked_sub(1).map(|p| lower[p].as_str());
-            (word_with_digits(v) || given(v) || diceware(v) || lower_random(v))
+            // Lower-case letters with one digit are also names (`argon2id`): only right
+            // after the word that says so, or after `is`/`was`/`=`/`to`.
+            let lower_ok = lower_random(v)
+                && (k.checked_sub(1).is_some_and(|p| is_says[p])
+                    || matches!(prev, Some("is" | "was" | "=" | "/" | "to"))
+                    || v.iter().filter(|b| b.is_ascii_digit()).count() >= 2);
+            (word_with_digits(v) || given(v) || diceware(v) || lower_ok)
                 && (handed()
                     || (prev == Some("to")
                         && (strong(v)
@@ -259,7 +306,25 @@ fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                             || (lower_random(v)
                                 && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2))))
         };
-        if shaped(v) || random_mixed(v) || (v.len() >= 12 && random_letters(v)) || handed_over() {
+        let colon = || {
+            strong_says
+                && k.checked_sub(1)
+                    .is_some_and(|p| lower[p].ends_with(':') || is_says[p])
+                && super::pairs::after_colon(v)
+        };
+        let digits_only = || {
+            pin && handed()
+                && v.len() >= 4
+                && v.iter().all(u8::is_ascii_alphanumeric)
+                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 4
+        };
+        if shaped(v)
+            || random_mixed(v)
+            || (v.len() >= 12 && random_letters(v))
+            || handed_over()
+            || colon()
+            || digits_only()
+        {
             out.push(s..e);
         }
     }
@@ -281,7 +346,8 @@ fn quoted_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
         };
         let v = &line[s..s + len];
         if !v.iter().any(u8::is_ascii_whitespace)
-            && ((random_mixed(v) && !super::value::known_public(line, s..s + len))
+            && (((random_mixed(v) || (v.len() >= 14 && random_letters(v)))
+                && !super::value::known_public(line, s..s + len))
                 || (word_with_digits(v) && strong(v)))
         {
             out.push(s..s + len);
@@ -292,7 +358,7 @@ fn quoted_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
 
 /// Marked words anywhere (`psk="Marble7577#"`, `backup:Jasper7427!`): the shape alone,
 /// pieces split at `= : , ; "` `'` and brackets.
-fn marked_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
+fn marked_anywhere(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
     let sep = |b: u8| b.is_ascii_whitespace() || b"=:,;\"'`()[]{}<>".contains(&b);
     let mut i = 0;
     while i < line.len() {
@@ -310,7 +376,9 @@ fn marked_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
         } else {
             i
         };
-        if shaped(&line[s..e]) {
+        let t = &line[s..e];
+        // …and random strings of 14 or more (`RsYpr6zgECkiQVPCLO2mixX`), unless public.
+        if shaped(t) || (top && random_anywhere(t) && !super::value::known_public(line, s..e)) {
             out.push(s..e);
         }
     }
@@ -337,13 +405,17 @@ fn json_strings(line: &[u8]) -> Vec<Range<usize>> {
     out
 }
 
-fn one_line(line: &[u8], out: &mut Vec<Range<usize>>) {
+/// Findings in one line; `top` is false for a JSON string scanned on its own, where the
+/// line around it (a JWKS member's name) is not in view: random strings are judged only
+/// with their context.
+fn one_line(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
     quoted_anywhere(line, out);
+    super::pairs::pairs(line, out);
     // A sentence may start in lower case and look like a command: both are checked.
     told(line, out);
     match command_line(line) {
         Some(from) => on_command_line(line, from, out),
-        None => marked_anywhere(line, out),
+        None => marked_anywhere(line, top, out),
     }
 }
 
@@ -351,13 +423,19 @@ fn one_line(line: &[u8], out: &mut Vec<Range<usize>>) {
 pub(super) fn password_shaped_args(bytes: &[u8]) -> Vec<(Range<usize>, &'static str)> {
     let mut out = Vec::new();
     let mut at = 0;
+    // The body of a public key or certificate is public, whatever its lines look like.
+    let public = super::value::public_blocks(bytes);
     for line in bytes.split(|&b| b == b'\n') {
+        if public.iter().any(|p| p.contains(&at)) {
+            at += line.len() + 1;
+            continue;
+        }
         let mut found = Vec::new();
-        one_line(line, &mut found);
+        one_line(line, true, &mut found);
         if line.trim_ascii_start().starts_with(b"{") || line.trim_ascii_start().starts_with(b"[") {
             for r in json_strings(line) {
                 let mut inner = Vec::new();
-                one_line(&line[r.clone()], &mut inner);
+                one_line(&line[r.clone()], false, &mut inner);
                 found.extend(
                     inner
                         .into_iter()
@@ -368,6 +446,7 @@ pub(super) fn password_shaped_args(bytes: &[u8]) -> Vec<(Range<usize>, &'static 
         out.extend(
             found
                 .into_iter()
+                .filter(|r| !super::value::public_id(&line[r.clone()]))
                 .map(|r| (at + r.start..at + r.end, "cli-password")),
         );
         at += line.len() + 1;
@@ -494,6 +573,23 @@ mod tests {
             found("rsync a/ rsync://m/s/ --password-file=<(echo AlPUf7Qz2k)"),
             ["AlPUf7Qz2k"]
         );
+        // PINs and passcodes may be digits; PSK says secret; after `…password…:` a value
+        // with symbols needs no digit; after an account the value is handed over.
+        assert_eq!(found("Zoom passcode for the bridge: 804215"), ["804215"]);
+        assert_eq!(
+            found("The PSK for the tunnel is kettle_orange_hammer17"),
+            ["kettle_orange_hammer17"]
+        );
+        assert_eq!(
+            found("Password for the archive: qTR_&mWzKv_pdLx"),
+            ["qTR_&mWzKv_pdLx"]
+        );
+        assert_eq!(found("creds: admin Ferry7731 (demo only)"), ["Ferry7731"]);
+        // A random string needs no sentence around it.
+        assert_eq!(
+            found("If sudo asks, it is Tq8mZrKx2WvLpNcQ4hYb"),
+            ["Tq8mZrKx2WvLpNcQ4hYb"]
+        );
         // Quoted values anywhere: random, or a word with four digits or a mark.
         assert_eq!(
             found("requests.get(u, auth=('admin', 'Wga5WXFRsb=uaNXY_'))"),
@@ -528,6 +624,13 @@ mod tests {
             "The wifi is Acme-Guest (captive portal, no key).",
             r#"{"integrity": "sha256-Q2FYKN60pVJGhQt43+LRAPU1hD2p5AavIpJzSyb1aDw="}"#,
             r#"stripe.customers.retrieve("cus_NffrFeUfNV2Hib")"#,
+            "cisco: enable secret 9 $9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucyS",
+            "The pin is in the safe; passcode length: 6",
+            "Password hashing benchmark: argon2id 92 ms, scrypt 71 ms",
+            "Airtable record recK2p9QmZx7TtW4a was merged.",
+            "HTTPServer2ConnectionPool handles keep-alive for the v2Api client",
+            "Entry mem-01M8B8VQKGKQJ4KS1M2XTJVV15 supersedes mem-01M8B8VQKGSETT88QEHZB8MNW6",
+            "Stripe publishable key pk_live_51HqLyjWDarjtT1zdp7dcXXE3 is in the page",
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }

@@ -62,6 +62,13 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
     if s.starts_with('$') || s.starts_with("{{") || windows_var || hcl {
         return true;
     }
+    // A setting that turns authentication off (`NEO4J_AUTH=none`).
+    if matches!(
+        s.as_str(),
+        "none" | "null" | "nil" | "false" | "disabled" | "off"
+    ) {
+        return true;
+    }
     const WORDS: &[&str] = &[
         "xxxx",
         "****",
@@ -89,6 +96,25 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
 /// in a URL have their own rule), openssl's `env:NAME`, `fd:N`, `stdin`.
 pub(super) fn reference(value: &[u8]) -> bool {
     let v = unquoted(value);
+    let lower = String::from_utf8_lossy(v).to_ascii_lowercase();
+    // Where code or a tool reads the secret from: `process.env.PGPASSWORD`,
+    // `os.environ["PW"]`, `System.getenv("PW")`, `ENV.fetch(…)`, an ARN, an Ansible
+    // Vault value (`!vault |`), HTTPie's `:=@file`.
+    const FROM: [&str; 10] = [
+        "process.env.",
+        "os.environ",
+        "os.getenv(",
+        "system.getenv(",
+        "env[",
+        "env.fetch(",
+        "getenv(",
+        "arn:",
+        "!vault",
+        "=@",
+    ];
+    if FROM.iter().any(|f| lower.starts_with(f)) {
+        return true;
+    }
     v.starts_with(b"./")
         || v.starts_with(b"../")
         || v.starts_with(b"~/")
@@ -151,10 +177,15 @@ pub(super) fn wordy(t: &[u8]) -> bool {
     let mut parts: Vec<&[u8]> = Vec::new();
     let mut start = 0;
     for i in 1..=t.len() {
+        // Camel case splits before an upper-case letter after a lower-case one, and
+        // before the last capital of an acronym that a word follows (`HTTP|Server`).
         let boundary = i == t.len()
             || !t[i].is_ascii_alphabetic()
             || !t[i - 1].is_ascii_alphabetic()
-            || (t[i].is_ascii_uppercase() && t[i - 1].is_ascii_lowercase());
+            || (t[i].is_ascii_uppercase() && t[i - 1].is_ascii_lowercase())
+            || (t[i].is_ascii_uppercase()
+                && t[i - 1].is_ascii_uppercase()
+                && t.get(i + 1).is_some_and(u8::is_ascii_lowercase));
         if boundary {
             parts.push(&t[start..i]);
             start = i;
@@ -202,9 +233,43 @@ pub(super) fn public_blocks(bytes: &[u8]) -> Vec<Range<usize>> {
     out
 }
 
+/// An id that is public by design though it looks random: Stripe's and Clerk's
+/// publishable keys (`pk_live_…`, `pk_test_…`), PostHog's project keys (`phc_…`).
+/// (reCAPTCHA's site and secret keys share one shape, so neither is judged by it.)
+pub(super) fn public_id(t: &[u8]) -> bool {
+    let t = unquoted(t);
+    t.starts_with(b"pk_live_") || t.starts_with(b"pk_test_") || t.starts_with(b"phc_")
+}
+
+/// True if `at` lies inside an AWS ARN (`arn:aws:secretsmanager:…:secret:prod/db`): an
+/// ARN names a secret, it does not hold one.
+pub(super) fn in_arn(bytes: &[u8], at: usize) -> bool {
+    let start = bytes[..at]
+        .iter()
+        .rposition(|b| b.is_ascii_whitespace() || b"=\"'".contains(b))
+        .map_or(0, |i| i + 1);
+    bytes[start..].starts_with(b"arn:") && at > start
+}
+
 /// A random-looking token known to be public, or not random at all (module doc, step 3).
 pub(super) fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
     let t = &bytes[r.clone()];
+    if public_id(t) {
+        return true;
+    }
+    // A crypt(3)-style hash (`$6$salt$…`, Cisco's `$9$…`): a hash, not the password.
+    let word_start = bytes[..r.start]
+        .iter()
+        .rposition(u8::is_ascii_whitespace)
+        .map_or(0, |i| i + 1);
+    let word = &bytes[word_start..r.start];
+    if word.first() == Some(&b'$')
+        && word[1..].iter().position(|&b| b == b'$').is_some_and(|i| {
+            (1..=8).contains(&i) && word[1..1 + i].iter().all(u8::is_ascii_alphanumeric)
+        })
+    {
+        return true;
+    }
     let before = &bytes[r.start.saturating_sub(24)..r.start];
     let line_start = bytes[..r.start]
         .iter()
@@ -264,8 +329,14 @@ pub(super) fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
                             .all(|b| b.is_ascii_alphanumeric() || *b == b'_')))
                 && t[i + 1..].iter().any(|&b| b != b'=') =>
         {
-            // Too short once its name is off (`ENCRYPTION_ALGORITHM=aes-256-gcm`).
-            if t.len() - i - 1 < 32 {
+            // Too short once its name is off (`ENCRYPTION_ALGORITHM=aes-256-gcm`), or of
+            // one case only (`CLOUDFLARE_ACCOUNT_ID=023e105f…`: a hex id; a hex secret
+            // under a name that says so is found by the rules that know the name).
+            let v = &t[i + 1..];
+            if v.len() < 32
+                || !v.iter().any(u8::is_ascii_uppercase)
+                || !v.iter().any(u8::is_ascii_lowercase)
+            {
                 return true;
             }
             &t[i + 1..]

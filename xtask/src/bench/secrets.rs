@@ -225,6 +225,10 @@ fn hostile_inputs() -> Vec<(String, String)> {
             fill("MYAPP_API_KEY=abcDEF123456ghiJKL7890 "),
         ),
         (
+            "accounts and markup (admin:x root / y <p name=\"pass\" value=)".into(),
+            fill("admin:x root / y as a with <p name=\"pass\" value=\"z "),
+        ),
+        (
             "zero-width and fullwidth".into(),
             fill("ｐａｓｓ\u{200B}ｗｏｒｄ＝ "),
         ),
