@@ -42,6 +42,7 @@ mod own;
 mod pairs;
 mod rules;
 mod shapes;
+mod told;
 mod value;
 
 use std::ops::Range;

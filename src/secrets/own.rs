@@ -380,9 +380,11 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "xml-secret",
-        r"(?i)<(?:password|passwd|pass|pwd|secret|api[_-]?key|token|client[_-]?secret)(?:\s[^>]{0,100})?>([^<\s]{4,256})</",
+        // …or whose name ends with one (`<AdministratorPassword>`), the value perhaps in
+        // a `<Value>` (Windows' Unattend.xml).
+        r"(?i)<[a-z0-9_:-]{0,40}(?:password|passwd|pass|pwd|secret|api[_-]?key|token)(?:\s[^>]{0,100})?>\s*(?:<value>\s*)?([^<\s]{4,256})</",
         1,
-        &["<pass", "<pwd", "<secret", "<api", "<token", "<client"],
+        &["pass", "pwd", "secret", "api", "token"],
     ),
     // Token formats gitleaks leaves to a context keyword or does not know.
     ("mailgun-key", r"\bkey-[0-9a-f]{32}\b", 0, &["key-"]),

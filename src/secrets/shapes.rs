@@ -35,8 +35,8 @@
 use std::ops::Range;
 
 use super::looks::{
-    diceware, given, given_after_flag, loose, lower_random, random_alnum, random_anywhere,
-    random_mixed, shaped, strong, word_with_digits,
+    diceware, given_after_flag, loose, lower_random, random_alnum, random_anywhere, random_mixed,
+    shaped, strong, word_with_digits,
 };
 use super::value::random_letters;
 
@@ -64,7 +64,7 @@ fn secret_word(w: &[u8]) -> bool {
 }
 
 /// The words of `line` from `from`: byte ranges split at whitespace.
-fn words(line: &[u8], from: usize) -> Vec<Range<usize>> {
+pub(super) fn words(line: &[u8], from: usize) -> Vec<Range<usize>> {
     let mut w = Vec::new();
     let mut i = from;
     while i < line.len() {
@@ -203,133 +203,6 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
     }
 }
 
-/// Findings in a sentence that names a password.
-fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
-    const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 10] = [
-        "psk",
-        "pw",
-        "pass",
-        "creds",
-        "credentials",
-        "token",
-        "secret",
-        "key",
-        "phrase",
-        "pin",
-    ];
-    let says_word = |w: &str| {
-        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-        SAYS.iter().any(|s| w.contains(s)) || ALSO.contains(&bare)
-    };
-    let ws = words(line, 0);
-    let lower: Vec<String> = ws
-        .iter()
-        .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
-        .collect();
-    let is_says: Vec<bool> = lower.iter().map(|w| says_word(w)).collect();
-    if !is_says.contains(&true) {
-        return;
-    }
-    // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
-    let pin = lower.iter().any(|w| {
-        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-        matches!(bare, "pin" | "passcode" | "pincode")
-    });
-    // A word that says "password" itself (not only `key`, `token`, `pin`).
-    let strong_says = lower.iter().any(|w| {
-        SAYS.iter().any(|s| w.contains(s)) || w.trim_matches(|c: char| !c.is_alphanumeric()) == "pw"
-    });
-    // Words within eight of one that says "password" (linear: a line of 2,000 such
-    // words must not cost 2,000²).
-    let mut near = vec![false; ws.len()];
-    for (k, _) in is_says.iter().enumerate().filter(|(_, s)| **s) {
-        for n in near.iter_mut().take(k + 9).skip(k.saturating_sub(8)) {
-            *n = true;
-        }
-    }
-    for (k, w) in ws.iter().enumerate() {
-        if is_says[k] || !near[k] {
-            continue; // the word that says "password" is the subject, not the value
-        }
-        // Trim the sentence's punctuation: `LabNet,` `Maple414!.` `(Pw9#x)`.
-        let (mut s, mut e) = (w.start, w.end);
-        while s < e && b"\"'(`".contains(&line[s]) {
-            s += 1;
-        }
-        while e > s && b"\"'),.;:`".contains(&line[e - 1]) {
-            e -= 1;
-        }
-        // `reporter/X`, `admin:X`: the part after a user name.
-        if let Some(cut) = line[s..e].iter().position(|&b| b == b'/' || b == b':') {
-            let user = &line[s..s + cut];
-            if !user.is_empty()
-                && user
-                    .iter()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-.".contains(b))
-                && !line[s + cut + 1..e].contains(&b'/')
-            {
-                s += cut + 1;
-            }
-        }
-        let v = &line[s..e];
-        if v.first() == Some(&b'$') {
-            continue; // a variable or a crypt hash (`$9$nhEm…`)
-        }
-        // A word with digits is also a product and its version (`Office365`): it counts
-        // only where a sentence hands a password over — right after the word that says
-        // so, after `is`/`was`/`:`/`=`, or before `as`.
-        let handed = || {
-            let prev = k.checked_sub(1).map(|p| lower[p].as_str());
-            let next = lower.get(k + 1).map(String::as_str);
-            k.checked_sub(1).is_some_and(|p| is_says[p])
-                || matches!(prev, Some("is" | "was" | "=" | "as" | "/"))
-                || k.checked_sub(1)
-                    .is_some_and(|p| super::pairs::after_account(&line[ws[p].clone()]))
-                || (prev == Some("to") && strong(v))
-                || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
-                || matches!(next, Some("as" | "is" | "<-"))
-        };
-        let handed_over = || {
-            let prev = k.checked_sub(1).map(|p| lower[p].as_str());
-            // Lower-case letters with one digit are also names (`argon2id`): only right
-            // after the word that says so, or after `is`/`was`/`=`/`to`.
-            let lower_ok = lower_random(v)
-                && (k.checked_sub(1).is_some_and(|p| is_says[p])
-                    || matches!(prev, Some("is" | "was" | "=" | "/" | "to"))
-                    || v.iter().filter(|b| b.is_ascii_digit()).count() >= 2);
-            (word_with_digits(v) || given(v) || diceware(v) || lower_ok)
-                && (handed()
-                    || (prev == Some("to")
-                        && (strong(v)
-                            || diceware(v)
-                            || (lower_random(v)
-                                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2))))
-        };
-        let colon = || {
-            strong_says
-                && k.checked_sub(1)
-                    .is_some_and(|p| lower[p].ends_with(':') || is_says[p])
-                && super::pairs::after_colon(v)
-        };
-        let digits_only = || {
-            pin && handed()
-                && v.len() >= 4
-                && v.iter().all(u8::is_ascii_alphanumeric)
-                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 4
-        };
-        if shaped(v)
-            || random_mixed(v)
-            || (v.len() >= 12 && random_letters(v))
-            || handed_over()
-            || colon()
-            || digits_only()
-        {
-            out.push(s..e);
-        }
-    }
-}
-
 /// Quoted values anywhere (`auth=('admin', 'Wga5WXFRsb=uaNXY_')`, `"app", "Lilac3920@"`):
 /// random-looking, or a word with four digits or a mark.
 fn quoted_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
@@ -344,13 +217,18 @@ fn quoted_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
         let Some(len) = line[s..].iter().position(|&b| b == q) else {
             return;
         };
-        let v = &line[s..s + len];
+        // An escape the quoted string ends with is not part of the value (`send "X\r"`).
+        let mut end = s + len;
+        while end >= s + 2 && line[end - 2] == b'\\' && b"rnt".contains(&line[end - 1]) {
+            end -= 2;
+        }
+        let v = &line[s..end];
         if !v.iter().any(u8::is_ascii_whitespace)
             && (((random_mixed(v) || (v.len() >= 14 && random_letters(v)))
                 && !super::value::known_public(line, s..s + len))
                 || (word_with_digits(v) && strong(v)))
         {
-            out.push(s..s + len);
+            out.push(s..end);
         }
         i = s + len + 1;
     }
@@ -378,10 +256,39 @@ fn marked_anywhere(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
         };
         let t = &line[s..e];
         // …and random strings of 14 or more (`RsYpr6zgECkiQVPCLO2mixX`), unless public.
-        if shaped(t) || (top && random_anywhere(t) && !super::value::known_public(line, s..e)) {
+        if super::value::crypt_hash(line, s) {
+            continue; // a piece of `$6$rounds=4096$salt$…`
+        }
+        // A word with four digits or a mark (`Clover1853`, `Ridge1246@`) is what people
+        // pick as a password, wherever it is written — but a word and a year is also a
+        // product (`Server2022`) or the example of a weak password (`Summer2024`).
+        if shaped(t)
+            || (word_with_digits(t) && anywhere_digits(t))
+            || (top && random_anywhere(t) && !super::value::known_public(line, s..e))
+        {
             out.push(s..e);
         }
     }
+}
+
+/// The digits and marks that make a word with digits a password with no context: four
+/// digits that are not a year (`Clover1853`; `Server2022` is a product, `Summer2024` the
+/// example of a weak one), or a mark that does not end a sentence (`Ridge124@`;
+/// `Node18!` is an exclamation).
+fn anywhere_digits(t: &[u8]) -> bool {
+    let core = t.strip_suffix(b"!").or(t.strip_suffix(b"?")).unwrap_or(t);
+    let digits = core.iter().filter(|b| b.is_ascii_digit()).count();
+    (digits >= 4 && !ends_in_year(core)) || core.iter().any(|b| b"#%&*^~$@".contains(b))
+}
+
+/// True if `t` ends in a year from 1950 to 2099 (`Server2022`).
+fn ends_in_year(t: &[u8]) -> bool {
+    let digits = t.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    digits == 4
+        && std::str::from_utf8(&t[t.len() - 4..])
+            .ok()
+            .and_then(|y| y.parse::<u32>().ok())
+            .is_some_and(|y| (1950..=2099).contains(&y))
 }
 
 /// The string values of a JSON line (`{"cmd":"hydra -l admin -p X …"}`), each scanned as
@@ -412,7 +319,7 @@ fn one_line(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
     quoted_anywhere(line, out);
     super::pairs::pairs(line, out);
     // A sentence may start in lower case and look like a command: both are checked.
-    told(line, out);
+    super::told::told(line, out);
     match command_line(line) {
         Some(from) => on_command_line(line, from, out),
         None => marked_anywhere(line, top, out),
@@ -585,6 +492,34 @@ mod tests {
             ["qTR_&mWzKv_pdLx"]
         );
         assert_eq!(found("creds: admin Ferry7731 (demo only)"), ["Ferry7731"]);
+        // Logins, flags after the word, words ending in `pass`/`pw`, arrows, escapes.
+        assert_eq!(
+            found("the keystore only opens with Fjord3075."),
+            ["Fjord3075"]
+        );
+        assert_eq!(
+            found("signing key passphrase -> maple_garden_orbit_kettle"),
+            ["maple_garden_orbit_kettle"]
+        );
+        assert_eq!(
+            found("@qa the account logs in with rabbit-velvet-napkin"),
+            ["rabbit-velvet-napkin"]
+        );
+        assert_eq!(
+            found("kickstart: rootpw --plaintext JgLw_s+e&YQ"),
+            ["JgLw_s+e&YQ"]
+        );
+        assert_eq!(
+            found(r#"redis> CONFIG SET requirepass "Zq^on~JhlR""#),
+            ["Zq^on~JhlR"]
+        );
+        assert_eq!(found(r#"expect: send "Kite5211#\r""#), ["Kite5211#"]);
+        let phrase =
+            "orbit candle river maple kettle garden velvet hammer engine carpet bucket napkin";
+        assert_eq!(
+            found(&format!("Recovery phrase for the test wallet: {phrase}")),
+            [phrase]
+        );
         // A random string needs no sentence around it.
         assert_eq!(
             found("If sudo asks, it is Tq8mZrKx2WvLpNcQ4hYb"),
@@ -631,6 +566,10 @@ mod tests {
             "HTTPServer2ConnectionPool handles keep-alive for the v2Api client",
             "Entry mem-01M8B8VQKGKQJ4KS1M2XTJVV15 supersedes mem-01M8B8VQKGSETT88QEHZB8MNW6",
             "Stripe publishable key pk_live_51HqLyjWDarjtT1zdp7dcXXE3 is in the page",
+            "git log --oneline 4e1f2a9..HEAD",
+            "We now block passwords like Summer2024 at signup.",
+            "kickstart: rootpw --iscrypted $6$rounds=4096$saltsalt$3MEaFIuo6sI2zWu5F0Lm1e1Q9x",
+            "Bypass the cache with --no-cache for the Release2026 build",
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }

@@ -241,6 +241,23 @@ pub(super) fn public_id(t: &[u8]) -> bool {
     t.starts_with(b"pk_live_") || t.starts_with(b"pk_test_") || t.starts_with(b"phc_")
 }
 
+/// True if `at` lies inside a crypt(3)-style hash (`$6$rounds=4096$salt$…`, Cisco's
+/// `$9$…`): a hash, not the password.
+pub(super) fn crypt_hash(bytes: &[u8], at: usize) -> bool {
+    let word_start = bytes[..at]
+        .iter()
+        .rposition(|b| b.is_ascii_whitespace() || b"\"'".contains(b))
+        .map_or(0, |i| i + 1);
+    let word = &bytes[word_start..at.max(word_start)];
+    word.first() == Some(&b'$')
+        && word[1..].iter().position(|&b| b == b'$').is_some_and(|i| {
+            (1..=8).contains(&i)
+                && word[1..1 + i]
+                    .iter()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
 /// True if `at` lies inside an AWS ARN (`arn:aws:secretsmanager:…:secret:prod/db`): an
 /// ARN names a secret, it does not hold one.
 pub(super) fn in_arn(bytes: &[u8], at: usize) -> bool {
@@ -257,17 +274,7 @@ pub(super) fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
     if public_id(t) {
         return true;
     }
-    // A crypt(3)-style hash (`$6$salt$…`, Cisco's `$9$…`): a hash, not the password.
-    let word_start = bytes[..r.start]
-        .iter()
-        .rposition(u8::is_ascii_whitespace)
-        .map_or(0, |i| i + 1);
-    let word = &bytes[word_start..r.start];
-    if word.first() == Some(&b'$')
-        && word[1..].iter().position(|&b| b == b'$').is_some_and(|i| {
-            (1..=8).contains(&i) && word[1..1 + i].iter().all(u8::is_ascii_alphanumeric)
-        })
-    {
+    if crypt_hash(bytes, r.start) {
         return true;
     }
     let before = &bytes[r.start.saturating_sub(24)..r.start];

@@ -1,0 +1,224 @@
+//! Passwords told in a sentence (part of step 4 of the scan): `The admin password for
+//! staging is Harvest4096`, `pw for the report account = Kx9#mTq2`, `Zoom passcode:
+//! 804215`, `the keystore only opens with Kite3075`. A sentence must say so — a word
+//! naming a password (`password`, `passphrase`, `passcode`, `pwd`, and words ending in
+//! `pass` or `pw`: `requirepass`, `rootpw`), a secret (`psk`, `pin`, `key`, `token`,
+//! `secret`, `creds`) or a login (`log in`, `unlock`, `opens`, `decrypt`, `sudo`) — and
+//! the value is judged by how the sentence hands it over:
+//!
+//! - within eight words of that word, a marked or random value counts anywhere;
+//! - a word with digits, a passphrase or lower-case letters with digits count only where
+//!   the sentence hands them over: right after the word, after `is`/`was`/`:`/`=`/`->`,
+//!   after `with`/`use`, after an account (`admin Ferry7731`), after a flag that follows
+//!   the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before `as`/`is`;
+//! - after `pin` or `passcode`, digits (`804215`); after `…password…:`, a value with
+//!   symbols and no digit (`qTR_&mWzKv_pdLx`);
+//! - after `phrase`, `seed` or `mnemonic` and a colon, a run of twelve or more lower-case
+//!   words (a wallet's recovery phrase).
+//!
+//! Lower-case words, versions (`Office365`), algorithm names (`Argon2id`), constants and
+//! flags are not.
+
+use std::ops::Range;
+
+use super::looks::{diceware, given, lower_random, random_mixed, shaped, strong, word_with_digits};
+use super::shapes::words;
+use super::value::random_letters;
+
+/// Findings in a sentence that names a password.
+pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
+    const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
+    const ALSO: [&str; 19] = [
+        "psk",
+        "pw",
+        "pass",
+        "creds",
+        "credentials",
+        "token",
+        "secret",
+        "key",
+        "phrase",
+        "pin",
+        "mnemonic",
+        "seed",
+        // A login: `logs in with X`, `opens with X`, `if sudo asks, it is X`.
+        "login",
+        "logs",
+        "logged",
+        "unlock",
+        "unlocks",
+        "opens",
+        "sudo",
+    ];
+    // Words that end in `pass` but do not say password.
+    const NOT_PASS: [&str; 7] = [
+        "bypass",
+        "compass",
+        "encompass",
+        "surpass",
+        "trespass",
+        "overpass",
+        "underpass",
+    ];
+    let says_word = |w: &str| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let alpha = !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_alphabetic());
+        SAYS.iter().any(|s| w.contains(s))
+            || ALSO.contains(&bare)
+            // `requirepass`, `rootpw`, `adminpw`
+            || (alpha && bare.ends_with("pass") && !NOT_PASS.contains(&bare))
+            || (alpha && bare.len() <= 12 && bare.ends_with("pw"))
+    };
+    let ws = words(line, 0);
+    let lower: Vec<String> = ws
+        .iter()
+        .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
+        .collect();
+    let is_says: Vec<bool> = lower.iter().map(|w| says_word(w)).collect();
+    if !is_says.contains(&true) {
+        return;
+    }
+    // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
+    let pin = lower.iter().any(|w| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        matches!(bare, "pin" | "passcode" | "pincode")
+    });
+    // A word that says "password" itself (not only `key`, `token`, `pin`, `login`).
+    let says_password = |w: &str| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        SAYS.iter().any(|s| w.contains(s))
+            || (bare.bytes().all(|b| b.is_ascii_alphabetic())
+                && (bare.ends_with("pw") || (bare.ends_with("pass") && !NOT_PASS.contains(&bare))))
+    };
+    let strong_says = lower.iter().any(|w| says_password(w));
+    // Words within eight of one that says "password" (linear: a line of 2,000 such
+    // words must not cost 2,000²).
+    let mut near = vec![false; ws.len()];
+    for (k, _) in is_says.iter().enumerate().filter(|(_, s)| **s) {
+        for n in near.iter_mut().take(k + 9).skip(k.saturating_sub(8)) {
+            *n = true;
+        }
+    }
+    recovery_phrase(line, &ws, &lower, out);
+    for (k, w) in ws.iter().enumerate() {
+        if is_says[k] || !near[k] {
+            continue; // the word that says "password" is the subject, not the value
+        }
+        // Trim the sentence's punctuation: `LabNet,` `Maple414!.` `(Pw9#x)`.
+        let (mut s, mut e) = (w.start, w.end);
+        while s < e && b"\"'(`".contains(&line[s]) {
+            s += 1;
+        }
+        while e > s && b"\"'),.;:`".contains(&line[e - 1]) {
+            e -= 1;
+        }
+        // `reporter/X`, `admin:X`: the part after a user name.
+        if let Some(cut) = line[s..e].iter().position(|&b| b == b'/' || b == b':') {
+            let user = &line[s..s + cut];
+            if !user.is_empty()
+                && user
+                    .iter()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-.".contains(b))
+                && !line[s + cut + 1..e].contains(&b'/')
+            {
+                s += cut + 1;
+            }
+        }
+        let v = &line[s..e];
+        if v.first() == Some(&b'$') {
+            continue; // a variable or a crypt hash (`$9$nhEm…`)
+        }
+        // A word with digits is also a product and its version (`Office365`): it counts
+        // only where a sentence hands a password over — right after the word that says
+        // so, after `is`/`was`/`:`/`=`, or before `as`.
+        let handed = || {
+            let prev = k.checked_sub(1).map(|p| lower[p].as_str());
+            let next = lower.get(k + 1).map(String::as_str);
+            // A flag after the word (`rootpw --plaintext X`, `DefaultPassword /t REG_SZ
+            // /d X`).
+            let flag = prev
+                .is_some_and(|p| (p.starts_with('-') || p.starts_with('/')) && p.len() <= 12)
+                && (k.saturating_sub(5)..k - 1).any(|j| says_password(&lower[j]));
+            k.checked_sub(1).is_some_and(|p| is_says[p])
+                || flag
+                || matches!(
+                    prev,
+                    Some("is" | "was" | "=" | "as" | "/" | "->" | "=>" | "with" | "use" | "using")
+                )
+                || k.checked_sub(1)
+                    .is_some_and(|p| super::pairs::after_account(&line[ws[p].clone()]))
+                || (prev == Some("to") && strong(v))
+                || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
+                || matches!(next, Some("as" | "is" | "<-"))
+        };
+        let handed_over = || {
+            let prev = k.checked_sub(1).map(|p| lower[p].as_str());
+            // Lower-case letters with one digit are also names (`argon2id`): only right
+            // after the word that says so, or after `is`/`was`/`=`/`to`.
+            let lower_ok = lower_random(v)
+                && (k.checked_sub(1).is_some_and(|p| {
+                    is_says[p] || super::pairs::after_account(&line[ws[p].clone()])
+                }) || matches!(prev, Some("is" | "was" | "=" | "/" | "to"))
+                    || v.iter().filter(|b| b.is_ascii_digit()).count() >= 2);
+            (word_with_digits(v) || given(v) || diceware(v) || lower_ok)
+                && (handed()
+                    || (prev == Some("to")
+                        && (strong(v)
+                            || diceware(v)
+                            || (lower_random(v)
+                                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2))))
+        };
+        let colon = || {
+            strong_says
+                && k.checked_sub(1)
+                    .is_some_and(|p| lower[p].ends_with(':') || is_says[p])
+                && super::pairs::after_colon(v)
+        };
+        let digits_only = || {
+            pin && handed()
+                && v.len() >= 4
+                && v.iter().all(u8::is_ascii_alphanumeric)
+                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 4
+        };
+        if shaped(v)
+            || random_mixed(v)
+            || (v.len() >= 12 && random_letters(v))
+            || handed_over()
+            || colon()
+            || digits_only()
+        {
+            out.push(s..e);
+        }
+    }
+}
+
+/// A wallet's recovery phrase: after a colon that ends `phrase`, `seed` or `mnemonic` or a
+/// word up to five after it (`Recovery phrase for the test wallet: …`), a run of twelve
+/// or more lower-case words of 3–8 letters.
+fn recovery_phrase(
+    line: &[u8],
+    ws: &[Range<usize>],
+    lower: &[String],
+    out: &mut Vec<Range<usize>>,
+) {
+    let mut trigger = None;
+    for (k, w) in lower.iter().enumerate() {
+        if matches!(w.trim_end_matches(':'), "phrase" | "seed" | "mnemonic") {
+            trigger = Some(k);
+        }
+        if !w.ends_with(':') || trigger.is_none_or(|t| k - t > 5) {
+            continue;
+        }
+        let run = ws[k + 1..]
+            .iter()
+            .take_while(|r| {
+                let t = &line[(*r).clone()];
+                let t = t.strip_suffix(b".").unwrap_or(t);
+                (3..=8).contains(&t.len()) && t.iter().all(u8::is_ascii_lowercase)
+            })
+            .count();
+        if run >= 12 {
+            out.push(ws[k + 1].start..ws[k + run].end);
+        }
+    }
+}
