@@ -137,18 +137,20 @@ pub(super) fn random_mixed(v: &[u8]) -> bool {
         && entropy(v) >= (v.len() as f64).log2().min(4.0) - 0.7
 }
 
-/// A random string with no context at all (`RsYpr6zgECkiQVPCLO2mixX` in a sentence):
-/// [`random_mixed`], 14–64 letters and digits only, three or more of each case, and not an
-/// id whose type is spelt in lower case before it (`recK2p9QmZx7TtW4a`) nor a hex id with
-/// an upper-case prefix (`ACddeeab5d80…`).
+/// A random string with no context at all (`RsYpr6zgECkiQVPCLO2mixX`, `Fsx_dLX+USJCJartx1`
+/// in a sentence): [`random_mixed`], 14–64 characters, three or more letters of each case
+/// and a digit, and not an id whose type is spelt before it — in lower case and joined by
+/// `-` or `_` (`mem-01M8…`, `us-east-1_Ab12…`), or three lower-case letters
+/// (`recK2p9QmZx7TtW4a`) — nor a hex id with an upper-case prefix (`ACddeeab5d80…`).
 pub(super) fn random_anywhere(v: &[u8]) -> bool {
     let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
     let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
+    let joined = prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_'));
     (14..=64).contains(&v.len())
-        && v.iter().all(u8::is_ascii_alphanumeric)
         && count(u8::is_ascii_uppercase) >= 3
         && count(u8::is_ascii_lowercase) >= 3
-        && !((2..=4).contains(&prefix) && v[prefix].is_ascii_uppercase())
+        && !joined
+        && !(prefix == 3 && v[prefix].is_ascii_uppercase())
         && random_mixed(v)
 }
 

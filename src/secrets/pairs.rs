@@ -210,7 +210,7 @@ fn spaced(line: &[u8], ws: &[Range<usize>], out: &mut Vec<Range<usize>>) {
         };
         let v = match conn.as_str() {
             "/" | ":" if strength >= 1 => ws.get(k + 2),
-            "with" | "and" | "pass" | "pw" if strength == 2 => ws.get(k + 2),
+            "with" | "and" | "using" | "pass" | "pw" if strength == 2 => ws.get(k + 2),
             _ => None,
         };
         if let Some(v) = v {
@@ -266,6 +266,58 @@ fn named_attribute(line: &[u8], out: &mut Vec<Range<usize>>) {
     }
 }
 
+/// Credentials passed by position to a call that logs in (`new PDO($dsn, 'app', 'X')`,
+/// `mysqli_connect('db', 'app', 'X', 'shop')`, `new Sequelize('shop', 'app', 'X', …)`):
+/// a quoted value of a password's shape right after a quoted account name.
+fn positional(line: &[u8], out: &mut Vec<Range<usize>>) {
+    const CALLS: [&[u8]; 7] = [
+        b"connect",
+        b"login",
+        b"auth",
+        b"pdo",
+        b"sequelize",
+        b"bind",
+        b"credential",
+    ];
+    let lower = line.to_ascii_lowercase();
+    let mut i = 0;
+    while let Some(open) = lower[i..].iter().position(|&b| b == b'(').map(|p| i + p) {
+        i = open + 1;
+        let name_start = lower[..open]
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .map_or(0, |p| p + 1);
+        let name = &lower[name_start..open];
+        if !CALLS.iter().any(|c| name.windows(c.len()).any(|w| w == *c)) {
+            continue;
+        }
+        let close = lower[open..]
+            .iter()
+            .position(|&b| b == b')')
+            .map_or(line.len(), |p| open + p);
+        // The quoted arguments, in order (a `{…}` or `$x` between them is skipped).
+        let mut args: Vec<Range<usize>> = Vec::new();
+        let mut j = open + 1;
+        while j < close {
+            let q = line[j];
+            if q == b'\'' || q == b'"' {
+                let Some(len) = line[j + 1..close].iter().position(|&b| b == q) else {
+                    break;
+                };
+                args.push(j + 1..j + 1 + len);
+                j += len + 2;
+            } else {
+                j += 1;
+            }
+        }
+        for pair in args.windows(2) {
+            if name_like(&line[pair[0].clone()]) && pair_value(&line[pair[1].clone()]) {
+                out.push(pair[1].clone());
+            }
+        }
+    }
+}
+
 /// The byte ranges of passwords beside their account, and of named attributes' values, in
 /// one line.
 pub(super) fn pairs(line: &[u8], out: &mut Vec<Range<usize>>) {
@@ -274,6 +326,9 @@ pub(super) fn pairs(line: &[u8], out: &mut Vec<Range<usize>>) {
         tight(line, w.clone(), out);
     }
     spaced(line, &ws, out);
+    if line.contains(&b'(') {
+        positional(line, out);
+    }
     if line.contains(&b'<') {
         named_attribute(line, out);
     }
@@ -333,6 +388,18 @@ mod tests {
                 "parrot-kettle-wizard34",
             ),
             (r#"<add key="SmtpPass" value="Otter!x77" />"#, "Otter!x77"),
+            (
+                "$pdo = new PDO($dsn, 'app', 'forest_orange_hammer_engine');",
+                "forest_orange_hammer_engine",
+            ),
+            (
+                "new Sequelize('shop', 'app', 'aoe1w69yugq7o', { host: 'db' })",
+                "aoe1w69yugq7o",
+            ),
+            (
+                "db2 connect to SAMPLE user db2inst1 using qvo0pdbwmumc1k",
+                "qvo0pdbwmumc1k",
+            ),
         ] {
             assert_eq!(found(t), [want], "{t}");
         }
@@ -349,6 +416,8 @@ mod tests {
             r#"<param name="timeout" value="Slow9000!"/>"#,
             r#"<add key="DbPassword" value="${DB_PASSWORD}" />"#,
             "root:x:0:0:root:/root:/bin/bash",
+            "client.get('users', 'list_active_users_now')",
+            "mysqli_connect('db', 'app', getenv('DB_PASS'), 'shop')",
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }

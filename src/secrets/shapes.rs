@@ -44,7 +44,8 @@ use super::value::random_letters;
 /// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`,
 /// `neo4j-admin dbms set-initial-password X`.
 fn secret_word(w: &[u8]) -> bool {
-    const ENDS: [&str; 10] = [
+    const ENDS: [&str; 11] = [
+        "psk",
         "password",
         "passwd",
         "pass",
@@ -57,8 +58,9 @@ fn secret_word(w: &[u8]) -> bool {
         "api_key",
     ];
     let w = String::from_utf8_lossy(w).to_ascii_lowercase();
+    // `wifi-sec.psk`, `auth.password` — settings are dotted.
     w.bytes()
-        .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+        .all(|b| b.is_ascii_lowercase() || b"_-.".contains(&b))
         && !w.starts_with('-')
         && ENDS.iter().any(|s| w.ends_with(s))
 }
@@ -142,6 +144,8 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
             || line[w.clone()].ends_with(b")"));
         // A here-string (`smbpasswd -a jdoe <<< $'X\nX'`): its first line.
         let here = matches!(prev, Some(b"<<<"));
+        // A here-string's later lines (`$'X\nX'`: a password and its confirmation).
+        let mut rest = Vec::new();
         let v = if echoed && line[v.clone()].ends_with(b")") {
             unquote(line, w.start..w.end - 1)
         } else if here {
@@ -153,6 +157,17 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
                 .windows(2)
                 .position(|p| p == b"\\n")
                 .map_or(r.end, |i| r.start + i);
+            let mut at = end;
+            while at + 2 <= r.end {
+                let from = at + 2;
+                at = line[from..r.end]
+                    .windows(2)
+                    .position(|p| p == b"\\n")
+                    .map_or(r.end, |i| from + i);
+                if at > from {
+                    rest.push(from..at);
+                }
+            }
             r.start..end
         } else {
             v
@@ -164,17 +179,23 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
         let lower_after_p = after_flag
             && ((lower_random(value) && digits >= 2 && value.len() >= 10)
                 || (diceware(value) && names_user(line)));
+        // A passphrase after a word naming a secret (`wifi-sec.psk a_b_c_d`), or piped or
+        // here-stringed into a command.
+        let phrase =
+            diceware(value) && (echoed || here || (k > 0 && secret_word(&line[ws[k - 1].clone()])));
         if (after_flag || echoed || here)
-            && (loose(value) || given_after_flag(value) || lower_after_p)
+            && (loose(value) || given_after_flag(value) || lower_after_p || phrase)
         {
             out.push(v);
+            out.extend(rest);
             continue;
         }
         if random_alnum(&line[v.clone()]) {
             out.push(v);
             continue;
         }
-        // Marked pieces of the argument.
+        // Marked pieces of the argument; words with digits and random pieces too, unless
+        // the argument is public (an SSH key's body is split at `/` into random pieces).
         let sep = |b: u8| matches!(b, b'/' | b'@' | b':' | b'=' | b',' | b'\'' | b'"');
         let mut i = w.start;
         while i < w.end {
@@ -196,8 +217,21 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
             } else {
                 s
             };
-            if shaped(&line[piece..i]) {
-                out.push(piece..i);
+            let t = &line[piece..i];
+            // Only `-p` hides a value this way; `-NqK3xYz…` (a Firebase key) is a name.
+            let bare = if piece > s && !matches!(line[s + 1], b'p' | b'P') {
+                s
+            } else {
+                piece
+            };
+            let u = &line[bare..i];
+            let anywhere = || {
+                ((word_with_digits(u) && anywhere_digits(u))
+                    || (random_anywhere(u) && !super::value::known_public(line, bare..i)))
+                    && !super::value::public_marker(line, w.clone())
+            };
+            if shaped(t) || anywhere() {
+                out.push(bare..i);
             }
         }
     }
@@ -365,13 +399,21 @@ pub(super) fn password_shaped_args(bytes: &[u8]) -> Vec<(Range<usize>, &'static 
 mod tests {
     use super::password_shaped_args;
 
+    /// What would be redacted: overlapping findings merged, as `redact` does.
     fn found(t: &str) -> Vec<&str> {
-        let mut f: Vec<&str> = password_shaped_args(t.as_bytes())
+        let mut rs: Vec<_> = password_shaped_args(t.as_bytes())
             .into_iter()
-            .map(|(r, _)| &t[r])
+            .map(|(r, _)| r)
             .collect();
-        f.dedup();
-        f
+        rs.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+        let mut merged: Vec<std::ops::Range<usize>> = Vec::new();
+        for r in rs {
+            match merged.last_mut() {
+                Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        merged.into_iter().map(|r| &t[r]).collect()
     }
 
     #[test]
@@ -474,7 +516,7 @@ mod tests {
         );
         assert_eq!(
             found("smbpasswd -a jdoe <<< $'0ZRJ2saSGJB\\n0ZRJ2saSGJB'"),
-            ["0ZRJ2saSGJB"]
+            ["0ZRJ2saSGJB", "0ZRJ2saSGJB"]
         );
         assert_eq!(
             found("rsync a/ rsync://m/s/ --password-file=<(echo AlPUf7Qz2k)"),
@@ -519,6 +561,28 @@ mod tests {
         assert_eq!(
             found(&format!("Recovery phrase for the test wallet: {phrase}")),
             [phrase]
+        );
+        // A sentence that starts in lower case is read as a command line and as prose.
+        assert_eq!(
+            found("ops here — the firewall password is now Cedar4471"),
+            ["Cedar4471"]
+        );
+        assert_eq!(
+            found("nmcli con modify office wifi-sec.psk garden_hammer_velvet_orbit"),
+            ["garden_hammer_velvet_orbit"]
+        );
+        assert_eq!(
+            found("pure-pw useradd deploy -m <<< $'Pylon8251!\\nPylon8251!'"),
+            ["Pylon8251!", "Pylon8251!"]
+        );
+        assert_eq!(
+            found("fw&fGDKmZL ← the new VPN pre-shared key"),
+            ["fw&fGDKmZL"]
+        );
+        assert_eq!(found("the server room keypad code is 40917"), ["40917"]);
+        assert_eq!(
+            found("Tried Gqx_dLV+USJCJartx2 for the BIOS and it worked."),
+            ["Gqx_dLV+USJCJartx2"]
         );
         // A random string needs no sentence around it.
         assert_eq!(
@@ -567,6 +631,9 @@ mod tests {
             "Entry mem-01M8B8VQKGKQJ4KS1M2XTJVV15 supersedes mem-01M8B8VQKGSETT88QEHZB8MNW6",
             "Stripe publishable key pk_live_51HqLyjWDarjtT1zdp7dcXXE3 is in the page",
             "git log --oneline 4e1f2a9..HEAD",
+            "firebase database:get /orders/-NqK3xYzAbCdEfGh12",
+            r#"base64 of "hello world": aGVsbG8gd29ybGQ="#,
+            "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQeYJWtLZ11z67q+qSTQMNZuTdS6XPPUkbQ0yVYabKov/x ci@b",
             "We now block passwords like Summer2024 at signup.",
             "kickstart: rootpw --iscrypted $6$rounds=4096$saltsalt$3MEaFIuo6sI2zWu5F0Lm1e1Q9x",
             "Bypass the cache with --no-cache for the Release2026 build",

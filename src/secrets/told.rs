@@ -28,7 +28,7 @@ use super::value::random_letters;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 19] = [
+    const ALSO: [&str; 20] = [
         "psk",
         "pw",
         "pass",
@@ -39,6 +39,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "key",
         "phrase",
         "pin",
+        "keypad",
         "mnemonic",
         "seed",
         // A login: `logs in with X`, `opens with X`, `if sudo asks, it is X`.
@@ -74,14 +75,23 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         .iter()
         .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
         .collect();
-    let is_says: Vec<bool> = lower.iter().map(|w| says_word(w)).collect();
+    // `log in`, `logs in`, `sign in`: a login (`log` alone is `git log`).
+    let is_says: Vec<bool> = lower
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            says_word(w)
+                || (matches!(w.as_str(), "log" | "sign" | "signs" | "signed")
+                    && lower.get(k + 1).is_some_and(|n| n.starts_with("in")))
+        })
+        .collect();
     if !is_says.contains(&true) {
         return;
     }
     // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
     let pin = lower.iter().any(|w| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-        matches!(bare, "pin" | "passcode" | "pincode")
+        matches!(bare, "pin" | "passcode" | "pincode" | "keypad")
     });
     // A word that says "password" itself (not only `key`, `token`, `pin`, `login`).
     let says_password = |w: &str| {
@@ -143,13 +153,24 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 || flag
                 || matches!(
                     prev,
-                    Some("is" | "was" | "=" | "as" | "/" | "->" | "=>" | "with" | "use" | "using")
+                    Some(
+                        "is" | "was"
+                            | "="
+                            | "as"
+                            | "/"
+                            | "->"
+                            | "=>"
+                            | "→"
+                            | "with"
+                            | "use"
+                            | "using"
+                    )
                 )
                 || k.checked_sub(1)
                     .is_some_and(|p| super::pairs::after_account(&line[ws[p].clone()]))
                 || (prev == Some("to") && strong(v))
                 || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
-                || matches!(next, Some("as" | "is" | "<-"))
+                || matches!(next, Some("as" | "is" | "<-" | "←"))
         };
         let handed_over = || {
             let prev = k.checked_sub(1).map(|p| lower[p].as_str());
@@ -168,11 +189,14 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                             || (lower_random(v)
                                 && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2))))
         };
+        // Symbols and both cases, handed over (`Password for the archive: qTR_&mWzKv`,
+        // `fw&fGDFOmL ← the new VPN key`).
         let colon = || {
-            strong_says
-                && k.checked_sub(1)
-                    .is_some_and(|p| lower[p].ends_with(':') || is_says[p])
-                && super::pairs::after_colon(v)
+            super::pairs::after_colon(v)
+                && ((strong_says
+                    && k.checked_sub(1)
+                        .is_some_and(|p| lower[p].ends_with(':') || is_says[p]))
+                    || handed())
         };
         let digits_only = || {
             pin && handed()

@@ -248,7 +248,8 @@ pub(super) fn crypt_hash(bytes: &[u8], at: usize) -> bool {
         .iter()
         .rposition(|b| b.is_ascii_whitespace() || b"\"'".contains(b))
         .map_or(0, |i| i + 1);
-    let word = &bytes[word_start..at.max(word_start)];
+    // The word the position is in, from its start (the token may be the whole word).
+    let word = &bytes[word_start..bytes.len().min(word_start + 16)];
     word.first() == Some(&b'$')
         && word[1..].iter().position(|&b| b == b'$').is_some_and(|i| {
             (1..=8).contains(&i)
@@ -270,6 +271,17 @@ pub(super) fn in_arn(bytes: &[u8], at: usize) -> bool {
 
 /// A random-looking token known to be public, or not random at all (module doc, step 3).
 pub(super) fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
+    public(bytes, r, true)
+}
+
+/// Only the markers of [`known_public`] — hashes, public keys, data URIs, public ids —
+/// not its judgement of the token's randomness (`Ledge4473` is made of a word, and still
+/// a password).
+pub(super) fn public_marker(bytes: &[u8], r: Range<usize>) -> bool {
+    public(bytes, r, false)
+}
+
+fn public(bytes: &[u8], r: Range<usize>, judge: bool) -> bool {
     let t = &bytes[r.clone()];
     if public_id(t) {
         return true;
@@ -350,7 +362,36 @@ pub(super) fn known_public(bytes: &[u8], r: Range<usize>) -> bool {
         }
         _ => t,
     };
-    decodes_to_text(t) || decodes_to_text(value) || wordy(t)
+    judge && (decodes_to_text(t) || decodes_to_text(value) || short_text(t) || wordy(t))
+}
+
+/// Base64 of a short plain text (`aGVsbG8gd29ybGQ=`, "hello world"): nine or more
+/// decoded bytes, all printable — which random bytes almost never are ((95/256)⁹ ≈ 10⁻⁴).
+fn short_text(t: &[u8]) -> bool {
+    let body: Vec<u8> = t.iter().copied().filter(|&c| c != b'=').collect();
+    if body.len() < 12 || body.len() > 64 {
+        return false;
+    }
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::new();
+    for chunk in body.chunks(4) {
+        let mut n = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            let Some(v) = value(c) else { return false };
+            n |= v << (18 - 6 * k);
+        }
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out.iter().all(|&b| b.is_ascii_graphic() || b == b' ')
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
