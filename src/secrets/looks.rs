@@ -154,6 +154,46 @@ pub(super) fn random_anywhere(v: &[u8]) -> bool {
         && random_mixed(v)
 }
 
+/// Shapes a password has even with no word around it, besides [`random_anywhere`]:
+/// random letters of 14 or more with three of each case, switching case often
+/// (`yiCXXYShWjlXlGTYI`; not `PasswordStrengthMeter`); both
+/// cases with two or more symbols, never two side by side, starting with a letter or
+/// digit (`bt_VrNAaJ%WS&`; not `**Bold**`, `React&&Vue`, nor percent-encoding); a
+/// passphrase ending in two or more digits (`magnet_carpet_ladder30`). Lower-case letters
+/// with digits are not among them: random ids are written that way (`fe2k9xq1ls3ggb`).
+pub(super) fn random_other(v: &[u8]) -> bool {
+    let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
+    // Random letters switch case about every other letter; names made of words
+    // (`PasswordStrengthMeter`) once or twice a word.
+    let switches = v
+        .windows(2)
+        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
+        .count();
+    let letters = v.len() >= 14
+        && random_letters(v)
+        && count(u8::is_ascii_uppercase) >= 3
+        && count(u8::is_ascii_lowercase) >= 3
+        && switches * 3 >= v.len() - 1;
+    let mark = |b: &u8| b"!#%&*?^~@+=$".contains(b);
+    let percent = v
+        .windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+    let symbols = (10..=64).contains(&v.len())
+        && v[0].is_ascii_alphanumeric()
+        && v.iter().all(|&b| password_char(b))
+        && upper(v)
+        && lower(v)
+        && v.iter().filter(|b| mark(b)).count() >= 2
+        && !v.windows(2).any(|w| mark(&w[0]) && mark(&w[1]))
+        && count(u8::is_ascii_alphabetic) >= 6
+        && !percent
+        // Base64 (`PGh0bWw+PGJvZHk+…`): its only symbols are `+ / =`.
+        && v.iter().any(|b| mark(b) && !matches!(b, b'+' | b'='))
+        && not_email(v);
+    let trailing = v.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    letters || symbols || (diceware(v) && trailing >= 2)
+}
+
 /// A passphrase of three or more lower-case words joined by one of `- . _`, with optional
 /// digits (`orbit-candle-river-maple`, `sugar.orbit.tiger86`), 14 characters or more.
 pub(super) fn diceware(v: &[u8]) -> bool {
@@ -162,8 +202,29 @@ pub(super) fn diceware(v: &[u8]) -> bool {
         return false;
     };
     let parts: Vec<&[u8]> = body.split(|&b| b == sep).collect();
+    // A host name is dotted words too (`registry.gitlab.com`).
+    const HOST_ENDS: [&[u8]; 16] = [
+        b"com",
+        b"net",
+        b"org",
+        b"io",
+        b"dev",
+        b"app",
+        b"cloud",
+        b"internal",
+        b"local",
+        b"lan",
+        b"svc",
+        b"cluster",
+        b"edu",
+        b"gov",
+        b"info",
+        b"biz",
+    ];
+    let host = sep == b'.' && parts.last().is_some_and(|l| HOST_ENDS.contains(l));
     v.len() >= 14
         && parts.len() >= 3
+        && !host
         && parts
             .iter()
             .all(|p| p.len() >= 3 && p.iter().all(u8::is_ascii_lowercase))

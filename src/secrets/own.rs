@@ -103,7 +103,7 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "api-key",
-        r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;\])}]{6,})"#,
+        r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|(?:master|encryption|signing)[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;\])}]{6,})"#,
         1,
         &["key", "secret", "token"],
     ),
@@ -404,7 +404,8 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "asana-token",
-        r"\b[0-9]/[0-9]{16}:[0-9a-f]{32}\b",
+        // Legacy `1/…:…` and current `2/<workspace>/<user>:…` personal access tokens.
+        r"\b[0-9]/[0-9]{16}(?:/[0-9]{16})?:[0-9a-f]{32}\b",
         0,
         &["/"],
     ),

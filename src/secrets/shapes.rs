@@ -36,7 +36,7 @@ use std::ops::Range;
 
 use super::looks::{
     diceware, given_after_flag, loose, lower_random, random_alnum, random_anywhere, random_mixed,
-    shaped, strong, word_with_digits,
+    random_other, shaped, strong, word_with_digits,
 };
 use super::value::random_letters;
 
@@ -227,10 +227,13 @@ fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
             let u = &line[bare..i];
             let anywhere = || {
                 ((word_with_digits(u) && anywhere_digits(u))
-                    || (random_anywhere(u) && !super::value::known_public(line, bare..i)))
+                    || (random_anywhere(u) && !super::value::known_public(line, bare..i))
+                    || (random_other(u) && !super::value::public_marker(line, bare..i)))
                     && !super::value::public_marker(line, w.clone())
             };
-            if shaped(t) || anywhere() {
+            // `-pdragon_magnet_garden` (mysql): a passphrase glued to `-p`.
+            let glued = piece > s && matches!(line[s + 1], b'p' | b'P') && diceware(t);
+            if shaped(t) || glued || anywhere() {
                 out.push(bare..i);
             }
         }
@@ -293,16 +296,59 @@ fn marked_anywhere(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
         if super::value::crypt_hash(line, s) {
             continue; // a piece of `$6$rounds=4096$salt$…`
         }
+        let top = top && !names_public_value(line, s);
         // A word with four digits or a mark (`Clover1853`, `Ridge1246@`) is what people
         // pick as a password, wherever it is written — but a word and a year is also a
         // product (`Server2022`) or the example of a weak password (`Summer2024`).
         if shaped(t)
             || (word_with_digits(t) && anywhere_digits(t))
             || (top && random_anywhere(t) && !super::value::known_public(line, s..e))
+            || (top && random_other(t) && !super::value::public_marker(line, s..e))
         {
             out.push(s..e);
         }
     }
+}
+
+/// True if the value at `at` is assigned to a name that says it is public — an id, a
+/// user, a host, a model (`ELEVENLABS_VOICE_ID=21m00Tcm…`, `"user": "…"`): random-looking
+/// values there are ids, not secrets.
+fn names_public_value(line: &[u8], at: usize) -> bool {
+    let mut i = at;
+    while i > 0 && matches!(line[i - 1], b'"' | b'\'' | b' ') {
+        i -= 1;
+    }
+    if i == 0 || !matches!(line[i - 1], b'=' | b':') {
+        return false;
+    }
+    let end = i - 1;
+    let mut start = end;
+    while start > 0 && matches!(line[start - 1], b'"' | b'\'') {
+        start -= 1;
+    }
+    let name_end = start;
+    while start > 0 && (line[start - 1].is_ascii_alphanumeric() || line[start - 1] == b'_') {
+        start -= 1;
+    }
+    let name = line[start..name_end].to_ascii_lowercase();
+    const ENDS: [&[u8]; 12] = [
+        b"id",
+        b"sid",
+        b"uuid",
+        b"user",
+        b"username",
+        b"name",
+        b"host",
+        b"url",
+        b"region",
+        b"model",
+        b"email",
+        b"domain",
+    ];
+    !name.is_empty()
+        && ENDS.iter().any(|e| {
+            name.ends_with(e) && (name.len() == e.len() || name[name.len() - e.len() - 1] == b'_')
+        })
 }
 
 /// The digits and marks that make a word with digits a password with no context: four
@@ -584,6 +630,23 @@ mod tests {
             found("Tried Gqx_dLV+USJCJartx2 for the BIOS and it worked."),
             ["Gqx_dLV+USJCJartx2"]
         );
+        // Symbols without a digit, random letters, numbered passphrases: no word needed.
+        assert_eq!(
+            found("QA used bt_VrQAaJ%WS& for all the seeded customers"),
+            ["bt_VrQAaJ%WS&"]
+        );
+        assert_eq!(
+            found("Remember to change yiCXXYShWjlXlGTYa on the demo tablet"),
+            ["yiCXXYShWjlXlGTYa"]
+        );
+        assert_eq!(
+            found("password reset for ops done; ops now uses kettle_orbit_ladder31"),
+            ["kettle_orbit_ladder31"]
+        );
+        assert_eq!(
+            found("docker exec db mysql -uroot -pdragon_magnet_garden_silver -e 'select 1'"),
+            ["dragon_magnet_garden_silver"]
+        );
         // A random string needs no sentence around it.
         assert_eq!(
             found("If sudo asks, it is Tq8mZrKx2WvLpNcQ4hYb"),
@@ -631,6 +694,11 @@ mod tests {
             "Entry mem-01M8B8VQKGKQJ4KS1M2XTJVV15 supersedes mem-01M8B8VQKGSETT88QEHZB8MNW6",
             "Stripe publishable key pk_live_51HqLyjWDarjtT1zdp7dcXXE3 is in the page",
             "git log --oneline 4e1f2a9..HEAD",
+            "docker login registry.gitlab.com -u ci --password-stdin < token.txt",
+            "The PasswordStrengthMeter component now uses zxcvbn-ts 3.0.",
+            "body=PGh0bWw+PGJvZHk+PGgxPk1haW50ZW5hbmNlPC9oMT48L2JvZHk+PC9odG1sPg==",
+            "ELEVENLABS_VOICE_ID=21m00Tcm4TlvDq8ikWAM",
+            "Read **Important** first; React&&Vue is not a thing",
             "firebase database:get /orders/-NqK3xYzAbCdEfGh12",
             r#"base64 of "hello world": aGVsbG8gd29ybGQ="#,
             "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQeYJWtLZ11z67q+qSTQMNZuTdS6XPPUkbQ0yVYabKov/x ci@b",

@@ -164,6 +164,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                             | "with"
                             | "use"
                             | "using"
+                            | "uses"
+                            | "used"
+                            | "wants"
+                            | "takes"
+                            | "accepts"
+                            | "keeps"
                     )
                 )
                 || k.checked_sub(1)

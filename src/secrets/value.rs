@@ -99,8 +99,8 @@ pub(super) fn reference(value: &[u8]) -> bool {
     let lower = String::from_utf8_lossy(v).to_ascii_lowercase();
     // Where code or a tool reads the secret from: `process.env.PGPASSWORD`,
     // `os.environ["PW"]`, `System.getenv("PW")`, `ENV.fetch(…)`, an ARN, an Ansible
-    // Vault value (`!vault |`), HTTPie's `:=@file`.
-    const FROM: [&str; 10] = [
+    // Vault value (`!vault |`), Home Assistant's `!secret name`, HTTPie's `:=@file`.
+    const FROM: [&str; 11] = [
         "process.env.",
         "os.environ",
         "os.getenv(",
@@ -110,6 +110,7 @@ pub(super) fn reference(value: &[u8]) -> bool {
         "getenv(",
         "arn:",
         "!vault",
+        "!secret ",
         "=@",
     ];
     if FROM.iter().any(|f| lower.starts_with(f)) {
