@@ -138,14 +138,16 @@ pub(super) fn random_mixed(v: &[u8]) -> bool {
 }
 
 /// A random string with no context at all (`RsYpr6zgECkiQVPCLO2mixX`, `Fsx_dLX+USJCJartx1`
-/// in a sentence): [`random_mixed`], 14–64 characters, three or more letters of each case
-/// and a digit, and not an id whose type is spelt before it — in lower case and joined by
+/// in a sentence): [`random_mixed`], 14–64 characters with three or more letters of each
+/// case and a digit, and not an id whose type is spelt before it — in lower case and joined by
 /// `-` or `_` (`mem-01M8…`, `us-east-1_Ab12…`), or three lower-case letters
 /// (`recK2p9QmZx7TtW4a`) — nor a hex id with an upper-case prefix (`ACddeeab5d80…`).
 pub(super) fn random_anywhere(v: &[u8]) -> bool {
     let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
     let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
     let joined = prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_'));
+    // Shorter random strings are ids as often as passwords (`dQw4w9WgXcQ`, a video;
+    // `aZ3kP9qLmX2`, a dashboard): they count only where a sentence says password.
     (14..=64).contains(&v.len())
         && count(u8::is_ascii_uppercase) >= 3
         && count(u8::is_ascii_lowercase) >= 3

@@ -164,6 +164,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || placeholder(value)
                 || value::public_id(value)
                 || value::in_arn(bytes, whole.start())
+                || (rule.id == "env-password" && reference(value))
                 || (matches!(
                     rule.id.as_str(),
                     "password" | "api-key" | "cli-password" | "env-secret-value"

@@ -81,6 +81,12 @@ fn name_like(w: &[u8]) -> bool {
 /// password ([`given`]), a word with four digits or a mark (`Sage5513`), a passphrase
 /// (`sugar.orbit.tiger86`), lower-case letters with two or more digits (`l9krxnyalx2qht`)
 /// or random letters (`WfcpTsxwQk`); not a variable, reference or placeholder.
+/// [`pair_value`], or — beside an address or a well-known account, or passed to a login
+/// call — both cases with a digit or a symbol (`1ccAlYPoVs`, `YSFYNtBwgg@QNqbiRV`).
+fn strong_pair_value(v: &[u8]) -> bool {
+    pair_value(v) || (given_after_flag(v) && v[0] != b'$' && !placeholder(v) && !reference(v))
+}
+
 pub(super) fn pair_value(v: &[u8]) -> bool {
     let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
     !v.is_empty()
@@ -215,7 +221,8 @@ fn spaced(line: &[u8], ws: &[Range<usize>], out: &mut Vec<Range<usize>>) {
         };
         if let Some(v) = v {
             let r = value_range(line, v.start, v.end);
-            if pair_value(&line[r.clone()]) {
+            let slash = matches!(conn.as_str(), "/" | ":") && strength == 2;
+            if pair_value(&line[r.clone()]) || (slash && strong_pair_value(&line[r.clone()])) {
                 out.push(r);
             }
         }
@@ -311,7 +318,7 @@ fn positional(line: &[u8], out: &mut Vec<Range<usize>>) {
             }
         }
         for pair in args.windows(2) {
-            if name_like(&line[pair[0].clone()]) && pair_value(&line[pair[1].clone()]) {
+            if name_like(&line[pair[0].clone()]) && strong_pair_value(&line[pair[1].clone()]) {
                 out.push(pair[1].clone());
             }
         }

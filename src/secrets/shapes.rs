@@ -331,8 +331,9 @@ fn names_public_value(line: &[u8], at: usize) -> bool {
         start -= 1;
     }
     let name = line[start..name_end].to_ascii_lowercase();
-    const ENDS: [&[u8]; 12] = [
+    const ENDS: [&[u8]; 13] = [
         b"id",
+        b"uid",
         b"sid",
         b"uuid",
         b"user",

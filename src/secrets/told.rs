@@ -28,7 +28,7 @@ use super::value::random_letters;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 20] = [
+    const ALSO: [&str; 21] = [
         "psk",
         "pw",
         "pass",
@@ -40,6 +40,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "phrase",
         "pin",
         "keypad",
+        "combination",
         "mnemonic",
         "seed",
         // A login: `logs in with X`, `opens with X`, `if sudo asks, it is X`.
@@ -91,7 +92,10 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
     let pin = lower.iter().any(|w| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-        matches!(bare, "pin" | "passcode" | "pincode" | "keypad")
+        matches!(
+            bare,
+            "pin" | "passcode" | "pincode" | "keypad" | "combination" | "combo"
+        )
     });
     // A word that says "password" itself (not only `key`, `token`, `pin`, `login`).
     let says_password = |w: &str| {

@@ -116,7 +116,18 @@ pub(super) fn reference(value: &[u8]) -> bool {
     if FROM.iter().any(|f| lower.starts_with(f)) {
         return true;
     }
-    v.starts_with(b"./")
+    // A store's path of lower-case segments (`airflow/connections/db`, a secret's name in
+    // a secrets backend).
+    let store_path = v.iter().filter(|&&b| b == b'/').count() >= 2
+        && !v.starts_with(b"/")
+        && v.split(|&b| b == b'/').all(|seg| {
+            !seg.is_empty()
+                && seg
+                    .iter()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_".contains(b))
+        });
+    store_path
+        || v.starts_with(b"./")
         || v.starts_with(b"../")
         || v.starts_with(b"~/")
         || v.starts_with(b"file:")
@@ -143,10 +154,11 @@ pub(super) fn looks_secret(value: &[u8]) -> bool {
     if value.iter().any(|c| b"()[]{}<>".contains(c)) {
         return false;
     }
-    // A name: lower-case words joined by `-`, `_` or `.` (`redis-auth`, `db-password`).
+    // A name: lower-case words joined by `-`, `_`, `.` or `/` (`redis-auth`,
+    // `db-password`, `airflow/connections/db`).
     let name = value
         .iter()
-        .all(|c| c.is_ascii_lowercase() || b"-_.".contains(c))
+        .all(|c| c.is_ascii_lowercase() || b"-_./".contains(c))
         // …or a file name (`dump.sql`, `backup-2026.tar.gz`).
         || value.iter().rposition(|&c| c == b'.').is_some_and(|d| {
             (2..=5).contains(&(value.len() - d - 1))
