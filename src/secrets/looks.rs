@@ -224,9 +224,31 @@ pub(super) fn diceware(v: &[u8]) -> bool {
         b"biz",
     ];
     let host = sep == b'.' && parts.last().is_some_and(|l| HOST_ENDS.contains(l));
+    // …and a command's verb and object are dashed words (`get-access-token`,
+    // `set-initial-password`): a passphrase neither commands nor names itself.
+    const COMMAND_WORDS: [&[u8]; 16] = [
+        b"get",
+        b"set",
+        b"list",
+        b"add",
+        b"create",
+        b"delete",
+        b"update",
+        b"show",
+        b"reset",
+        b"token",
+        b"password",
+        b"passwd",
+        b"secret",
+        b"key",
+        b"access",
+        b"auth",
+    ];
+    let command = parts.iter().any(|p| COMMAND_WORDS.contains(p));
     v.len() >= 14
         && parts.len() >= 3
         && !host
+        && !command
         && parts
             .iter()
             .all(|p| p.len() >= 3 && p.iter().all(u8::is_ascii_lowercase))

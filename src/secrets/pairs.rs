@@ -193,7 +193,8 @@ fn tight(line: &[u8], w: Range<usize>, out: &mut Vec<Range<usize>>) {
         // The value runs to the end of the word for `:` (a password may hold `:`/`,`).
         let end = if sep == b':' { w.end } else { v.end };
         let r = value_range(line, v.start, end);
-        if ok && pair_value(&line[r.clone()]) {
+        let value = &line[r.clone()];
+        if ok && (pair_value(value) || (strength == 2 && strong_pair_value(value))) {
             out.push(r);
             return;
         }

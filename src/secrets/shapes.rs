@@ -648,6 +648,19 @@ mod tests {
             found("docker exec db mysql -uroot -pdragon_magnet_garden_silver -e 'select 1'"),
             ["dragon_magnet_garden_silver"]
         );
+        // An account or an answer a value is given for; a well-known account tight.
+        assert_eq!(
+            found("Realm admin: realm-admin, 7mQVwfcxEJg"),
+            ["7mQVwfcxEJg"]
+        );
+        assert_eq!(
+            found("send QA the invite code Tq14a7soCqlm"),
+            ["Tq14a7soCqlm"]
+        );
+        assert_eq!(
+            found("the staging superuser is postgres/ckVlEPOY6sVmLqPllvKeQ"),
+            ["ckVlEPOY6sVmLqPllvKeQ"]
+        );
         // A random string needs no sentence around it.
         assert_eq!(
             found("If sudo asks, it is Tq8mZrKx2WvLpNcQ4hYb"),
@@ -695,6 +708,7 @@ mod tests {
             "Entry mem-01M8B8VQKGKQJ4KS1M2XTJVV15 supersedes mem-01M8B8VQKGSETT88QEHZB8MNW6",
             "Stripe publishable key pk_live_51HqLyjWDarjtT1zdp7dcXXE3 is in the page",
             "git log --oneline 4e1f2a9..HEAD",
+            "az account get-access-token --resource https://database.windows.net/ --query exp",
             "docker login registry.gitlab.com -u ci --password-stdin < token.txt",
             "The PasswordStrengthMeter component now uses zxcvbn-ts 3.0.",
             "body=PGh0bWw+PGJvZHk+PGgxPk1haW50ZW5hbmNlPC9oMT48L2JvZHk+PC9odG1sPg==",

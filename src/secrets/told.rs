@@ -28,7 +28,7 @@ use super::value::random_letters;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 21] = [
+    const ALSO: [&str; 27] = [
         "psk",
         "pw",
         "pass",
@@ -51,6 +51,14 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "unlocks",
         "opens",
         "sudo",
+        // An account or an answer a value is given for: `realm admin: …, X`, `invite
+        // code X`, `security answer: X`.
+        "admin",
+        "root",
+        "superuser",
+        "account",
+        "code",
+        "answer",
     ];
     // Words that end in `pass` but do not say password.
     const NOT_PASS: [&str; 7] = [
