@@ -379,6 +379,11 @@ mod tests {
                 "Qm3vTz8kLpR2",
             ),
             ("wp user update 7 --user_pass=HqTzKmbWvRe", "HqTzKmbWvRe"),
+            // An HMAC key after its algorithm is a key, not a digest.
+            (
+                r#"key "ddns" { algorithm hmac-sha256; secret "c2Vj9mQ3Lx7Rb1Kd8Zt0Wv5Yp2Hn6Jf4Gs3Ae1Qx8MoU="; };"#,
+                "c2Vj9mQ3Lx7Rb1Kd8Zt0Wv5Yp2Hn6Jf4Gs3Ae1Qx8MoU=",
+            ),
             (
                 "ncftp -u up -p 'XkWqRzPvTmLn' files.acme.io",
                 "XkWqRzPvTmLn",

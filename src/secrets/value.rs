@@ -326,8 +326,10 @@ fn public(bytes: &[u8], r: Range<usize>, judge: bool) -> bool {
         "checksum",
         "integrity",
     ];
+    // An HMAC's algorithm names what a *key* is for (`algorithm hmac-sha256; secret "…"`):
+    // the value after it is the key, not a digest.
     if HASH_PREFIXES.iter().any(|p| lower.starts_with(p))
-        || HASH_LABELS.iter().any(|l| label.contains(l))
+        || (HASH_LABELS.iter().any(|l| label.contains(l)) && !label.contains("hmac"))
     {
         return true;
     }
