@@ -125,27 +125,19 @@ fn value_range(line: &[u8], mut s: usize, mut e: usize) -> Range<usize> {
 
 /// The words of a line, with quotes, brackets and a trailing comma trimmed.
 fn trimmed_words(line: &[u8]) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < line.len() {
-        if line[i].is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let s = i;
-        while i < line.len() && !line[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        let (mut a, mut b) = (s, i);
-        while a < b && b"\"'(`[".contains(&line[a]) {
-            a += 1;
-        }
-        while b > a && b"\"'),;`]".contains(&line[b - 1]) {
-            b -= 1;
-        }
-        out.push(a..b);
-    }
-    out
+    super::shapes::words(line, 0)
+        .into_iter()
+        .map(|w| {
+            let (mut a, mut b) = (w.start, w.end);
+            while a < b && b"\"'(`[".contains(&line[a]) {
+                a += 1;
+            }
+            while b > a && b"\"'),;`]".contains(&line[b - 1]) {
+                b -= 1;
+            }
+            a..b
+        })
+        .collect()
 }
 
 /// Pairs written in one word: `ops:{PLAIN}X`, `ci,X`, `guest/X`, `user=turn:X`.

@@ -383,39 +383,15 @@ fn public(bytes: &[u8], r: Range<usize>, judge: bool) -> bool {
 /// Base64 of a short plain text (`aGVsbG8gd29ybGQ=`, "hello world"): nine or more
 /// decoded bytes, all printable — which random bytes almost never are ((95/256)⁹ ≈ 10⁻⁴).
 fn short_text(t: &[u8]) -> bool {
-    let body: Vec<u8> = t.iter().copied().filter(|&c| c != b'=').collect();
-    if body.len() < 12 || body.len() > 64 {
-        return false;
-    }
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::new();
-    for chunk in body.chunks(4) {
-        let mut n = 0u32;
-        for (k, &c) in chunk.iter().enumerate() {
-            let Some(v) = value(c) else { return false };
-            n |= v << (18 - 6 * k);
-        }
-        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
-    }
-    out.iter().all(|&b| b.is_ascii_graphic() || b == b' ')
+    let body = t.iter().filter(|&&c| c != b'=').count();
+    (12..=64).contains(&body)
+        && base64_decode(t)
+            .is_some_and(|out| out.iter().all(|&b| b.is_ascii_graphic() || b == b' '))
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
-/// Base64 (standard or URL-safe) whose decoded value is plain text: entropy measured on
-/// the decoded value, as detect-secrets does, not on its encoding.
-pub(super) fn decodes_to_text(t: &[u8]) -> bool {
+/// The bytes that base64 (standard or URL-safe, padding ignored) encodes; `None` if `t`
+/// is not base64.
+fn base64_decode(t: &[u8]) -> Option<Vec<u8>> {
     let value = |c: u8| -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',
@@ -431,12 +407,23 @@ pub(super) fn decodes_to_text(t: &[u8]) -> bool {
     for chunk in body.chunks(4) {
         let mut n = 0u32;
         for (k, &c) in chunk.iter().enumerate() {
-            let Some(v) = value(c) else { return false };
-            n |= v << (18 - 6 * k);
+            n |= value(c)? << (18 - 6 * k);
         }
-        let bytes = n.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
     }
+    Some(out)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Base64 (standard or URL-safe) whose decoded value is plain text: entropy measured on
+/// the decoded value, as detect-secrets does, not on its encoding.
+pub(super) fn decodes_to_text(t: &[u8]) -> bool {
+    let Some(out) = base64_decode(t) else {
+        return false;
+    };
     let printable = out
         .iter()
         .filter(|&&b| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\t'))
