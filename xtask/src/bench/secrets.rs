@@ -530,9 +530,10 @@ mod tests {
     /// in the sample is not enough.
     #[test]
     fn a_recorded_secret_must_be_gone() {
-        let text = "password=Hunter2!x and, unrelated, Otter9871 stays";
+        // `Otter98` (a word and two digits) is no password shape: it stays.
+        let text = "password=Hunter2!x and, unrelated, Otter98 stays";
         assert!(caught(&sample(text, None)));
         assert!(caught(&sample(text, Some("Hunter2!x"))));
-        assert!(!caught(&sample(text, Some("Otter9871"))));
+        assert!(!caught(&sample(text, Some("Otter98"))));
     }
 }
