@@ -25,9 +25,10 @@
 //!    base64 whose decoded value is plain text, and identifiers made of words.
 //! 4. Passwords found by their shape ([`shapes`], with the shapes in [`looks`]): marked
 //!    words, random strings and random quoted values anywhere, arguments of command
-//!    lines, passwords told in a sentence, and a password beside its account or in a
-//!    named markup attribute ([`pairs`]: `root / Sage5513`, `ops:{PLAIN}…`, `<param
-//!    name="password" value=…>`) — the tools, keys and phrasings no rule names.
+//!    lines ([`command`]), passwords told in a sentence ([`told`]), and a password beside
+//!    its account or in a named markup attribute ([`pairs`]: `root / Sage5513`,
+//!    `ops:{PLAIN}…`, `<param name="password" value=…>`) — the tools, keys and phrasings
+//!    no rule names.
 //! 5. What a rule matched is judged ([`value`]): placeholders are allowed (`<password>`,
 //!    `${DB_PASSWORD}`, `%DB_PASS%`, `xxxx`, `changeme`, `****`, `your-api-key`), and so
 //!    are references to where a secret is kept (`./db-pass.txt`, `/run/secrets/db`) and
@@ -37,6 +38,7 @@
 //!    look like a secret (a digit, a symbol, or random mixed-case letters), so prose is
 //!    not mangled.
 
+mod command;
 mod looks;
 mod own;
 mod pairs;

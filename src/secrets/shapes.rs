@@ -8,62 +8,25 @@
 //! - Anywhere, a *marked* word (8–64 characters with upper case, lower case, a digit and
 //!   one of `!#%&*?^~$`): `psk="Marble7577#"`, `backup:Jasper7427!`. Prose, code
 //!   (brackets, dots and parentheses are not in the set), paths, URLs, versions, base64
-//!   and `$VARIABLES` are not.
-//! - Anywhere, a random string of 14–64 letters and digits with three or more of each
-//!   case (`RsYpr6zgECkiQVPCLO2mixX`): not words (`HTTPServer2ConnectionPool`), not an
-//!   id whose type is spelt before it (`recK2p9Q…`, `mem-01M8…`), not a public key's body.
+//!   and `$VARIABLES` are not. A word with four digits that are not a year, or a mark
+//!   (`Clover1853`, `Ridge124@`).
+//! - Anywhere, a random string of 14–64 characters with three or more letters of each
+//!   case (`RsYpr6zgECkiQVPCLO2mixX`), and the other context-free shapes of
+//!   [`super::looks::random_other`]: not words (`HTTPServer2ConnectionPool`), not an id
+//!   whose type is spelt before it (`recK2p9Q…`, `mem-01M8…`), not a value of a name
+//!   ending in `id`/`user`/`host`, not a public key's body.
 //! - Anywhere, a password beside its account ([`super::pairs`]).
 //! - Anywhere, a quoted value that is random-looking (`auth=('admin', 'Wga5WXFRsb=uaNX')`)
 //!   or a word with four digits or a mark (`"Lilac3920@"`); not what is known to be
 //!   public (integrity hashes, JWKS members) nor an id with a prefix (`cus_…`).
-//! - On a line that looks like a shell command (a lower-case program name after an
-//!   optional `$ ` prompt): marked pieces of every argument split at `/ @ : = ,`; a whole
-//!   argument of 12–64 random letters and digits (`0JSHlBQBvyGHNSl`) — a random string
-//!   passed to a command is a credential far more often than anything else, and
-//!   lower-case ids (pods, hashes, UUIDs) are not; and, held to a looser shape
-//!   ([`loose`]), the value of a `-p`/`-P` flag, of a bare argument naming a secret
-//!   (`nmcli … password X`, `aws configure set aws_secret_access_key X`) and a literal
-//!   piped by `echo`/`printf` into a command (`Harbor249`, `QnKx!fy*pwh`).
-//! - In a sentence that says `password`, `passphrase`, `passcode`, `pwd` or `pw`, a word
-//!   within eight words of it that is marked or random, or — where the sentence hands it
-//!   over (`… is X`, `password X`, `X as …`, `user / X`) — a word with digits
-//!   (`Harvest4096`) or any value of the [`given`] shape. Lower-case words, versions,
-//!   constants and flags are not. `psk`, `pin`, `key`, `token`, `creds` say it too; after
-//!   `pin` or `passcode` a value may be digits (`804215`); after an account the value is
-//!   handed over (`creds: admin Ferry7731`).
+//! - On a line that looks like a shell command: see [`super::command`].
+//! - In a sentence that says password: see [`super::told`].
 
 use std::ops::Range;
 
-use super::looks::{
-    diceware, given_after_flag, loose, lower_random, random_alnum, random_anywhere, random_mixed,
-    random_other, shaped, strong, word_with_digits,
-};
+use super::command::{command_line, on_command_line};
+use super::looks::{random_anywhere, random_mixed, random_other, shaped, strong, word_with_digits};
 use super::value::random_letters;
-
-/// A bare argument naming a secret, whose value follows it: `nmcli … password X`,
-/// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`,
-/// `neo4j-admin dbms set-initial-password X`.
-fn secret_word(w: &[u8]) -> bool {
-    const ENDS: [&str; 11] = [
-        "psk",
-        "password",
-        "passwd",
-        "pass",
-        "passphrase",
-        "pwd",
-        "secret",
-        "token",
-        "secret_key",
-        "secret_access_key",
-        "api_key",
-    ];
-    let w = String::from_utf8_lossy(w).to_ascii_lowercase();
-    // `wifi-sec.psk`, `auth.password` — settings are dotted.
-    w.bytes()
-        .all(|b| b.is_ascii_lowercase() || b"_-.".contains(&b))
-        && !w.starts_with('-')
-        && ENDS.iter().any(|s| w.ends_with(s))
-}
 
 /// The words of `line` from `from`: byte ranges split at whitespace.
 pub(super) fn words(line: &[u8], from: usize) -> Vec<Range<usize>> {
@@ -81,163 +44,6 @@ pub(super) fn words(line: &[u8], from: usize) -> Vec<Range<usize>> {
         w.push(s..i);
     }
     w
-}
-
-/// `r` without one pair of surrounding quotes.
-fn unquote(line: &[u8], r: Range<usize>) -> Range<usize> {
-    let (s, e) = (r.start, r.end);
-    if e - s >= 2 && matches!(line[s], b'\'' | b'"') && line[e - 1] == line[s] {
-        s + 1..e - 1
-    } else {
-        r
-    }
-}
-
-/// True if `line` starts like a shell command: an optional `$ ` or `# ` prompt, then a
-/// lower-case program name and an argument.
-fn command_line(line: &[u8]) -> Option<usize> {
-    let mut i = line.iter().position(|b| !b.is_ascii_whitespace())?;
-    if matches!(line.get(i..i + 2), Some(b"$ " | b"# ")) {
-        i += 2;
-    }
-    let start = i;
-    while i < line.len()
-        && (line[i].is_ascii_lowercase()
-            || line[i].is_ascii_digit()
-            || matches!(line[i], b'_' | b'-' | b'.'))
-    {
-        i += 1;
-    }
-    let name_ok = i > start && !line[start].is_ascii_punctuation() && i - start <= 32;
-    (name_ok && line.get(i) == Some(&b' ')).then_some(i)
-}
-
-/// True if a command line names the user it logs in as (`-u`, `-U`, `--user`,
-/// `--username`, `-l`).
-fn names_user(line: &[u8]) -> bool {
-    words(line, 0).iter().any(|w| {
-        matches!(
-            &line[w.clone()],
-            b"-u" | b"-U" | b"--user" | b"--username" | b"-l"
-        ) || line[w.clone()].starts_with(b"--user=")
-            || line[w.clone()].starts_with(b"--username=")
-    })
-}
-
-/// Findings on one command line (`from`: just after the program's name).
-fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usize>>) {
-    let ws = words(line, 0);
-    for (k, w) in ws.iter().enumerate().filter(|(_, w)| w.start >= from) {
-        let v = unquote(line, w.clone());
-        if super::value::decodes_to_text(&line[v.clone()]) {
-            continue; // base64 of plain text (`echo ZmVhdHVyZS… | base64 -d`)
-        }
-        // `-p VALUE`, and a literal piped into the next command.
-        let after_flag = k > 0
-            && (matches!(&line[ws[k - 1].clone()], b"-p" | b"-P")
-                || secret_word(&line[ws[k - 1].clone()]));
-        let prev = k.checked_sub(1).map(|p| &line[ws[p].clone()]);
-        let echoed = matches!(
-            prev,
-            Some(b"echo" | b"printf" | b"-n" | b"<(echo" | b"<(printf")
-        ) && (ws.get(k + 1).is_some_and(|n| &line[n.clone()] == b"|")
-            || line[w.clone()].ends_with(b")"));
-        // A here-string (`smbpasswd -a jdoe <<< $'X\nX'`): its first line.
-        let here = matches!(prev, Some(b"<<<"));
-        // A here-string's later lines (`$'X\nX'`: a password and its confirmation).
-        let mut rest = Vec::new();
-        let v = if echoed && line[v.clone()].ends_with(b")") {
-            unquote(line, w.start..w.end - 1)
-        } else if here {
-            let mut r = unquote(line, w.clone());
-            if line[r.start] == b'$' && matches!(line.get(r.start + 1), Some(b'\'')) {
-                r = unquote(line, r.start + 1..w.end);
-            }
-            let end = line[r.clone()]
-                .windows(2)
-                .position(|p| p == b"\\n")
-                .map_or(r.end, |i| r.start + i);
-            let mut at = end;
-            while at + 2 <= r.end {
-                let from = at + 2;
-                at = line[from..r.end]
-                    .windows(2)
-                    .position(|p| p == b"\\n")
-                    .map_or(r.end, |i| from + i);
-                if at > from {
-                    rest.push(from..at);
-                }
-            }
-            r.start..end
-        } else {
-            v
-        };
-        let value = &line[v.clone()];
-        // After `-p`, lower-case letters with digits (`mtf2jtb57aq0wa0u`) and, where the
-        // line also names the user (`-U sa -P 'saddle_gravel_banjo'`), a passphrase.
-        let digits = value.iter().filter(|b| b.is_ascii_digit()).count();
-        let lower_after_p = after_flag
-            && ((lower_random(value) && digits >= 2 && value.len() >= 10)
-                || (diceware(value) && names_user(line)));
-        // A passphrase after a word naming a secret (`wifi-sec.psk a_b_c_d`), or piped or
-        // here-stringed into a command.
-        let phrase =
-            diceware(value) && (echoed || here || (k > 0 && secret_word(&line[ws[k - 1].clone()])));
-        if (after_flag || echoed || here)
-            && (loose(value) || given_after_flag(value) || lower_after_p || phrase)
-        {
-            out.push(v);
-            out.extend(rest);
-            continue;
-        }
-        if random_alnum(&line[v.clone()]) {
-            out.push(v);
-            continue;
-        }
-        // Marked pieces of the argument; words with digits and random pieces too, unless
-        // the argument is public (an SSH key's body is split at `/` into random pieces).
-        let sep = |b: u8| matches!(b, b'/' | b'@' | b':' | b'=' | b',' | b'\'' | b'"');
-        let mut i = w.start;
-        while i < w.end {
-            if sep(line[i]) {
-                i += 1;
-                continue;
-            }
-            let s = i;
-            while i < w.end && !sep(line[i]) {
-                i += 1;
-            }
-            // `-pSECRET` (7z, mysql): the piece after a one-letter flag.
-            let piece = if line[s] == b'-'
-                && i - s > 2
-                && line[s + 1].is_ascii_alphabetic()
-                && line[s + 1] != b'-'
-            {
-                s + 2
-            } else {
-                s
-            };
-            let t = &line[piece..i];
-            // Only `-p` hides a value this way; `-NqK3xYz…` (a Firebase key) is a name.
-            let bare = if piece > s && !matches!(line[s + 1], b'p' | b'P') {
-                s
-            } else {
-                piece
-            };
-            let u = &line[bare..i];
-            let anywhere = || {
-                ((word_with_digits(u) && anywhere_digits(u))
-                    || (random_anywhere(u) && !super::value::known_public(line, bare..i))
-                    || (random_other(u) && !super::value::public_marker(line, bare..i)))
-                    && !super::value::public_marker(line, w.clone())
-            };
-            // `-pdragon_magnet_garden` (mysql): a passphrase glued to `-p`.
-            let glued = piece > s && matches!(line[s + 1], b'p' | b'P') && diceware(t);
-            if shaped(t) || glued || anywhere() {
-                out.push(bare..i);
-            }
-        }
-    }
 }
 
 /// Quoted values anywhere (`auth=('admin', 'Wga5WXFRsb=uaNXY_')`, `"app", "Lilac3920@"`):
@@ -356,7 +162,7 @@ fn names_public_value(line: &[u8], at: usize) -> bool {
 /// digits that are not a year (`Clover1853`; `Server2022` is a product, `Summer2024` the
 /// example of a weak one), or a mark that does not end a sentence (`Ridge124@`;
 /// `Node18!` is an exclamation).
-fn anywhere_digits(t: &[u8]) -> bool {
+pub(super) fn anywhere_digits(t: &[u8]) -> bool {
     let core = t.strip_suffix(b"!").or(t.strip_suffix(b"?")).unwrap_or(t);
     let digits = core.iter().filter(|b| b.is_ascii_digit()).count();
     (digits >= 4 && !ends_in_year(core)) || core.iter().any(|b| b"#%&*^~$@".contains(b))
