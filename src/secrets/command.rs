@@ -99,7 +99,17 @@ pub(super) fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usiz
             continue; // base64 of plain text (`echo ZmVhdHVyZS… | base64 -d`)
         }
         // `-p VALUE`, and a literal piped into the next command.
+        // Not a build parameter (`jenkins-cli build deploy -p BRANCH=main`).
+        let parameter = {
+            let t = &line[v.clone()];
+            let name = t
+                .iter()
+                .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_')
+                .count();
+            name >= 2 && t.get(name) == Some(&b'=')
+        };
         let after_flag = k > 0
+            && !parameter
             && (matches!(&line[ws[k - 1].clone()], b"-p" | b"-P")
                 || secret_word(&line[ws[k - 1].clone()]));
         let prev = k.checked_sub(1).map(|p| &line[ws[p].clone()]);

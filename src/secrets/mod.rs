@@ -38,6 +38,7 @@
 //!    look like a secret (a digit, a symbol, or random mixed-case letters), so prose is
 //!    not mangled.
 
+mod bare;
 mod command;
 mod looks;
 mod own;
@@ -341,6 +342,18 @@ mod tests {
             "password=[REDACTED:password] and [REDACTED:aws-access-token] here"
         );
         assert_eq!(s.kinds, vec!["password", "aws-access-token"]);
+    }
+
+    #[test]
+    fn a_bitlocker_recovery_key_is_a_secret_and_a_shorter_run_is_not() {
+        let key = "591362-871014-179368-038860-361174-909572-493602-994016";
+        let s = scan(&format!("The escrow key for the laptop fleet: {key}"));
+        assert_eq!(
+            s.text,
+            "The escrow key for the laptop fleet: [REDACTED:recovery-key]"
+        );
+        let s = scan("order 591362-871014-179368 shipped");
+        assert!(s.kinds.is_empty(), "{:?}", s.kinds);
     }
 
     #[test]

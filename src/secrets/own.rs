@@ -134,6 +134,13 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["sig="],
     ),
     (
+        // A BitLocker recovery key: eight groups of six digits (each a multiple of 11).
+        "recovery-key",
+        r"\b\d{6}(?:-\d{6}){7}\b",
+        0,
+        &[],
+    ),
+    (
         "gcp-private-key-id",
         r#"(?i)"?private_key_id"?[ \t]*[:=][ \t]*"?([a-f0-9]{40})"#,
         1,

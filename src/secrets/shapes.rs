@@ -20,7 +20,8 @@
 //!   or a word with four digits or a mark (`"Lilac3920@"`); not what is known to be
 //!   public (integrity hashes, JWKS members) nor an id with a prefix (`cus_…`).
 //! - On a line that looks like a shell command: see [`super::command`].
-//! - In a sentence that says password: see [`super::told`].
+//! - In a sentence that says password: see [`super::told`]; in one that does not, see
+//!   [`super::bare`].
 
 use std::ops::Range;
 
@@ -102,7 +103,7 @@ fn marked_anywhere(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
         if super::value::crypt_hash(line, s) {
             continue; // a piece of `$6$rounds=4096$salt$…`
         }
-        let top = top && !names_public_value(line, s);
+        let top = top && !names_public_value(line, s) && !super::bare::named_id(line, s);
         // A word with four digits or a mark (`Clover1853`, `Ridge1246@`) is what people
         // pick as a password, wherever it is written — but a word and a year is also a
         // product (`Server2022`) or the example of a weak password (`Summer2024`).
@@ -207,6 +208,7 @@ fn one_line(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
     super::pairs::pairs(line, out);
     // A sentence may start in lower case and look like a command: both are checked.
     super::told::told(line, out);
+    super::bare::bare(line, out);
     match command_line(line) {
         Some(from) => on_command_line(line, from, out),
         None => marked_anywhere(line, top, out),
@@ -485,7 +487,15 @@ mod tests {
             found("Use hxl8#&TiM7 as the root password."),
             ["hxl8#&TiM7"]
         );
+        // After `unlock`, digits are a code (heldout-21).
+        assert_eq!(
+            found("The meeting room display unlocks with 511116"),
+            ["511116"]
+        );
         for t in [
+            "Figma file key Bq7XwR3kP9mTzL2vN8cY4d (design system v3)",
+            "jenkins-cli -s http://ci:8080 -webSocket build deploy -p BRANCH=main",
+            "The display unlocks at 0800 every weekday",
             "Password hashing moved to Argon2id in release 2.4.",
             "The password policy requires 14 characters.",
             "Reset the password in Keycloak26 and tell QA.",

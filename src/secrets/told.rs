@@ -11,7 +11,7 @@
 //!   the sentence hands them over: right after the word, after `is`/`was`/`:`/`=`/`->`,
 //!   after `with`/`use`, after an account (`admin Ferry7731`), after a flag that follows
 //!   the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before `as`/`is`;
-//! - after `pin` or `passcode`, digits (`804215`); after `…password…:`, a value with
+//! - after `pin`, `passcode` or `unlock`, digits (`804215`); after `…password…:`, a value with
 //!   symbols and no digit (`qTR_&mWzKv_pdLx`);
 //! - after `phrase`, `seed` or `mnemonic` and a colon, a run of twelve or more lower-case
 //!   words (a wallet's recovery phrase).
@@ -89,7 +89,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         .iter()
         .enumerate()
         .map(|(k, w)| {
-            says_word(w)
+            (says_word(w) && !super::bare::id_key(&lower, k))
                 || (matches!(w.as_str(), "log" | "sign" | "signs" | "signed")
                     && lower.get(k + 1).is_some_and(|n| n.starts_with("in")))
         })
@@ -102,7 +102,15 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
         matches!(
             bare,
-            "pin" | "passcode" | "pincode" | "keypad" | "combination" | "combo"
+            "pin"
+                | "passcode"
+                | "pincode"
+                | "keypad"
+                | "combination"
+                | "combo"
+                | "unlock"
+                | "unlocks"
+                | "unlocked"
         )
     });
     // A word that says "password" itself (not only `key`, `token`, `pin`, `login`).

@@ -1,0 +1,289 @@
+//! Passwords in a sentence that no word names (part of step 4 of the scan): `Sorry, wrong
+//! channel — ignore kcklrmvskrwav13`, `my bad, I pasted Zr8kQ2vLm4Tx here`, `We're
+//! standardising on d9wvcu8so9`. People paste a credential into a note with a verb, not a
+//! label; what gives it away is that it is the one token of the sentence no language
+//! spells. Held to shapes stricter than [`super::told`]'s, and only in prose:
+//!
+//! - random letters and digits of 8–64 password characters, both cases, two digits or a
+//!   mark, not made of words (`iPhone15Pro`), not a version (`Python3.12`);
+//! - lower-case letters and two or more digits, not hexadecimal (a commit, a container),
+//!   whose letters are not words (`release2024`, `utf8mb4`, `pgdata2024q4`): digits
+//!   inside the letters, or letters with a run of five consonants (`kcklrmvskrwav13`).
+//!
+//! A sentence names its ids: a value within three words after `id`, `uid`, `commit`,
+//! `video`, `file key`, `ticket`… is an id, and so is one inside a path, an address or a
+//! URL. A line is prose when three or more of its words are lower-case words and they
+//! are at least a third of its words.
+
+use std::ops::Range;
+
+use super::looks::{given, upper};
+use super::shapes::words;
+use super::value::wordy;
+
+/// Words after which, within three words, a value is an id and not a secret.
+const NAMES_AN_ID: [&str; 44] = [
+    "id",
+    "ids",
+    "uid",
+    "uuid",
+    "guid",
+    "ulid",
+    "hash",
+    "sha",
+    "commit",
+    "digest",
+    "checksum",
+    "ticket",
+    "issue",
+    "pr",
+    "run",
+    "build",
+    "job",
+    "version",
+    "release",
+    "tag",
+    "branch",
+    "ref",
+    "image",
+    "file",
+    "bucket",
+    "index",
+    "table",
+    "column",
+    "video",
+    "slug",
+    "named",
+    "called",
+    "name",
+    "host",
+    "hostname",
+    "model",
+    "dataset",
+    "project",
+    "tenant",
+    "org",
+    "workspace",
+    "trace",
+    "request",
+    "record",
+];
+
+/// Words before `key` that make it an id, not a secret (`file key`, `primary key`).
+const NOT_SECRET_KEY: [&str; 14] = [
+    "file",
+    "object",
+    "cache",
+    "primary",
+    "foreign",
+    "partition",
+    "sort",
+    "idempotency",
+    "routing",
+    "public",
+    "shard",
+    "lookup",
+    "dedup",
+    "translation",
+];
+
+/// True if the word before `key` at `k` makes it an id (`file key`, `primary key`).
+pub(super) fn id_key(lower: &[String], k: usize) -> bool {
+    bare_word(&lower[k]) == "key"
+        && k.checked_sub(1)
+            .is_some_and(|p| NOT_SECRET_KEY.contains(&bare_word(&lower[p])))
+}
+
+fn bare_word(w: &str) -> &str {
+    w.trim_matches(|c: char| !c.is_alphanumeric())
+}
+
+/// True if `line` reads as prose: three or more lower-case words, a third of its words.
+fn prose(lower: &[String], ws: &[Range<usize>], line: &[u8]) -> bool {
+    let plain = ws
+        .iter()
+        .filter(|w| {
+            let t = &line[(*w).clone()];
+            let t = t
+                .strip_suffix(b",")
+                .or(t.strip_suffix(b"."))
+                .or(t.strip_suffix(b":"))
+                .unwrap_or(t);
+            t.len() >= 2 && t.iter().all(u8::is_ascii_lowercase)
+        })
+        .count();
+    plain >= 3 && plain * 3 >= lower.len()
+}
+
+/// Lower-case letters and two or more digits that are not words nor hexadecimal.
+fn lower_noise(v: &[u8]) -> bool {
+    let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
+    let trailing = v.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let leading = v.iter().take_while(|b| b.is_ascii_digit()).count();
+    if leading == v.len() {
+        return false; // a number
+    }
+    let letters = &v[leading..v.len() - trailing];
+    let consonants = letters
+        .split(|b| b"aeiouy".contains(b) || b.is_ascii_digit())
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    (8..=64).contains(&v.len())
+        && v.iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && digits >= 2
+        && v.len() - digits >= 3
+        && !v.iter().all(u8::is_ascii_hexdigit)
+        && ((digits > leading + trailing && !wordy(letters) && !long_word(letters))
+            || consonants >= 5)
+}
+
+/// True if `v` holds a word of four or more letters (`Phone` in `iPhone15Pro`): a
+/// capital or lower-case letter, then lower case, a third of them vowels, starting with
+/// at most two consonants and with no run of four (`wvcu` in `d9wvcu8so9` is none). Short random strings look like words to [`wordy`] by chance
+/// (`41JzOYYEfx` is `Jz`, `OYY`, `Efx`); they seldom hold a long one.
+fn long_word(v: &[u8]) -> bool {
+    let vowel = |c: &u8| b"aeiouy".contains(&c.to_ascii_lowercase());
+    let mut i = 0;
+    while i < v.len() {
+        let s = i;
+        i += 1;
+        if !v[s].is_ascii_alphabetic() {
+            continue;
+        }
+        while i < v.len() && v[i].is_ascii_lowercase() {
+            i += 1;
+        }
+        let run = &v[s..i];
+        let vowels = run.iter().filter(|c| vowel(c)).count();
+        let onset = run.iter().take_while(|c| !vowel(c)).count();
+        if run.len() >= 4
+            && vowels * 3 >= run.len()
+            && onset <= 2
+            && run.split(vowel).all(|c| c.len() <= 3)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Random letters and digits: [`given`], not words, not a version.
+fn mixed_noise(v: &[u8]) -> bool {
+    let version = v
+        .windows(3)
+        .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit());
+    // An id whose type is spelt before it (`recK2p9QmZx7TtW4a`, `cus_NffrFeUfNV2Hib`).
+    let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
+    let typed = (prefix == 3 && v.get(3).is_some_and(u8::is_ascii_uppercase))
+        || (prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_')));
+    // A word and a number (`Sprint42`, `Password123`) is a name as often as a password:
+    // the other checks judge it by its digits and its context.
+    let letters = v.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let named = letters >= 3 && v[letters..].iter().all(|b| !b.is_ascii_alphabetic());
+    given(v)
+        && !typed
+        && !named
+        && upper(v)
+        && (!wordy(v) || !long_word(v))
+        && !version
+        && !v.contains(&b'.')
+        && v.iter().any(u8::is_ascii_digit)
+}
+
+/// True if `line` is prose and one of the three words before the value at `at` names an
+/// id (`Figma file key Bq7XwR3k…`, `dashboard uid is aeb7x2…`): the context-free shapes
+/// ([`super::shapes`]) take it for an id too.
+pub(super) fn named_id(line: &[u8], at: usize) -> bool {
+    let ws = words(line, 0);
+    let lower: Vec<String> = ws
+        .iter()
+        .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
+        .collect();
+    let k = ws.iter().take_while(|w| w.end <= at).count();
+    prose(&lower, &ws, line) && names_an_id(&lower, k)
+}
+
+/// True if one of the three words before word `k` names an id.
+fn names_an_id(lower: &[String], k: usize) -> bool {
+    (k.saturating_sub(3)..k)
+        .any(|p| NAMES_AN_ID.contains(&bare_word(&lower[p])) || id_key(lower, p))
+}
+
+/// Findings in a prose line that no word names.
+pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
+    let ws = words(line, 0);
+    let lower: Vec<String> = ws
+        .iter()
+        .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
+        .collect();
+    if !prose(&lower, &ws, line) {
+        return;
+    }
+    for (k, w) in ws.iter().enumerate() {
+        if names_an_id(&lower, k) {
+            continue;
+        }
+        let (mut s, mut e) = (w.start, w.end);
+        while s < e && b"\"'(`".contains(&line[s]) {
+            s += 1;
+        }
+        while e > s && b"\"'),.;:`!?".contains(&line[e - 1]) {
+            e -= 1;
+        }
+        let v = &line[s..e];
+        if v.is_empty() || v.iter().any(|b| b"/\\@:=".contains(b)) || v[0] == b'$' {
+            continue; // a path, an address, an assignment or a variable
+        }
+        if lower_noise(v) || mixed_noise(v) {
+            out.push(s..e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bare;
+
+    fn found(t: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        bare(t.as_bytes(), &mut out);
+        out.into_iter().map(|r| &t[r]).collect()
+    }
+
+    #[test]
+    fn a_credential_pasted_into_a_sentence() {
+        assert_eq!(
+            found("Sorry, wrong channel — ignore kcklrmvskrwav13"),
+            ["kcklrmvskrwav13"]
+        );
+        assert_eq!(
+            found("my bad, I pasted Zr8kQ2vLm4Tx here earlier"),
+            ["Zr8kQ2vLm4Tx"]
+        );
+        assert_eq!(
+            found("We're standardising on d9wvcu8so9 for the local databases"),
+            ["d9wvcu8so9"]
+        );
+    }
+
+    #[test]
+    fn ids_versions_and_words_in_a_sentence_are_not() {
+        for t in [
+            "The Grafana dashboard uid is aeb7x2q9k1mz; panel 14 shows queue depth",
+            "Figma file key Bq7XwR3kP9mTzL2vN8cY4d (design system v3)",
+            "commit 7c4e2f1a9b3d fixes the off-by-one in the paginator",
+            "the Docker volume pgdata2024q4 can be deleted after the restore",
+            "we moved to Python3.12 and the iPhone15Pro simulator for the tests",
+            "the charset is utf8mb4 and the release2024 branch is frozen",
+            "the container k8s2node3 keeps getting evicted on the spot pool",
+            "YouTube demo video dQw4w9WgXcQ shows the flow",
+            "see https://example.com/a/Zr8kQ2vLm4Tx for the details",
+        ] {
+            assert!(found(t).is_empty(), "{t}: {:?}", found(t));
+        }
+        // Not prose: a line of code or settings is judged by the other checks.
+        assert!(found("x = Zr8kQ2vLm4Tx").is_empty());
+    }
+}
