@@ -8,12 +8,13 @@
 //!   mark, not made of words (`iPhone15Pro`), not a version (`Python3.12`);
 //! - lower-case letters and two or more digits, not hexadecimal (a commit, a container),
 //!   whose letters are not words (`release2024`, `utf8mb4`, `pgdata2024q4`): digits
-//!   inside the letters, or letters with a run of five consonants (`kcklrmvskrwav13`).
+//!   inside the letters, or letters with a run of five consonants (`kcklrmvskrwav13`);
+//! - 48 or more hexadecimal digits (a signing secret; a commit has 40).
 //!
-//! A sentence names its ids: a value within three words after `id`, `uid`, `commit`,
-//! `video`, `file key`, `ticket`… is an id, and so is one inside a path, an address or a
-//! URL. A line is prose when three or more of its words are lower-case words and they
-//! are at least a third of its words.
+//! A sentence names its ids: a value within five words after `id`, `uid`, `commit`,
+//! `video`, `file key`, `ticket`, `sha256`… is an id, one after `like` or `e.g.` an
+//! example, and so is one inside a path, an address or a URL. A line is prose when three
+//! or more of its words are lower-case words and they are at least a third of its words.
 
 use std::ops::Range;
 
@@ -21,8 +22,8 @@ use super::looks::{given, upper};
 use super::shapes::words;
 use super::value::wordy;
 
-/// Words after which, within three words, a value is an id and not a secret.
-const NAMES_AN_ID: [&str; 44] = [
+/// Words after which, within five words, a value is an id and not a secret.
+const NAMES_AN_ID: &[&str] = &[
     "id",
     "ids",
     "uid",
@@ -67,6 +68,20 @@ const NAMES_AN_ID: [&str; 44] = [
     "trace",
     "request",
     "record",
+    "sha1",
+    "sha256",
+    "sha512",
+    "md5",
+    "sum",
+    "sha256sum",
+    "fingerprint",
+    "etag",
+    "integrity",
+    // An example of a format, not a value (`share codes like q7Xk2mPz9T`).
+    "like",
+    "e.g.",
+    "eg",
+    "example",
 ];
 
 /// Words before `key` that make it an id, not a secret (`file key`, `primary key`).
@@ -192,7 +207,7 @@ fn mixed_noise(v: &[u8]) -> bool {
         && v.iter().any(u8::is_ascii_digit)
 }
 
-/// True if `line` is prose and one of the three words before the value at `at` names an
+/// True if `line` is prose and one of the five words before the value at `at` names an
 /// id (`Figma file key Bq7XwR3k…`, `dashboard uid is aeb7x2…`): the context-free shapes
 /// ([`super::shapes`]) take it for an id too.
 pub(super) fn named_id(line: &[u8], at: usize) -> bool {
@@ -205,9 +220,9 @@ pub(super) fn named_id(line: &[u8], at: usize) -> bool {
     prose(&lower, &ws, line) && names_an_id(&lower, k)
 }
 
-/// True if one of the three words before word `k` names an id.
+/// True if one of the five words before word `k` names an id.
 fn names_an_id(lower: &[String], k: usize) -> bool {
-    (k.saturating_sub(3)..k)
+    (k.saturating_sub(5)..k)
         .any(|p| NAMES_AN_ID.contains(&bare_word(&lower[p])) || id_key(lower, p))
 }
 
@@ -236,7 +251,13 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
         if v.is_empty() || v.iter().any(|b| b"/\\@:=".contains(b)) || v[0] == b'$' {
             continue; // a path, an address, an assignment or a variable
         }
-        if lower_noise(v) || mixed_noise(v) {
+        // A long hexadecimal string no word calls a hash (`verified with 4484…`): a
+        // signing secret's length, not a commit's (40).
+        let hex = v.len() >= 48
+            && v.iter().all(u8::is_ascii_hexdigit)
+            && v.iter().any(u8::is_ascii_digit)
+            && v.iter().any(u8::is_ascii_alphabetic);
+        if lower_noise(v) || mixed_noise(v) || hex {
             out.push(s..e);
         }
     }
@@ -266,6 +287,11 @@ mod tests {
             found("We're standardising on d9wvcu8so9 for the local databases"),
             ["d9wvcu8so9"]
         );
+        let hex = "4484741f021120b159f70d1413c55a0e9d2c7b6a5f4e3d2c1b0a9f8e7d6c5b4a";
+        assert_eq!(
+            found(&format!("webhooks from Shopify are verified with {hex}")),
+            [hex]
+        );
     }
 
     #[test]
@@ -280,6 +306,9 @@ mod tests {
             "the container k8s2node3 keeps getting evicted on the spot pool",
             "YouTube demo video dQw4w9WgXcQ shows the flow",
             "see https://example.com/a/Zr8kQ2vLm4Tx for the details",
+            "we store share codes like q7Xk2mPz9T in the links table",
+            "the sha256 of the tarball is 3f5a0c7d9e2b4a6c8d1e0f9a7b5c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c",
+            "reverted 9fceb02d0ae598e95dc970b74767f19372d61af8 after the outage",
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }

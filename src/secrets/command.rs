@@ -4,6 +4,8 @@
 //!
 //! - marked, random and word-with-digits pieces of every argument split at `/ @ : = ,`
 //!   (`sqlplus scott/Tiger-2231!@db`), unless the argument is public (an SSH key's body);
+//! - a UUID one or two words after a word naming a token or secret (`consul acl
+//!   set-agent-token agent 9d871935-…`);
 //! - a whole argument of 12–64 random letters and digits (`0JSHlBQBvyGHNSl`) — a random
 //!   string passed to a command is a credential far more often than anything else, and
 //!   lower-case ids (pods, hashes, UUIDs) are not;
@@ -47,6 +49,16 @@ fn secret_word(w: &[u8]) -> bool {
         .all(|b| b.is_ascii_lowercase() || b"_-.".contains(&b))
         && !w.starts_with('-')
         && ENDS.iter().any(|s| w.ends_with(s))
+}
+
+/// True if `v` is a UUID (`9d871935-7ff6-05e3-4252-75dcbfa46153`).
+fn uuid(v: &[u8]) -> bool {
+    let groups: Vec<&[u8]> = v.split(|&b| b == b'-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.iter().all(u8::is_ascii_hexdigit))
 }
 
 /// `r` without one pair of surrounding quotes.
@@ -164,6 +176,13 @@ pub(super) fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usiz
         {
             out.push(v);
             out.extend(rest);
+            continue;
+        }
+        // A UUID a word naming a token or secret comes just before (`consul acl
+        // set-agent-token agent 9d871935-…`): Consul's and Nomad's tokens are UUIDs.
+        let named_token = (k.saturating_sub(2)..k).any(|p| secret_word(&line[ws[p].clone()]));
+        if named_token && uuid(&line[v.clone()]) {
+            out.push(v);
             continue;
         }
         if random_alnum(&line[v.clone()]) {

@@ -177,9 +177,14 @@ pub(super) fn random_other(v: &[u8]) -> bool {
         && count(u8::is_ascii_lowercase) >= 3
         && switches * 3 >= v.len() - 1;
     let mark = |b: &u8| b"!#%&*?^~@+=$".contains(b);
-    let percent = v
-        .windows(3)
-        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+    // Percent-encoding (`%2F`, `%e2`) keeps one case; `%Ee` is a password's symbol.
+    let percent = v.windows(3).any(|w| {
+        w[0] == b'%'
+            && w[1].is_ascii_hexdigit()
+            && w[2].is_ascii_hexdigit()
+            && !(w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase())
+            && !(w[1].is_ascii_lowercase() && w[2].is_ascii_uppercase())
+    });
     let symbols = (10..=64).contains(&v.len())
         && v[0].is_ascii_alphanumeric()
         && v.iter().all(|&b| password_char(b))

@@ -168,6 +168,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || value::public_id(value)
                 || value::in_arn(bytes, whole.start())
                 || (rule.id == "env-password" && reference(value))
+                || (rule.id == "generic-api-key" && names_an_id(whole.as_bytes()))
                 || (matches!(
                     rule.id.as_str(),
                     "password" | "api-key" | "cli-password" | "env-secret-value"
@@ -188,6 +189,25 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
     out.extend(high_entropy_tokens(bytes));
     out.extend(shapes::password_shaped_args(bytes));
     out
+}
+
+/// True if the name a generic match assigns to is an id (`MUX_TOKEN_ID=…`,
+/// `apiKeyId: …`): the secret-word in it names what the id belongs to.
+fn names_an_id(matched: &[u8]) -> bool {
+    let end = matched
+        .iter()
+        .position(|b| b"=:>,".contains(b))
+        .unwrap_or(matched.len());
+    let name = matched[..end].trim_ascii_end();
+    let name = name.strip_suffix(b"\"").unwrap_or(name);
+    let name = name.strip_suffix(b"'").unwrap_or(name);
+    let lower = name.to_ascii_lowercase();
+    ["_id", "-id", ".id", "_uid", "_uuid", "_ids"]
+        .iter()
+        .any(|e| lower.ends_with(e.as_bytes()))
+        || ((name.ends_with(b"Id") || name.ends_with(b"ID"))
+            && name.len() > 2
+            && name[name.len() - 3].is_ascii_lowercase())
 }
 
 /// A diceware passphrase where the key or flag says password (`--password
@@ -354,6 +374,19 @@ mod tests {
         );
         let s = scan("order 591362-871014-179368 shipped");
         assert!(s.kinds.is_empty(), "{:?}", s.kinds);
+    }
+
+    #[test]
+    fn an_id_named_for_a_token_is_not_a_secret() {
+        for text in [
+            "MUX_TOKEN_ID=2f1c7b0e-5a4d-4a8e-9c1f-7d3e6b2a9f10",
+            "apiKeyId: 9KqT2mXw7RzL4pVn",
+        ] {
+            let s = scan(text);
+            assert!(s.kinds.is_empty(), "{text} → {:?}", s.kinds);
+        }
+        let s = scan("MUX_TOKEN_SECRET=9KqT2mXw7RzL4pVnB8cY3dFh6JsAeGu1");
+        assert!(!s.text.contains("9KqT2mXw7RzL4pVn"), "{}", s.text);
     }
 
     #[test]

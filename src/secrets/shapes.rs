@@ -137,7 +137,15 @@ fn names_public_value(line: &[u8], at: usize) -> bool {
     while start > 0 && (line[start - 1].is_ascii_alphanumeric() || line[start - 1] == b'_') {
         start -= 1;
     }
-    let name = line[start..name_end].to_ascii_lowercase();
+    let original = &line[start..name_end];
+    // `apiKeyId`, `tokenID`: camel case ends in an id too.
+    let camel_id = original.len() > 2
+        && (original.ends_with(b"Id") || original.ends_with(b"ID"))
+        && original[original.len() - 3].is_ascii_lowercase();
+    if camel_id {
+        return true;
+    }
+    let name = original.to_ascii_lowercase();
     const ENDS: [&[u8]; 13] = [
         b"id",
         b"uid",
@@ -487,15 +495,31 @@ mod tests {
             found("Use hxl8#&TiM7 as the root password."),
             ["hxl8#&TiM7"]
         );
-        // After `unlock`, digits are a code (heldout-21).
+        // After `unlock`, `puk` or a door's code, digits are a code (heldout-21, -22).
         assert_eq!(
             found("The meeting room display unlocks with 511116"),
             ["511116"]
+        );
+        assert_eq!(found("door code for the lab changed to 64005"), ["64005"]);
+        assert_eq!(
+            found("The SIM for the field tablet has PUK 10300559"),
+            ["10300559"]
+        );
+        // `%Ee` is a symbol and two letters, not percent-encoding.
+        assert_eq!(
+            found("the bastion still accepts MPB*VPztO%Ee for ec2-user"),
+            ["MPB*VPztO%Ee"]
+        );
+        assert_eq!(
+            found("consul acl set-agent-token agent 9d871935-7ff6-05e3-4252-75dcbfa46153"),
+            ["9d871935-7ff6-05e3-4252-75dcbfa46153"]
         );
         for t in [
             "Figma file key Bq7XwR3kP9mTzL2vN8cY4d (design system v3)",
             "jenkins-cli -s http://ci:8080 -webSocket build deploy -p BRANCH=main",
             "The display unlocks at 0800 every weekday",
+            "the job failed with exit code 137 and status code 5003",
+            "consul members -detailed 9d871935-7ff6-05e3-4252-75dcbfa46153",
             "Password hashing moved to Argon2id in release 2.4.",
             "The password policy requires 14 characters.",
             "Reset the password in Keycloak26 and tell QA.",

@@ -11,7 +11,8 @@
 //!   the sentence hands them over: right after the word, after `is`/`was`/`:`/`=`/`->`,
 //!   after `with`/`use`, after an account (`admin Ferry7731`), after a flag that follows
 //!   the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before `as`/`is`;
-//! - after `pin`, `passcode` or `unlock`, digits (`804215`); after `…password…:`, a value with
+//! - after `pin`, `puk`, `passcode`, `unlock` or a door's or alarm's `code`, digits
+//!   (`804215`); after `…password…:`, a value with
 //!   symbols and no digit (`qTR_&mWzKv_pdLx`);
 //! - after `phrase`, `seed` or `mnemonic` and a colon, a run of twelve or more lower-case
 //!   words (a wallet's recovery phrase).
@@ -28,7 +29,7 @@ use super::value::random_letters;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 27] = [
+    const ALSO: [&str; 28] = [
         "psk",
         "pw",
         "pass",
@@ -39,6 +40,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "key",
         "phrase",
         "pin",
+        "puk",
         "keypad",
         "combination",
         "mnemonic",
@@ -98,21 +100,46 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         return;
     }
     // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
-    let pin = lower.iter().any(|w| {
-        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-        matches!(
-            bare,
-            "pin"
-                | "passcode"
-                | "pincode"
-                | "keypad"
-                | "combination"
-                | "combo"
-                | "unlock"
-                | "unlocks"
-                | "unlocked"
-        )
+    // …and so may a door's or an alarm's code (`door code … changed to 64005`; not an
+    // exit or status code).
+    let door_code = lower.windows(2).any(|p| {
+        let (a, b) = (
+            p[0].trim_matches(|c: char| !c.is_alphanumeric()),
+            p[1].trim_matches(|c: char| !c.is_alphanumeric()),
+        );
+        matches!(b, "code" | "codes")
+            && matches!(
+                a,
+                "door"
+                    | "gate"
+                    | "alarm"
+                    | "access"
+                    | "entry"
+                    | "lock"
+                    | "safe"
+                    | "garage"
+                    | "building"
+                    | "lockbox"
+                    | "unlock"
+            )
     });
+    let pin = door_code
+        || lower.iter().any(|w| {
+            let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+            matches!(
+                bare,
+                "pin"
+                    | "puk"
+                    | "passcode"
+                    | "pincode"
+                    | "keypad"
+                    | "combination"
+                    | "combo"
+                    | "unlock"
+                    | "unlocks"
+                    | "unlocked"
+            )
+        });
     // A word that says "password" itself (not only `key`, `token`, `pin`, `login`).
     let says_password = |w: &str| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());

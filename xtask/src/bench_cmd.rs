@@ -286,6 +286,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-19.yaml",
             "tests/fixtures/secrets/heldout-20.yaml",
             "tests/fixtures/secrets/heldout-21.yaml",
+            "tests/fixtures/secrets/heldout-22.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
