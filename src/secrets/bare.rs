@@ -11,6 +11,8 @@
 //!   inside the letters, or letters with a run of five consonants (`kcklrmvskrwav13`);
 //! - 48 or more hexadecimal digits (a signing secret; a commit has 40).
 //!
+//! A note that is a single such token (or random letters, or a marked word) is one too.
+//!
 //! A sentence names its ids: a value within five words after `id`, `uid`, `commit`,
 //! `video`, `file key`, `ticket`, `sha256`… is an id, one after `like` or `e.g.` an
 //! example, and so is one inside a path, an address or a URL. A line is prose when three
@@ -18,9 +20,9 @@
 
 use std::ops::Range;
 
-use super::looks::{given, upper};
+use super::looks::{given, shaped, upper};
 use super::shapes::words;
-use super::value::wordy;
+use super::value::{random_letters, random_lower, wordy};
 
 /// Words after which, within five words, a value is an id and not a secret.
 const NAMES_AN_ID: &[&str] = &[
@@ -191,8 +193,14 @@ fn mixed_noise(v: &[u8]) -> bool {
         .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit());
     // An id whose type is spelt before it (`recK2p9QmZx7TtW4a`, `cus_NffrFeUfNV2Hib`).
     let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
+    // …or an upper-case type before a hex body (`ACddeeab5d80…`, a Twilio SID).
+    let caps = v.iter().take_while(|b| b.is_ascii_uppercase()).count();
     let typed = (prefix == 3 && v.get(3).is_some_and(u8::is_ascii_uppercase))
-        || (prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_')));
+        || (prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_')))
+        || ((1..=4).contains(&caps)
+            && v[caps..]
+                .iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)));
     // A word and a number (`Sprint42`, `Password123`) is a name as often as a password:
     // the other checks judge it by its digits and its context.
     let letters = v.iter().take_while(|b| b.is_ascii_alphabetic()).count();
@@ -217,12 +225,12 @@ pub(super) fn named_id(line: &[u8], at: usize) -> bool {
         .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
         .collect();
     let k = ws.iter().take_while(|w| w.end <= at).count();
-    prose(&lower, &ws, line) && names_an_id(&lower, k)
+    prose(&lower, &ws, line) && names_an_id(&lower, 0, k)
 }
 
-/// True if one of the five words before word `k` names an id.
-fn names_an_id(lower: &[String], k: usize) -> bool {
-    (k.saturating_sub(5)..k)
+/// True if one of the five words before word `k`, from word `from` on, names an id.
+pub(super) fn names_an_id(lower: &[String], from: usize, k: usize) -> bool {
+    (k.saturating_sub(5).max(from)..k)
         .any(|p| NAMES_AN_ID.contains(&bare_word(&lower[p])) || id_key(lower, p))
 }
 
@@ -233,11 +241,27 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
         .iter()
         .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
         .collect();
+    // A note that is one password and nothing else.
+    if let [w] = ws.as_slice() {
+        let v = &line[w.clone()];
+        // Not markup or a key (`{"kty":…}`, `age1…`): short, and no brackets or quotes.
+        if v.len() <= 40
+            && !v.iter().any(|b| b"/\\@:=.{}[]\"',;".contains(b))
+            && (lower_noise(v)
+                || mixed_noise(v)
+                || shaped(v)
+                || (v.len() >= 10 && random_letters(v))
+                || random_lower(v))
+        {
+            out.push(w.clone());
+        }
+        return;
+    }
     if !prose(&lower, &ws, line) {
         return;
     }
     for (k, w) in ws.iter().enumerate() {
-        if names_an_id(&lower, k) {
+        if names_an_id(&lower, 0, k) {
             continue;
         }
         let (mut s, mut e) = (w.start, w.end);
@@ -257,7 +281,7 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
             && v.iter().all(u8::is_ascii_hexdigit)
             && v.iter().any(u8::is_ascii_digit)
             && v.iter().any(u8::is_ascii_alphabetic);
-        if lower_noise(v) || mixed_noise(v) || hex {
+        if lower_noise(v) || mixed_noise(v) || hex || (v.len() >= 14 && random_lower(v)) {
             out.push(s..e);
         }
     }

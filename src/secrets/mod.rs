@@ -377,6 +377,31 @@ mod tests {
     }
 
     #[test]
+    fn passwords_typed_converted_or_written_as_bytes() {
+        for (text, secret) in [
+            (
+                "New-LocalUser -Password (ConvertTo-SecureString 'forest.wizard.bucket' -AsPlainText -Force)",
+                "forest.wizard.bucket",
+            ),
+            ("dscl . -passwd /Users/ci CTK4E1Jdre", "CTK4E1Jdre"),
+            (
+                "cy.get('input[name=pass]').type('4ew00cvq76pozu')",
+                "4ew00cvq76pozu",
+            ),
+            (
+                "network_key: [217, 102, 224, 3, 251, 141, 169, 99, 245, 68, 166, 10, 1, 2, 3, 4]",
+                "217, 102, 224",
+            ),
+        ] {
+            let s = scan(text);
+            assert!(!s.text.contains(secret), "{text} → {}", s.text);
+        }
+        // Home Assistant's `!secret name` is where the password is, not the password.
+        let s = scan("mqtt:\n  username: ha\n  password: !secret mqtt_password");
+        assert!(s.kinds.is_empty(), "{:?}", s.kinds);
+    }
+
+    #[test]
     fn an_id_named_for_a_token_is_not_a_secret() {
         for text in [
             "MUX_TOKEN_ID=2f1c7b0e-5a4d-4a8e-9c1f-7d3e6b2a9f10",

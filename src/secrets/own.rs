@@ -134,6 +134,36 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["sig="],
     ),
     (
+        // PowerShell's `ConvertTo-SecureString 'X' -AsPlainText`: a password in the clear.
+        "powershell-password",
+        r#"(?i)\bconvertto-securestring\s+(?:-(?:string|asplaintext|force)\s+)*['"]([^'"\n]{4,128})['"]"#,
+        1,
+        &["convertto-securestring"],
+    ),
+    (
+        // macOS `dscl . -passwd /Users/NAME [OLD] NEW`.
+        "cli-password",
+        r#"(?i)\bdscl\s+\S+\s+-passwd\s+\S+\s+(?:\S+\s+)?['"]?([^\s'"]{3,128})"#,
+        1,
+        &["dscl"],
+    ),
+    (
+        // Browser tests typing into a password field: `cy.get('input[name=pass]')
+        // .type('X')`, `find_element(By.ID, 'pwd').send_keys('X')`.
+        "typed-password",
+        r#"(?i)(?:pass|pwd)[^'"\n]{0,30}['"]\s*\)\s*\.\s*(?:type|send_keys|sendkeys|setvalue|fill)\(\s*['"]([^'"\n]{4,128})['"]"#,
+        1,
+        &["pass", "pwd"],
+    ),
+    (
+        // A key written as its bytes (`network_key: [217, 102, …]`, Zigbee and Z-Wave):
+        // sixteen or more numbers.
+        "key-bytes",
+        r#"(?i)\b[a-z_]*key["']?\s*[:=]\s*\[\s*((?:(?:0x)?[0-9a-f]{1,3}\s*,\s*){15,63}(?:0x)?[0-9a-f]{1,3})\s*\]"#,
+        1,
+        &["key"],
+    ),
+    (
         // A BitLocker recovery key: eight groups of six digits (each a multiple of 11).
         "recovery-key",
         r"\b\d{6}(?:-\d{6}){7}\b",

@@ -287,7 +287,18 @@ fn positional(line: &[u8], out: &mut Vec<Range<usize>>) {
             .iter()
             .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
             .map_or(0, |p| p + 1);
-        let name = &lower[name_start..open];
+        // A tuple assigned to a name (`basic_auth=('elastic', 'X')`): the name is before `=`.
+        let assigned = lower[..open].trim_ascii_end();
+        let name = if name_start == open && assigned.ends_with(b"=") {
+            let n = assigned[..assigned.len() - 1].trim_ascii_end();
+            let s = n
+                .iter()
+                .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                .map_or(0, |p| p + 1);
+            &n[s..]
+        } else {
+            &lower[name_start..open]
+        };
         if !CALLS.iter().any(|c| name.windows(c.len()).any(|w| w == *c)) {
             continue;
         }

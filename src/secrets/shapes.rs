@@ -505,6 +505,24 @@ mod tests {
             found("The SIM for the field tablet has PUK 10300559"),
             ["10300559"]
         );
+        // Handed over: random lower-case letters, a licence key, a hex key (heldout-23).
+        assert_eq!(
+            found("the calendar account got efguyaujgwoqyzfx as its app password"),
+            ["efguyaujgwoqyzfx"]
+        );
+        assert_eq!(
+            found("support said to use 3G940-3SNRV-QJ5KG for the trial licence"),
+            ["3G940-3SNRV-QJ5KG"]
+        );
+        assert_eq!(
+            found("octoprint: api key 5DBF0387E639D89E0E15C38AD29AF11D"),
+            ["5DBF0387E639D89E0E15C38AD29AF11D"]
+        );
+        assert_eq!(found("om3lz723x7j6h4"), ["om3lz723x7j6h4"]);
+        assert_eq!(
+            found("es = Elasticsearch(u, basic_auth=('elastic', 'd63lfdwt7ydm'))"),
+            ["d63lfdwt7ydm"]
+        );
         // `%Ee` is a symbol and two letters, not percent-encoding.
         assert_eq!(
             found("the bastion still accepts MPB*VPztO%Ee for ec2-user"),
@@ -518,6 +536,11 @@ mod tests {
             "Figma file key Bq7XwR3kP9mTzL2vN8cY4d (design system v3)",
             "jenkins-cli -s http://ci:8080 -webSocket build deploy -p BRANCH=main",
             "The display unlocks at 0800 every weekday",
+            "Grafana dashboard uid: aXk29Lm3Qz; panel 14 shows auth failures.",
+            "/usr/lib/gnupg/gpg-preset-passphrase --forget 3F2B8C4E9A7D4E1FB6C50D9E8F7A6B5C",
+            "age1h3wrnxst56vul2504p52380yrlx6j7heerjf75pd0lvdz0tmcx0rf6qdal",
+            "ACddeeab5d802f065ba06a390818b70200",
+            "the licence server is at licence.acme.io and the auth service restarts nightly",
             "the job failed with exit code 137 and status code 5003",
             "consul members -detailed 9d871935-7ff6-05e3-4252-75dcbfa46153",
             "Password hashing moved to Argon2id in release 2.4.",

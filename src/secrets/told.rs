@@ -11,8 +11,9 @@
 //!   the sentence hands them over: right after the word, after `is`/`was`/`:`/`=`/`->`,
 //!   after `with`/`use`, after an account (`admin Ferry7731`), after a flag that follows
 //!   the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before `as`/`is`;
-//! - after `pin`, `puk`, `passcode`, `unlock` or a door's or alarm's `code`, digits
-//!   (`804215`); after `…password…:`, a value with
+//! - after `pin`, `puk`, `passcode`, `unlock` or a door's, alarm's or pairing `code`,
+//!   digits (`804215`); handed over, a hex key of 32 or more, random lower-case letters
+//!   (`efguyaujgwoqyzfx`, an app password) and a licence key in groups; after `…password…:`, a value with
 //!   symbols and no digit (`qTR_&mWzKv_pdLx`);
 //! - after `phrase`, `seed` or `mnemonic` and a colon, a run of twelve or more lower-case
 //!   words (a wallet's recovery phrase).
@@ -24,12 +25,12 @@ use std::ops::Range;
 
 use super::looks::{diceware, given, lower_random, random_mixed, shaped, strong, word_with_digits};
 use super::shapes::words;
-use super::value::random_letters;
+use super::value::{random_letters, random_lower};
 
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 28] = [
+    const ALSO: [&str; 32] = [
         "psk",
         "pw",
         "pass",
@@ -61,6 +62,11 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "account",
         "code",
         "answer",
+        // What a value opens or licenses: `basic auth (ops, X)`, `X for the trial licence`.
+        "auth",
+        "licence",
+        "license",
+        "serial",
     ];
     // Words that end in `pass` but do not say password.
     const NOT_PASS: [&str; 7] = [
@@ -102,26 +108,30 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
     // …and so may a door's or an alarm's code (`door code … changed to 64005`; not an
     // exit or status code).
-    let door_code = lower.windows(2).any(|p| {
-        let (a, b) = (
-            p[0].trim_matches(|c: char| !c.is_alphanumeric()),
-            p[1].trim_matches(|c: char| !c.is_alphanumeric()),
-        );
-        matches!(b, "code" | "codes")
-            && matches!(
-                a,
-                "door"
-                    | "gate"
-                    | "alarm"
-                    | "access"
-                    | "entry"
-                    | "lock"
-                    | "safe"
-                    | "garage"
-                    | "building"
-                    | "lockbox"
-                    | "unlock"
-            )
+    let bare = |w: &String| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    let door_code = lower.iter().enumerate().any(|(k, w)| {
+        matches!(bare(w).as_str(), "code" | "codes")
+            && lower[k.saturating_sub(3)..k].iter().any(|a| {
+                matches!(
+                    bare(a).as_str(),
+                    "door"
+                        | "gate"
+                        | "alarm"
+                        | "access"
+                        | "entry"
+                        | "lock"
+                        | "safe"
+                        | "garage"
+                        | "building"
+                        | "lockbox"
+                        | "unlock"
+                        | "pairing"
+                        | "pairs"
+                        | "pair"
+                        | "setup"
+                        | "activation"
+                )
+            })
     });
     let pin = door_code
         || lower.iter().any(|w| {
@@ -160,6 +170,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     for (k, w) in ws.iter().enumerate() {
         if is_says[k] || !near[k] {
             continue; // the word that says "password" is the subject, not the value
+        }
+        // `dashboard uid: aXk29Lm3Qz`: an id — unless a word saying password comes after
+        // the id's noun (`the demo tenant … with passcode X`).
+        let from = (0..k).rev().find(|&p| is_says[p]).map_or(0, |p| p + 1);
+        if super::bare::names_an_id(&lower, from, k) {
+            continue;
         }
         // Trim the sentence's punctuation: `LabNet,` `Maple414!.` `(Pw9#x)`.
         let (mut s, mut e) = (w.start, w.end);
@@ -257,7 +273,22 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && v.iter().all(u8::is_ascii_alphanumeric)
                 && v.iter().filter(|b| b.is_ascii_digit()).count() >= 4
         };
+        // A hex key, random lower-case letters (an app password) or a licence key in
+        // groups (`3G940-3SNRV-QJ5KG`), handed over.
+        let keyish = || {
+            let hex = v.len() >= 32
+                && v.iter().all(u8::is_ascii_hexdigit)
+                && v.iter().any(u8::is_ascii_digit)
+                && v.iter().any(u8::is_ascii_alphabetic);
+            // A hex string after a flag is an id as often (`--forget KEYGRIP`).
+            let prev = k.checked_sub(1).map(|p| lower[p].as_str());
+            let said = k.checked_sub(1).is_some_and(|p| is_says[p])
+                || matches!(prev, Some("is" | "was" | "=" | "to"))
+                || prev.is_some_and(|p| p.ends_with(':'));
+            ((hex && said) || random_lower(v) || licence_key(v)) && handed()
+        };
         if shaped(v)
+            || keyish()
             || random_mixed(v)
             || (v.len() >= 12 && random_letters(v))
             || handed_over()
@@ -267,6 +298,20 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             out.push(s..e);
         }
     }
+}
+
+/// A licence key in groups (`3G940-3SNRV-QJ5KG`): three or more groups of 4–6 upper-case
+/// letters and digits joined by `-`, with both letters and digits.
+fn licence_key(v: &[u8]) -> bool {
+    let groups: Vec<&[u8]> = v.split(|&b| b == b'-').collect();
+    groups.len() >= 3
+        && groups.iter().all(|g| {
+            (4..=6).contains(&g.len())
+                && g.iter()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        })
+        && v.iter().any(u8::is_ascii_digit)
+        && v.iter().any(u8::is_ascii_uppercase)
 }
 
 /// A wallet's recovery phrase: after a colon that ends `phrase`, `seed` or `mnemonic` or a

@@ -110,7 +110,7 @@ pub(super) fn reference(value: &[u8]) -> bool {
         "getenv(",
         "arn:",
         "!vault",
-        "!secret ",
+        "!secret",
         "=@",
     ];
     if FROM.iter().any(|f| lower.starts_with(f)) {
@@ -181,6 +181,49 @@ pub(super) fn random_letters(v: &[u8]) -> bool {
         && v.iter().filter(|c| c.is_ascii_uppercase()).count() >= 2
         && v.iter().filter(|c| c.is_ascii_lowercase()).count() >= 2
         && !wordy(v)
+}
+
+/// The share of `v`'s adjacent letter pairs that are common in English (`th`, `er`,
+/// `an`…): about 0.8 for words and names, about 0.3 for random letters
+/// (`efguyaujgwoqyzfx`); 1.0 when there is no pair.
+pub(super) fn englishness(v: &[u8]) -> f64 {
+    const COMMON: &str = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng \
+        se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta \
+        la ns di fo ho pe ec pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee \
+        wi em ad ol rt po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl \
+        ig tu ev ld ry mp fe bl ab gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do \
+        uc bu ei ov by rm ep tt oc fa ef cu rn sc gi da yo cr cl du ga qu ue ff ba ey ls va um \
+        pp ua up lu go ht ru ug ds lt pi rc rr eg au ck ew mu br bi pt ak pu ui rg ib tl ny ki \
+        rk ys ob mm fu ph og ms ye ud mb ip ub oi rl gu dr hr cc tw ft wn nu sk ks nk kn";
+    let pairs: Vec<[u8; 2]> = v
+        .windows(2)
+        .filter(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic())
+        .map(|w| [w[0].to_ascii_lowercase(), w[1].to_ascii_lowercase()])
+        .collect();
+    if pairs.is_empty() {
+        return 1.0;
+    }
+    // A 26×26 table, built once: a pair is one lookup.
+    static TABLE: std::sync::OnceLock<[[bool; 26]; 26]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [[false; 26]; 26];
+        for c in COMMON.split_ascii_whitespace() {
+            let c = c.as_bytes();
+            t[usize::from(c[0] - b'a')][usize::from(c[1] - b'a')] = true;
+        }
+        t
+    });
+    let common = pairs
+        .iter()
+        .filter(|p| table[usize::from(p[0] - b'a')][usize::from(p[1] - b'a')])
+        .count();
+    common as f64 / pairs.len() as f64
+}
+
+/// Lower-case random letters (`efguyaujgwoqyzfx`, a generated app password): 12–64
+/// letters, fewer than two in five of their pairs common in English.
+pub(super) fn random_lower(v: &[u8]) -> bool {
+    (12..=64).contains(&v.len()) && v.iter().all(u8::is_ascii_lowercase) && englishness(v) < 0.4
 }
 
 /// An identifier made of words (`HTTPServer2ConnectionPoolManager`, `use_optimistic_…`):
@@ -432,6 +475,28 @@ pub(super) fn decodes_to_text(t: &[u8]) -> bool {
     // printable value (`user:pass`, a password) is neither long nor structured enough.
     let structure = out.iter().filter(|b| b"{}\":,;<>=\n".contains(b)).count();
     out.len() >= 24 && printable * 100 >= out.len() * 97 && (out.contains(&b' ') || structure >= 4)
+}
+
+#[cfg(test)]
+mod english_tests {
+    use super::{englishness, random_lower};
+
+    #[test]
+    fn words_read_as_english_and_random_letters_do_not() {
+        for w in [
+            "password",
+            "checkout",
+            "reindexing",
+            "thunderbird",
+            "configuration",
+        ] {
+            assert!(englishness(w.as_bytes()) >= 0.6, "{w}");
+            assert!(!random_lower(w.as_bytes()), "{w}");
+        }
+        for r in ["efguyaujgwoqyzfx", "qzxvkjwpfmbtlrcd"] {
+            assert!(random_lower(r.as_bytes()), "{r}");
+        }
+    }
 }
 
 #[cfg(test)]

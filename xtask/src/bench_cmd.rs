@@ -287,6 +287,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-20.yaml",
             "tests/fixtures/secrets/heldout-21.yaml",
             "tests/fixtures/secrets/heldout-22.yaml",
+            "tests/fixtures/secrets/heldout-23.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
