@@ -186,6 +186,15 @@ fn long_word(v: &[u8]) -> bool {
     false
 }
 
+/// Two or more symbols inside the letters, never the same one twice in a row (`mw#@QvUw`;
+/// not `**Bold**`, `React&&Vue`).
+fn symbols(v: &[u8]) -> bool {
+    let mark = |b: &u8| super::looks::MARK.contains(b) || *b == b'@';
+    v[0].is_ascii_alphanumeric()
+        && v.iter().filter(|b| mark(b)).count() >= 2
+        && !v.windows(2).any(|w| mark(&w[0]) && w[0] == w[1])
+}
+
 /// Random letters and digits: [`given`], not words, not a version.
 fn mixed_noise(v: &[u8]) -> bool {
     let version = v
@@ -212,7 +221,7 @@ fn mixed_noise(v: &[u8]) -> bool {
         && (!wordy(v) || !long_word(v))
         && !version
         && !v.contains(&b'.')
-        && v.iter().any(u8::is_ascii_digit)
+        && (v.iter().any(u8::is_ascii_digit) || symbols(v))
 }
 
 /// True if `line` is prose and one of the five words before the value at `at` names an
@@ -246,7 +255,8 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
         let v = &line[w.clone()];
         // Not markup or a key (`{"kty":…}`, `age1…`): short, and no brackets or quotes.
         if v.len() <= 40
-            && !v.iter().any(|b| b"/\\@:=.{}[]\"',;".contains(b))
+            && !v.iter().any(|b| b"/\\:=.{}[]\"',;".contains(b))
+            && super::looks::not_email(v)
             && (lower_noise(v)
                 || mixed_noise(v)
                 || shaped(v)
@@ -272,7 +282,11 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
             e -= 1;
         }
         let v = &line[s..e];
-        if v.is_empty() || v.iter().any(|b| b"/\\@:=".contains(b)) || v[0] == b'$' {
+        if v.is_empty()
+            || v.iter().any(|b| b"/\\:=".contains(b))
+            || !super::looks::not_email(v)
+            || v[0] == b'$'
+        {
             continue; // a path, an address, an assignment or a variable
         }
         // A long hexadecimal string no word calls a hash (`verified with 4484…`): a

@@ -120,9 +120,27 @@ pub(super) fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usiz
                 .count();
             name >= 2 && t.get(name) == Some(&b'=')
         };
+        // A value flag on a command that sets a secret (`az keyvault secret set … --value
+        // X`, `vault kv put … --data X`).
+        let sets_secret = || {
+            ws[..k].iter().any(|p| {
+                let w = line[p.clone()].to_ascii_lowercase();
+                matches!(
+                    w.as_slice(),
+                    b"secret" | b"secrets" | b"password" | b"passwd" | b"credential"
+                )
+            })
+        };
+        let value_flag = k > 0
+            && matches!(
+                &line[ws[k - 1].clone()],
+                b"--value" | b"--data" | b"--body" | b"--string" | b"--secret-string"
+            )
+            && sets_secret();
         let after_flag = k > 0
             && !parameter
             && (matches!(&line[ws[k - 1].clone()], b"-p" | b"-P")
+                || value_flag
                 || secret_word(&line[ws[k - 1].clone()]));
         let prev = k.checked_sub(1).map(|p| &line[ws[p].clone()]);
         let echoed = matches!(

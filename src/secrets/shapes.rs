@@ -519,6 +519,25 @@ mod tests {
             ["5DBF0387E639D89E0E15C38AD29AF11D"]
         );
         assert_eq!(found("om3lz723x7j6h4"), ["om3lz723x7j6h4"]);
+        // heldout-24: a secret store's `--value`, a `master:` label, a safe's digits, a
+        // TOTP seed, symbols with no digit pasted into a sentence.
+        assert_eq!(
+            found("az keyvault secret set --vault-name acme --name db --value 6bktr6s0zlfo"),
+            ["6bktr6s0zlfo"]
+        );
+        assert_eq!(
+            found("keepassxc-cli open vault.kdbx  # master: razwhp4ix9"),
+            ["razwhp4ix9"]
+        );
+        assert_eq!(found("the safe in the server room: 981293"), ["981293"]);
+        assert_eq!(
+            found("the OTP seed is 3J6AKNYS6BKH2U4JR6VK3E3HBRA2ZMGW"),
+            ["3J6AKNYS6BKH2U4JR6VK3E3HBRA2ZMGW"]
+        );
+        assert_eq!(
+            found("ci is failing because someone changed it to mw#@QvUwFoJhI^"),
+            ["mw#@QvUwFoJhI^"]
+        );
         assert_eq!(
             found("es = Elasticsearch(u, basic_auth=('elastic', 'd63lfdwt7ydm'))"),
             ["d63lfdwt7ydm"]
@@ -540,6 +559,10 @@ mod tests {
             "/usr/lib/gnupg/gpg-preset-passphrase --forget 3F2B8C4E9A7D4E1FB6C50D9E8F7A6B5C",
             "age1h3wrnxst56vul2504p52380yrlx6j7heerjf75pd0lvdz0tmcx0rf6qdal",
             "ACddeeab5d802f065ba06a390818b70200",
+            "az keyvault secret show --vault-name acme --name db --value-only",
+            "it is safe to merge after 1400 once QA is done",
+            "Read **Important** first; React&&Vue is not a thing in our stack",
+            "mail ops@acme.io or bob@acme.io about the outage",
             "the licence server is at licence.acme.io and the auth service restarts nightly",
             "the job failed with exit code 137 and status code 5003",
             "consul members -detailed 9d871935-7ff6-05e3-4252-75dcbfa46153",

@@ -30,7 +30,7 @@ use super::value::{random_letters, random_lower};
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 32] = [
+    const ALSO: [&str; 33] = [
         "psk",
         "pw",
         "pass",
@@ -64,6 +64,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "answer",
         // What a value opens or licenses: `basic auth (ops, X)`, `X for the trial licence`.
         "auth",
+        "safe",
         "licence",
         "license",
         "serial",
@@ -83,6 +84,8 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         let alpha = !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_alphabetic());
         SAYS.iter().any(|s| w.contains(s))
             || ALSO.contains(&bare)
+            // A label: `# master: X`, `vault: X`.
+            || matches!(w, "master:" | "vault:" | "unlock:")
             // `requirepass`, `rootpw`, `adminpw`
             || (alpha && bare.ends_with("pass") && !NOT_PASS.contains(&bare))
             || (alpha && bare.len() <= 12 && bare.ends_with("pw"))
@@ -140,6 +143,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 bare,
                 "pin"
                     | "puk"
+                    | "safe"
                     | "passcode"
                     | "pincode"
                     | "keypad"
@@ -285,7 +289,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             let said = k.checked_sub(1).is_some_and(|p| is_says[p])
                 || matches!(prev, Some("is" | "was" | "=" | "to"))
                 || prev.is_some_and(|p| p.ends_with(':'));
-            ((hex && said) || random_lower(v) || licence_key(v)) && handed()
+            // A TOTP seed: base32 of 16 or more (`3J6AKNYS6BKH2U4J…`).
+            let base32 = v.len() >= 16
+                && v.iter()
+                    .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(b))
+                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2;
+            ((hex && said) || base32 || random_lower(v) || licence_key(v)) && handed()
         };
         if shaped(v)
             || keyish()

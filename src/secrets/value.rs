@@ -100,7 +100,7 @@ pub(super) fn reference(value: &[u8]) -> bool {
     // Where code or a tool reads the secret from: `process.env.PGPASSWORD`,
     // `os.environ["PW"]`, `System.getenv("PW")`, `ENV.fetch(…)`, an ARN, an Ansible
     // Vault value (`!vault |`), Home Assistant's `!secret name`, HTTPie's `:=@file`.
-    const FROM: [&str; 11] = [
+    const FROM: [&str; 12] = [
         "process.env.",
         "os.environ",
         "os.getenv(",
@@ -110,6 +110,7 @@ pub(super) fn reference(value: &[u8]) -> bool {
         "getenv(",
         "arn:",
         "!vault",
+        "rails.application.credentials",
         "!secret",
         "=@",
     ];

@@ -288,6 +288,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-21.yaml",
             "tests/fixtures/secrets/heldout-22.yaml",
             "tests/fixtures/secrets/heldout-23.yaml",
+            "tests/fixtures/secrets/heldout-24.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
