@@ -49,7 +49,6 @@ const NAMES_AN_ID: &[&str] = &[
     "branch",
     "ref",
     "image",
-    "file",
     "bucket",
     "index",
     "table",
@@ -160,7 +159,7 @@ fn lower_noise(v: &[u8]) -> bool {
 /// capital or lower-case letter, then lower case, a third of them vowels, starting with
 /// at most two consonants and with no run of four (`wvcu` in `d9wvcu8so9` is none). Short random strings look like words to [`wordy`] by chance
 /// (`41JzOYYEfx` is `Jz`, `OYY`, `Efx`); they seldom hold a long one.
-fn long_word(v: &[u8]) -> bool {
+pub(super) fn long_word(v: &[u8]) -> bool {
     let vowel = |c: &u8| b"aeiouy".contains(&c.to_ascii_lowercase());
     let mut i = 0;
     while i < v.len() {
@@ -220,32 +219,71 @@ fn mixed_noise(v: &[u8]) -> bool {
         && upper(v)
         && (!wordy(v) || !long_word(v))
         && !version
-        && !v.contains(&b'.')
+        // A dot ends a file's or a host's name (`notes.txt`, `acme.io`); inside random
+        // characters it is one more symbol (`JSLfYC3I7JOa.J`).
+        && v
+            .rsplit(|&b| b == b'.')
+            .next()
+            .is_none_or(|last| v.len() == last.len() || !last.iter().all(u8::is_ascii_lowercase))
         && (v.iter().any(u8::is_ascii_digit) || symbols(v))
 }
 
-/// True if `line` is prose and one of the five words before the value at `at` names an
-/// id (`Figma file key Bq7XwR3k…`, `dashboard uid is aeb7x2…`): the context-free shapes
-/// ([`super::shapes`]) take it for an id too.
-pub(super) fn named_id(line: &[u8], at: usize) -> bool {
-    let ws = words(line, 0);
-    let lower: Vec<String> = ws
-        .iter()
-        .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
-        .collect();
-    let k = ws.iter().take_while(|w| w.end <= at).count();
-    prose(&lower, &ws, line) && names_an_id(&lower, 0, k)
+/// A line's words, read once, to ask for each value whether the line is prose and one of
+/// the five words before it names an id (`Figma file key Bq7XwR3k…`, `dashboard uid is
+/// aeb7x2…`): the context-free shapes ([`super::shapes`]) take such a value for an id too.
+pub(super) struct Ids {
+    ws: Vec<Range<usize>>,
+    ids: Vec<bool>,
+    prose: bool,
 }
 
-/// True if one of the five words before word `k`, from word `from` on, names an id.
-pub(super) fn names_an_id(lower: &[String], from: usize, k: usize) -> bool {
-    (k.saturating_sub(5).max(from)..k)
-        .any(|p| NAMES_AN_ID.contains(&bare_word(&lower[p])) || id_key(lower, p))
+impl Ids {
+    pub(super) fn new(line: &[u8]) -> Ids {
+        let ws = words(line, 0);
+        let lower: Vec<String> = ws
+            .iter()
+            .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
+            .collect();
+        let prose = prose(&lower, &ws, line);
+        let ids = if prose { id_words(&lower) } else { Vec::new() };
+        Ids { ws, ids, prose }
+    }
+
+    /// True if the value at byte `at` is named an id.
+    pub(super) fn named(&self, at: usize) -> bool {
+        let k = self.ws.partition_point(|w| w.end <= at);
+        self.prose && names_an_id(&self.ids, 0, k)
+    }
+}
+
+/// For each word, whether it names an id (computed once per line: the list is long).
+pub(super) fn id_words(lower: &[String]) -> Vec<bool> {
+    (0..lower.len())
+        .map(|p| NAMES_AN_ID.contains(&bare_word(&lower[p])) || id_key(lower, p))
+        .collect()
+}
+
+/// True if one of the five words before word `k`, from word `from` on, names an id
+/// (`ids`: [`id_words`]).
+pub(super) fn names_an_id(ids: &[bool], from: usize, k: usize) -> bool {
+    ids[k.saturating_sub(5).max(from)..k].contains(&true)
 }
 
 /// Findings in a prose line that no word names.
 pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
     let ws = words(line, 0);
+    // Most lines hold no candidate at all: a word of six or more with a digit or a
+    // symbol, or of twelve or more. Only then are the words lowered.
+    let candidate = ws.iter().any(|w| {
+        let t = &line[w.clone()];
+        t.len() >= 12
+            || (t.len() >= 6
+                && t.iter()
+                    .any(|b| b.is_ascii_digit() || super::looks::MARK.contains(b)))
+    });
+    if !candidate {
+        return;
+    }
     let lower: Vec<String> = ws
         .iter()
         .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
@@ -270,8 +308,9 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
     if !prose(&lower, &ws, line) {
         return;
     }
+    let ids = id_words(&lower);
     for (k, w) in ws.iter().enumerate() {
-        if names_an_id(&lower, 0, k) {
+        if names_an_id(&ids, 0, k) {
             continue;
         }
         let (mut s, mut e) = (w.start, w.end);

@@ -189,7 +189,9 @@ pub(super) fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usiz
         // here-stringed into a command.
         let phrase =
             diceware(value) && (echoed || here || (k > 0 && secret_word(&line[ws[k - 1].clone()])));
+        // A variable or a crypt hash (`password $6$rounds=…`) is not the password.
         if (after_flag || echoed || here)
+            && value.first() != Some(&b'$')
             && (loose(value) || given_after_flag(value) || lower_after_p || phrase)
         {
             out.push(v);
@@ -219,6 +221,9 @@ pub(super) fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usiz
             let s = i;
             while i < w.end && !sep(line[i]) {
                 i += 1;
+            }
+            if super::value::crypt_hash(line, s) {
+                continue; // a piece of `$6$rounds=5000$salt$…`
             }
             // `-pSECRET` (7z, mysql): the piece after a one-letter flag.
             let piece = if line[s] == b'-'

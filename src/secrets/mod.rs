@@ -396,6 +396,25 @@ mod tests {
             let s = scan(text);
             assert!(!s.text.contains(secret), "{text} → {}", s.text);
         }
+        for (text, secret) in [
+            (
+                "jdbc:oracle:thin:shop/zcDRre=gZVA@//ora1:1521/SHOP",
+                "zcDRre=gZVA",
+            ),
+            (
+                "ntp.keys: 1 SHA1 1bd5d6f95543eb18a8e8a868ed947c17a8a57e7b",
+                "1bd5d6f95543eb18a8e8a868ed947c17a8a57e7b",
+            ),
+            (
+                "snmpd.conf: createUser monitor SHA ehqwicyza1 AES ehqwicyza1",
+                "ehqwicyza1",
+            ),
+        ] {
+            let s = scan(text);
+            assert!(!s.text.contains(secret), "{text} → {}", s.text);
+        }
+        let s = scan("wireguard: PublicKey = xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=");
+        assert!(s.kinds.is_empty(), "{:?}", s.kinds);
         // Home Assistant's `!secret name` is where the password is, not the password.
         let s = scan("mqtt:\n  username: ha\n  password: !secret mqtt_password");
         assert!(s.kinds.is_empty(), "{:?}", s.kinds);

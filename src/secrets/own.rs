@@ -164,11 +164,40 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["key"],
     ),
     (
+        // Oracle's thin JDBC URL: `jdbc:oracle:thin:user/password@//host:1521/SVC`.
+        "url-credentials",
+        r#"(?i)\bjdbc:oracle:thin:[^/\s:@'"]{1,64}/([^@\s'"]{1,128})@"#,
+        1,
+        &["jdbc:oracle"],
+    ),
+    (
+        // An NTP or chrony key line: `1 SHA1 <hex>`, `10 SHA256 HEX:<hex>`.
+        "ntp-key",
+        r#"(?im)(?:^|:[ \t]+)[ \t]*\d{1,5}[ \t]+(?:md5|sha1|sha256|sha384|sha512|aes128cmac|m)[ \t]+(?:hex:|ascii:)?([0-9a-z]{8,128})[ \t]*$"#,
+        1,
+        &["md5", "sha", "aes128cmac"],
+    ),
+    (
+        // net-snmp's `createUser NAME SHA AUTHPASS [AES PRIVPASS]`: the authentication
+        // passphrase…
+        "snmp-passphrase",
+        r#"(?i)\bcreateuser\s+\S+\s+(?:md5|sha(?:-?\d+)?)\s+['"]?([^\s'"]{6,128})"#,
+        1,
+        &["createuser"],
+    ),
+    (
+        // …and the privacy passphrase.
+        "snmp-passphrase",
+        r#"(?i)\bcreateuser\s+\S+\s+(?:md5|sha(?:-?\d+)?)\s+\S+\s+(?:des|aes(?:-?\d+)?)\s+['"]?([^\s'"]{6,128})"#,
+        1,
+        &["createuser"],
+    ),
+    (
         // A BitLocker recovery key: eight groups of six digits (each a multiple of 11).
         "recovery-key",
         r"\b\d{6}(?:-\d{6}){7}\b",
         0,
-        &[],
+        &["-0", "-1", "-2", "-3", "-4", "-5", "-6", "-7", "-8", "-9"],
     ),
     (
         "gcp-private-key-id",

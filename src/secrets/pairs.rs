@@ -315,7 +315,14 @@ fn positional(line: &[u8], out: &mut Vec<Range<usize>>) {
                 let Some(len) = line[j + 1..close].iter().position(|&b| b == q) else {
                     break;
                 };
-                args.push(j + 1..j + 1 + len);
+                // A named value (`type: 'azure-…'`, `host='db'`) is not a position.
+                let named = line[open + 1..j]
+                    .trim_ascii_end()
+                    .last()
+                    .is_some_and(|b| matches!(b, b':' | b'='));
+                if !named {
+                    args.push(j + 1..j + 1 + len);
+                }
                 j += len + 2;
             } else {
                 j += 1;

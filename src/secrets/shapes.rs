@@ -82,6 +82,8 @@ fn quoted_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
 /// pieces split at `= : , ; "` `'` and brackets.
 fn marked_anywhere(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
     let sep = |b: u8| b.is_ascii_whitespace() || b"=:,;\"'`()[]{}<>".contains(&b);
+    // The line's words, read once and only if a value needs them.
+    let ids = std::cell::OnceCell::new();
     let mut i = 0;
     while i < line.len() {
         if sep(line[i]) {
@@ -103,7 +105,9 @@ fn marked_anywhere(line: &[u8], top: bool, out: &mut Vec<Range<usize>>) {
         if super::value::crypt_hash(line, s) {
             continue; // a piece of `$6$rounds=4096$salt$…`
         }
-        let top = top && !names_public_value(line, s) && !super::bare::named_id(line, s);
+        let top = top
+            && !names_public_value(line, s)
+            && !ids.get_or_init(|| super::bare::Ids::new(line)).named(s);
         // A word with four digits or a mark (`Clover1853`, `Ridge1246@`) is what people
         // pick as a password, wherever it is written — but a word and a year is also a
         // product (`Server2022`) or the example of a weak password (`Summer2024`).
@@ -519,6 +523,24 @@ mod tests {
             ["5DBF0387E639D89E0E15C38AD29AF11D"]
         );
         assert_eq!(found("om3lz723x7j6h4"), ["om3lz723x7j6h4"]);
+        // heldout-25 and -26: a short password right after the word, a bridge code, an
+        // alarm's digits, a password with a dot inside.
+        assert_eq!(
+            found("remote support session: id 482 119 337, password 38ilf3"),
+            ["38ilf3"]
+        );
+        assert_eq!(
+            found("bridge code for tomorrow's call: 768172969"),
+            ["768172969"]
+        );
+        assert_eq!(
+            found("the alarm panel in the warehouse disarms with 2845"),
+            ["2845"]
+        );
+        assert_eq!(
+            found("The macro-enabled sheet is locked with JSLfYC3I7JOa.J"),
+            ["JSLfYC3I7JOa.J"]
+        );
         // heldout-24: a secret store's `--value`, a `master:` label, a safe's digits, a
         // TOTP seed, symbols with no digit pasted into a sentence.
         assert_eq!(
@@ -559,6 +581,10 @@ mod tests {
             "/usr/lib/gnupg/gpg-preset-passphrase --forget 3F2B8C4E9A7D4E1FB6C50D9E8F7A6B5C",
             "age1h3wrnxst56vul2504p52380yrlx6j7heerjf75pd0lvdz0tmcx0rf6qdal",
             "ACddeeab5d802f065ba06a390818b70200",
+            "user admin password $6$rounds=5000$saltsalt$ZxCvBn",
+            "mssql.connect({ server: 'sql01', authentication: { type: 'azure-active-directory-default' } })",
+            "the password hashing moved to argon2 last week",
+            "see notes.txt and the runbook at docs.acme.io for the steps",
             "az keyvault secret show --vault-name acme --name db --value-only",
             "it is safe to merge after 1400 once QA is done",
             "Read **Important** first; React&&Vue is not a thing in our stack",

@@ -30,7 +30,7 @@ use super::value::{random_letters, random_lower};
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 33] = [
+    const ALSO: [&str; 35] = [
         "psk",
         "pw",
         "pass",
@@ -65,6 +65,8 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         // What a value opens or licenses: `basic auth (ops, X)`, `X for the trial licence`.
         "auth",
         "safe",
+        "disarm",
+        "disarms",
         "licence",
         "license",
         "serial",
@@ -128,6 +130,10 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                         | "building"
                         | "lockbox"
                         | "unlock"
+                        | "bridge"
+                        | "meeting"
+                        | "conference"
+                        | "participant"
                         | "pairing"
                         | "pairs"
                         | "pair"
@@ -144,6 +150,8 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 "pin"
                     | "puk"
                     | "safe"
+                    | "disarm"
+                    | "disarms"
                     | "passcode"
                     | "pincode"
                     | "keypad"
@@ -171,14 +179,20 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         }
     }
     recovery_phrase(line, &ws, &lower, out);
+    let ids = super::bare::id_words(&lower);
+    // For each word, the index just after the last word before it that says password.
+    let mut last_says = vec![0; ws.len()];
+    for k in 1..ws.len() {
+        last_says[k] = if is_says[k - 1] { k } else { last_says[k - 1] };
+    }
     for (k, w) in ws.iter().enumerate() {
         if is_says[k] || !near[k] {
             continue; // the word that says "password" is the subject, not the value
         }
         // `dashboard uid: aXk29Lm3Qz`: an id — unless a word saying password comes after
         // the id's noun (`the demo tenant … with passcode X`).
-        let from = (0..k).rev().find(|&p| is_says[p]).map_or(0, |p| p + 1);
-        if super::bare::names_an_id(&lower, from, k) {
+        let from = last_says[k];
+        if super::bare::names_an_id(&ids, from, k) {
             continue;
         }
         // Trim the sentence's punctuation: `LabNet,` `Maple414!.` `(Pw9#x)`.
@@ -296,8 +310,19 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2;
             ((hex && said) || base32 || random_lower(v) || licence_key(v)) && handed()
         };
+        // A short password right after the word (`password 38ilf3`): six or seven
+        // letters and digits with no word in them (`argon2` has one).
+        let short = || {
+            (6..=7).contains(&v.len())
+                && k.checked_sub(1).is_some_and(|p| says_password(&lower[p]))
+                && v.iter().all(u8::is_ascii_alphanumeric)
+                && v.iter().any(u8::is_ascii_digit)
+                && v.iter().filter(|b| b.is_ascii_alphabetic()).count() >= 2
+                && !super::bare::long_word(v)
+        };
         if shaped(v)
             || keyish()
+            || short()
             || random_mixed(v)
             || (v.len() >= 12 && random_letters(v))
             || handed_over()

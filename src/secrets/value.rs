@@ -391,6 +391,11 @@ fn public(bytes: &[u8], r: Range<usize>, judge: bool) -> bool {
     {
         return true;
     }
+    // A value labelled a public key (`PublicKey = xTIBA5…`, WireGuard; `public_key:`).
+    let squeezed = label.replace([' ', '_', '-'], "");
+    if squeezed.contains("publickey") || squeezed.contains("pubkey") {
+        return true;
+    }
     // Data URIs.
     if before.ends_with(b";base64,") {
         return true;

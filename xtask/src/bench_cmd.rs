@@ -289,6 +289,8 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-22.yaml",
             "tests/fixtures/secrets/heldout-23.yaml",
             "tests/fixtures/secrets/heldout-24.yaml",
+            "tests/fixtures/secrets/heldout-25.yaml",
+            "tests/fixtures/secrets/heldout-26.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
