@@ -291,6 +291,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-24.yaml",
             "tests/fixtures/secrets/heldout-25.yaml",
             "tests/fixtures/secrets/heldout-26.yaml",
+            "tests/fixtures/secrets/heldout-27.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

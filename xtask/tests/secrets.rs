@@ -3,7 +3,7 @@
 //! corpora (wide, heldout-1…17, 19 and 21…26: each was measured once untouched, then the
 //! rules learned from its misses) meet the targets (≥ 95 % of secrets found, ≤ 5 % of
 //! everyday texts altered) in every run; heldout-18 and -20 (tuned, still below the
-//! detection target) are measured and reported.
+//! detection target) and heldout-27 (the last set, untouched) are measured and reported.
 
 use serde_json::{Value, json};
 
@@ -64,7 +64,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-23.yaml",
             "heldout-24.yaml",
             "heldout-25.yaml",
-            "heldout-26.yaml"
+            "heldout-26.yaml",
+            "heldout-27.yaml"
         ]
     );
     let sizes: u64 = corpora
