@@ -269,6 +269,19 @@ pub(super) fn names_an_id(ids: &[bool], from: usize, k: usize) -> bool {
     ids[k.saturating_sub(5).max(from)..k].contains(&true)
 }
 
+/// Word `w` of `line` without the sentence's punctuation around it (`LabNet,`
+/// `(Pw9#x)`, `Maple414!.` keeps its `!`), nor the `also` bytes at its end.
+pub(super) fn unpunctuated(line: &[u8], w: &Range<usize>, also: &[u8]) -> Range<usize> {
+    let (mut s, mut e) = (w.start, w.end);
+    while s < e && b"\"'(`".contains(&line[s]) {
+        s += 1;
+    }
+    while e > s && (b"\"'),.;:`".contains(&line[e - 1]) || also.contains(&line[e - 1])) {
+        e -= 1;
+    }
+    s..e
+}
+
 /// Findings in a prose line that no word names.
 pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
     let ws = words(line, 0);
@@ -313,13 +326,8 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
         if names_an_id(&ids, 0, k) {
             continue;
         }
-        let (mut s, mut e) = (w.start, w.end);
-        while s < e && b"\"'(`".contains(&line[s]) {
-            s += 1;
-        }
-        while e > s && b"\"'),.;:`!?".contains(&line[e - 1]) {
-            e -= 1;
-        }
+        // A sentence's `!` or `?` is not part of a value here (`ignore X!`).
+        let Range { start: s, end: e } = unpunctuated(line, w, b"!?");
         let v = &line[s..e];
         if v.is_empty()
             || v.iter().any(|b| b"/\\:=".contains(b))

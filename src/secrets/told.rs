@@ -195,14 +195,10 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         if super::bare::names_an_id(&ids, from, k) {
             continue;
         }
-        // Trim the sentence's punctuation: `LabNet,` `Maple414!.` `(Pw9#x)`.
-        let (mut s, mut e) = (w.start, w.end);
-        while s < e && b"\"'(`".contains(&line[s]) {
-            s += 1;
-        }
-        while e > s && b"\"'),.;:`".contains(&line[e - 1]) {
-            e -= 1;
-        }
+        let Range {
+            start: mut s,
+            end: e,
+        } = super::bare::unpunctuated(line, w, b"");
         // `reporter/X`, `admin:X`: the part after a user name.
         if let Some(cut) = line[s..e].iter().position(|&b| b == b'/' || b == b':') {
             let user = &line[s..s + cut];
