@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use super::looks::{given, shaped, upper};
 use super::shapes::words;
-use super::value::{random_letters, random_lower, wordy};
+use super::value::{foreign, random_letters, random_lower, typed_id, wordy};
 
 /// Words after which, within five words, a value is an id and not a secret.
 const NAMES_AN_ID: &[&str] = &[
@@ -151,8 +151,10 @@ fn lower_noise(v: &[u8]) -> bool {
         && digits >= 2
         && v.len() - digits >= 3
         && !v.iter().all(u8::is_ascii_hexdigit)
-        && ((digits > leading + trailing && !wordy(letters) && !long_word(letters))
-            || consonants >= 5)
+        && ((digits > leading + trailing
+            && ((!wordy(letters) && !long_word(letters)) || foreign(v)))
+            || consonants >= 5
+            || foreign(v))
 }
 
 /// True if `v` holds a word of four or more letters (`Phone` in `iPhone15Pro`): a
@@ -194,6 +196,47 @@ fn symbols(v: &[u8]) -> bool {
         && !v.windows(2).any(|w| mark(&w[0]) && w[0] == w[1])
 }
 
+/// Random letters of both cases with at most one digit and two symbols (`MZsWDzTmUYiV`,
+/// `OxR2zYuLKRov`, `EdFrRgS*-F`): ten or more characters, three or more letters of each
+/// case that switch case often or whose pairs are not English; not made of words
+/// (`PostgreSQL`, `GitHubActions`), not a word and a number, not a typed id.
+fn random_caps(v: &[u8]) -> bool {
+    let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
+    let letters = count(u8::is_ascii_alphabetic);
+    let others = v.len() - letters - count(u8::is_ascii_digit);
+    let switches = v
+        .windows(2)
+        .filter(|w| {
+            w[0].is_ascii_alphabetic()
+                && w[1].is_ascii_alphabetic()
+                && w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase()
+        })
+        .count();
+    let first = v.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    let named =
+        first >= 3 && first < v.len() && v[first..].iter().all(|b| !b.is_ascii_alphabetic());
+    (10..=64).contains(&v.len())
+        && v[0].is_ascii_alphanumeric()
+        && v.iter()
+            .all(|&b| super::looks::password_char(b) && b != b'.')
+        && count(u8::is_ascii_digit) <= 1
+        && others <= 2
+        && count(u8::is_ascii_uppercase) >= 3
+        && count(u8::is_ascii_lowercase) >= 3
+        && !wordy(v)
+        && !named
+        && !typed_id(v)
+        && (foreign(v) || switches * 3 >= letters - 1)
+}
+
+/// How many runs of digits `v` holds: a name has one or two (`iPhone15Pro`,
+/// `Qwen2VL7B`), random characters scatter theirs (`31nUvxpeghu4b5YboxeNe`).
+fn digit_groups(v: &[u8]) -> usize {
+    v.chunk_by(|a, b| a.is_ascii_digit() == b.is_ascii_digit())
+        .filter(|c| c[0].is_ascii_digit())
+        .count()
+}
+
 /// Random letters and digits: [`given`], not words, not a version.
 fn mixed_noise(v: &[u8]) -> bool {
     let version = v
@@ -203,7 +246,7 @@ fn mixed_noise(v: &[u8]) -> bool {
     let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
     // …or an upper-case type before a hex body (`ACddeeab5d80…`, a Twilio SID).
     let caps = v.iter().take_while(|b| b.is_ascii_uppercase()).count();
-    let typed = (prefix == 3 && v.get(3).is_some_and(u8::is_ascii_uppercase))
+    let typed = typed_id(v)
         || (prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_')))
         || ((1..=4).contains(&caps)
             && v[caps..]
@@ -217,7 +260,7 @@ fn mixed_noise(v: &[u8]) -> bool {
         && !typed
         && !named
         && upper(v)
-        && (!wordy(v) || !long_word(v))
+        && (!wordy(v) || !long_word(v) || foreign(v) || digit_groups(v) >= 3)
         && !version
         // A dot ends a file's or a host's name (`notes.txt`, `acme.io`); inside random
         // characters it is one more symbol (`JSLfYC3I7JOa.J`).
@@ -289,7 +332,7 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
     // symbol, or of twelve or more. Only then are the words lowered.
     let candidate = ws.iter().any(|w| {
         let t = &line[w.clone()];
-        t.len() >= 12
+        t.len() >= 10
             || (t.len() >= 6
                 && t.iter()
                     .any(|b| b.is_ascii_digit() || super::looks::MARK.contains(b)))
@@ -312,6 +355,7 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
                 || mixed_noise(v)
                 || shaped(v)
                 || (v.len() >= 10 && random_letters(v))
+                || random_caps(v)
                 || random_lower(v))
         {
             out.push(w.clone());
@@ -342,7 +386,12 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
             && v.iter().all(u8::is_ascii_hexdigit)
             && v.iter().any(u8::is_ascii_digit)
             && v.iter().any(u8::is_ascii_alphabetic);
-        if lower_noise(v) || mixed_noise(v) || hex || (v.len() >= 14 && random_lower(v)) {
+        if lower_noise(v)
+            || mixed_noise(v)
+            || hex
+            || (v.len() >= 14 && random_lower(v))
+            || random_caps(v)
+        {
             out.push(s..e);
         }
     }
@@ -377,6 +426,32 @@ mod tests {
             found(&format!("webhooks from Shopify are verified with {hex}")),
             [hex]
         );
+        // Random strings a vowel test takes for words, or that start in lower case.
+        for (t, secret) in [
+            (
+                "whoops, llq15jj0fz4diqo was in yesterday's screenshot",
+                "llq15jj0fz4diqo",
+            ),
+            (
+                "ugh, pasted 31nUvxpeghu4b5YboxeNe in the wrong channel",
+                "31nUvxpeghu4b5YboxeNe",
+            ),
+            (
+                "the legacy FTP still takes ftpuser with ffcLUjLkRJ3PDDVgP5Lc",
+                "ffcLUjLkRJ3PDDVgP5Lc",
+            ),
+            (
+                "copying it here so it isn't lost: OxR2zYuLKRov",
+                "OxR2zYuLKRov",
+            ),
+            (
+                "ugh, pasted MZsWDzTmUYiV in the wrong channel",
+                "MZsWDzTmUYiV",
+            ),
+        ] {
+            assert_eq!(found(t), [secret], "{t}");
+        }
+        assert_eq!(found("otZeZEgeLj"), ["otZeZEgeLj"]);
     }
 
     #[test]
@@ -394,6 +469,9 @@ mod tests {
             "we store share codes like q7Xk2mPz9T in the links table",
             "the sha256 of the tarball is 3f5a0c7d9e2b4a6c8d1e0f9a7b5c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c",
             "reverted 9fceb02d0ae598e95dc970b74767f19372d61af8 after the outage",
+            "we moved the PostgreSQL and GitHubActions docs to the JavaScript section",
+            "the Mistral7B model and the iPhone15Pro run the demo",
+            "Airtable base appX1y2Z3a4B5c6D7 holds the roadmap",
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }

@@ -3,7 +3,7 @@
 //! (`0JSHlBQBvyGHNSl`, `Wga5WXFRsb=uaNXY_`), a word with digits (`Harvest4096`), and the
 //! looser shapes a value is held to where its context already says "password".
 
-use super::value::{entropy, random_letters, wordy};
+use super::value::{entropy, foreign, random_letters, typed_id, wordy};
 
 /// Symbols that mark a password (besides letters and digits).
 pub(super) const MARK: &[u8] = b"!#%&*?^~$";
@@ -140,8 +140,9 @@ pub(super) fn random_mixed(v: &[u8]) -> bool {
 /// A random string with no context at all (`RsYpr6zgECkiQVPCLO2mixX`, `Fsx_dLX+USJCJartx1`
 /// in a sentence): [`random_mixed`], 14–64 characters with three or more letters of each
 /// case and a digit, and not an id whose type is spelt before it — in lower case and joined by
-/// `-` or `_` (`mem-01M8…`, `us-east-1_Ab12…`), or three lower-case letters
-/// (`recK2p9QmZx7TtW4a`) — nor a hex id with an upper-case prefix (`ACddeeab5d80…`).
+/// `-` or `_` (`mem-01M8…`, `us-east-1_Ab12…`), or an Airtable type
+/// (`recK2p9QmZx7TtW4a`, [`typed_id`]) — nor a hex id with an upper-case prefix
+/// (`ACddeeab5d80…`).
 pub(super) fn random_anywhere(v: &[u8]) -> bool {
     let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
     let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
@@ -152,7 +153,7 @@ pub(super) fn random_anywhere(v: &[u8]) -> bool {
         && count(u8::is_ascii_uppercase) >= 3
         && count(u8::is_ascii_lowercase) >= 3
         && !joined
-        && !(prefix == 3 && v[prefix].is_ascii_uppercase())
+        && !typed_id(v)
         && random_mixed(v)
 }
 
@@ -173,6 +174,7 @@ pub(super) fn random_other(v: &[u8]) -> bool {
         .count();
     let letters = v.len() >= 14
         && random_letters(v)
+        && !pascal(v)
         && count(u8::is_ascii_uppercase) >= 3
         && count(u8::is_ascii_lowercase) >= 3
         && switches * 3 >= v.len() - 1;
@@ -199,6 +201,20 @@ pub(super) fn random_other(v: &[u8]) -> bool {
         && not_email(v);
     let trailing = v.iter().rev().take_while(|b| b.is_ascii_digit()).count();
     letters || symbols || (diceware(v) && trailing >= 2)
+}
+
+/// A name in Pascal case (`MaxNumOfVmCpus`, `GetUserById`): a capital, then every capital
+/// followed by one or more lower-case letters, in three or more parts, all but one with a
+/// vowel. Random letters seldom keep that rhythm.
+fn pascal(v: &[u8]) -> bool {
+    if !v.first().is_some_and(u8::is_ascii_uppercase) || !v.iter().all(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let chunks: Vec<&[u8]> = v.chunk_by(|_, b| !b.is_ascii_uppercase()).collect();
+    let vowel = |c: &u8| b"aeiouy".contains(&c.to_ascii_lowercase());
+    chunks.len() >= 3
+        && chunks.iter().all(|c| c.len() >= 2)
+        && chunks.iter().filter(|c| !c.iter().any(vowel)).count() <= 1
 }
 
 /// A passphrase of three or more lower-case words joined by one of `- . _`, with optional
@@ -270,7 +286,7 @@ pub(super) fn lower_random(v: &[u8]) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         && digits >= 1
         && v.len() - digits >= 3
-        && trailing < digits
+        && (trailing < digits || foreign(v))
 }
 
 /// What a value right after a flag or word naming a password may look like: [`given`],

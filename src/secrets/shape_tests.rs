@@ -70,6 +70,35 @@ fn arguments_shaped_like_passwords_on_command_lines() {
 }
 
 #[test]
+fn passwords_handed_over_after_a_verb_or_a_lock() {
+    for (t, secret) in [
+        (
+            "reset the kiosk's local admin, it's now silver-parrot-wizard-garden-engine",
+            "silver-parrot-wizard-garden-engine",
+        ),
+        (
+            "Decision: the shared on-call phone PIN stays 159170",
+            "159170",
+        ),
+        ("the server room's cipher lock is 28894", "28894"),
+        (
+            "obs-websocket: server password 4toTReSRtaSpzpea",
+            "4toTReSRtaSpzpea",
+        ),
+        ("log in as ops with fsxvozxom124", "fsxvozxom124"),
+    ] {
+        assert_eq!(found(t), [secret], "{t}");
+    }
+    for t in [
+        "the lock is held for 30000 ms by the migration",
+        "the file lock is 2048 bytes",
+        "the password is now required on every login",
+    ] {
+        assert!(found(t).is_empty(), "{t}: {:?}", found(t));
+    }
+}
+
+#[test]
 fn passwords_told_in_a_sentence() {
     assert_eq!(
         found("The admin password for staging is Harvest4096 until Friday."),

@@ -83,6 +83,21 @@ fn an_id_named_for_a_token_is_not_a_secret() {
 }
 
 #[test]
+fn a_name_saying_id_or_public_keeps_a_random_value() {
+    for text in [
+        "AUTH0_CLIENT_ID=Qz8mX3vK7pL2nR9tW4yB6cD1fG5hJ0sA",
+        "FLUTTERWAVE_PUBLIC_KEY=FLWPUBK-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d-X",
+        "ovirt: engine-config -g MaxNumOfVmCpus",
+    ] {
+        let s = scan(text);
+        assert!(s.kinds.is_empty(), "{text} → {:?}", s.kinds);
+    }
+    // The same value under a name that does not say so is still a secret.
+    let s = scan("AUTH0_SIGNING=Qz8mX3vK7pL2nR9tW4yB6cD1fG5hJ0sA");
+    assert!(!s.text.contains("Qz8mX3vK7pL2nR9t"), "{}", s.text);
+}
+
+#[test]
 fn unicode_cannot_hide_a_secret() {
     let s = scan("ｐａｓｓｗｏｒｄ＝Hunter2!x");
     assert_eq!(s.text, "password=[REDACTED:password]");

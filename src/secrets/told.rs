@@ -23,7 +23,9 @@
 
 use std::ops::Range;
 
-use super::looks::{diceware, given, lower_random, random_mixed, shaped, strong, word_with_digits};
+use super::looks::{
+    diceware, given, given_after_flag, lower_random, random_mixed, shaped, strong, word_with_digits,
+};
 use super::shapes::words;
 use super::value::{random_letters, random_lower};
 
@@ -103,6 +105,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         .enumerate()
         .map(|(k, w)| {
             (says_word(w) && !super::bare::id_key(&lower, k))
+                || door_lock(&lower, k)
                 || (matches!(w.as_str(), "log" | "sign" | "signs" | "signed")
                     && lower.get(k + 1).is_some_and(|n| n.starts_with("in")))
         })
@@ -143,6 +146,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             })
     });
     let pin = door_code
+        || (0..lower.len()).any(|k| door_lock(&lower, k))
         || lower.iter().any(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
             matches!(
@@ -232,6 +236,14 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                     prev,
                     Some(
                         "is" | "was"
+                            | "are"
+                            | "were"
+                            | "be"
+                            | "now"
+                            | "stays"
+                            | "remains"
+                            | "becomes"
+                            | "became"
                             | "="
                             | "as"
                             | "/"
@@ -263,7 +275,8 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && (k.checked_sub(1).is_some_and(|p| {
                     is_says[p] || super::pairs::after_account(&line[ws[p].clone()])
                 }) || matches!(prev, Some("is" | "was" | "=" | "/" | "to"))
-                    || v.iter().filter(|b| b.is_ascii_digit()).count() >= 2);
+                    || v.iter().filter(|b| b.is_ascii_digit()).count() >= 2
+                    || super::value::foreign(v));
             (word_with_digits(v) || given(v) || diceware(v) || lower_ok)
                 && (handed()
                     || (prev == Some("to")
@@ -316,7 +329,15 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && v.iter().filter(|b| b.is_ascii_alphabetic()).count() >= 2
                 && !super::bare::long_word(v)
         };
+        // Right after the word that says password, both cases with a digit or a symbol
+        // (`server password 4toTReSRtaSpzpea`), not a name made of words.
+        let right_after = || {
+            k.checked_sub(1).is_some_and(|p| says_password(&lower[p]))
+                && given_after_flag(v)
+                && !super::value::wordy(v)
+        };
         if shaped(v)
+            || right_after()
             || keyish()
             || short()
             || random_mixed(v)
@@ -328,6 +349,33 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             out.push(s..e);
         }
     }
+}
+
+/// True if word `k` is a lock that opens with a code (`the server room's cipher lock is
+/// 28894`, `padlock 4417`): a lockbox or padlock, or a lock after a word naming a door,
+/// a keypad or a combination (not a file lock or a mutex).
+fn door_lock(lower: &[String], k: usize) -> bool {
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    let w = bare(&lower[k]);
+    matches!(w.as_str(), "padlock" | "lockbox")
+        || (matches!(w.as_str(), "lock" | "locks")
+            && lower[k.saturating_sub(3)..k].iter().any(|a| {
+                matches!(
+                    bare(a).as_str(),
+                    "door"
+                        | "cipher"
+                        | "combination"
+                        | "keypad"
+                        | "gate"
+                        | "bike"
+                        | "locker"
+                        | "cabinet"
+                        | "mailbox"
+                        | "shed"
+                        | "smart"
+                        | "digital"
+                )
+            }))
 }
 
 /// A licence key in groups (`3G940-3SNRV-QJ5KG`): three or more groups of 4–6 upper-case

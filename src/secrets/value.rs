@@ -227,6 +227,28 @@ pub(super) fn random_lower(v: &[u8]) -> bool {
     (12..=64).contains(&v.len()) && v.iter().all(u8::is_ascii_lowercase) && englishness(v) < 0.4
 }
 
+/// Letters whose pairs are not English (`owvdy` in `vw91q21owvdy`, `Uvxpeghu`): four or
+/// more adjacent letter pairs, fewer than a third of them common. Random strings often
+/// hold a run that [`wordy`]'s vowel test takes for a word; their pairs give them away.
+pub(super) fn foreign(v: &[u8]) -> bool {
+    let pairs = v
+        .windows(2)
+        .filter(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic())
+        .count();
+    pairs >= 4 && englishness(v) < 0.34
+}
+
+/// An id whose type is spelt in three lower-case letters before 14 random ones, as
+/// Airtable writes them (`recK2p9QmZx7TtW4a`, `appX1y2Z3a4B5c6D7`); a random password
+/// that merely starts with three lower-case letters is not one.
+pub(super) fn typed_id(v: &[u8]) -> bool {
+    const TYPES: [&[u8]; 12] = [
+        b"app", b"tbl", b"fld", b"viw", b"rec", b"sel", b"usr", b"wsp", b"att", b"ent", b"shr",
+        b"wfl",
+    ];
+    v.len() == 17 && TYPES.iter().any(|t| v.starts_with(t))
+}
+
 /// An identifier made of words (`HTTPServer2ConnectionPoolManager`, `use_optimistic_…`):
 /// most of its letters are in runs that look like words, where random text breaks into
 /// short, vowel-less pieces.
@@ -416,6 +438,18 @@ fn public(bytes: &[u8], r: Range<usize>, judge: bool) -> bool {
             // one case only (`CLOUDFLARE_ACCOUNT_ID=023e105f…`: a hex id; a hex secret
             // under a name that says so is found by the rules that know the name).
             let v = &t[i + 1..];
+            // A name that says the value is an id or public (`AUTH0_CLIENT_ID=…`,
+            // `FLUTTERWAVE_PUBLIC_KEY=FLWPUBK-…`).
+            let name = String::from_utf8_lossy(&t[..i])
+                .to_ascii_lowercase()
+                .replace('_', "");
+            if super::names_an_id(&t[..i])
+                || ["publickey", "pubkey", "publishable"]
+                    .iter()
+                    .any(|p| name.contains(p))
+            {
+                return true;
+            }
             if v.len() < 32
                 || !v.iter().any(u8::is_ascii_uppercase)
                 || !v.iter().any(u8::is_ascii_lowercase)
@@ -485,7 +519,7 @@ pub(super) fn decodes_to_text(t: &[u8]) -> bool {
 
 #[cfg(test)]
 mod english_tests {
-    use super::{englishness, random_lower};
+    use super::{englishness, foreign, random_lower, typed_id};
 
     #[test]
     fn words_read_as_english_and_random_letters_do_not() {
@@ -502,6 +536,25 @@ mod english_tests {
         for r in ["efguyaujgwoqyzfx", "qzxvkjwpfmbtlrcd"] {
             assert!(random_lower(r.as_bytes()), "{r}");
         }
+        // Random letters and digits whose runs look like words to a vowel test.
+        for r in ["vw91q21owvdy", "llq15jj0fz4diqo", "MZsWDzTmUYiV"] {
+            assert!(foreign(r.as_bytes()), "{r}");
+        }
+        for w in [
+            "pgdata2024q4",
+            "release2024",
+            "iPhone15Pro",
+            "k8s2node3",
+            "utf8",
+        ] {
+            assert!(!foreign(w.as_bytes()), "{w}");
+        }
+    }
+
+    #[test]
+    fn an_airtable_id_is_typed_and_a_password_starting_in_lower_case_is_not() {
+        assert!(typed_id(b"recK2p9QmZx7TtW4a") && typed_id(b"appX1y2Z3a4B5c6D7"));
+        assert!(!typed_id(b"ffcLUjLkRJ3PDDVgP5Lc") && !typed_id(b"mrcXgGCJb@56e"));
     }
 }
 
