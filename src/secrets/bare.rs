@@ -154,7 +154,8 @@ fn lower_noise(v: &[u8]) -> bool {
         && ((digits > leading + trailing
             && ((!wordy(letters) && !long_word(letters)) || foreign(v)))
             || consonants >= 5
-            || foreign(v))
+            || foreign(v)
+            || (v.len() >= 12 && digit_groups(v) >= 3))
 }
 
 /// True if `v` holds a word of four or more letters (`Phone` in `iPhone15Pro`): a
@@ -221,12 +222,39 @@ fn random_caps(v: &[u8]) -> bool {
             .all(|&b| super::looks::password_char(b) && b != b'.')
         && count(u8::is_ascii_digit) <= 1
         && others <= 2
-        && count(u8::is_ascii_uppercase) >= 3
-        && count(u8::is_ascii_lowercase) >= 3
+        && count(u8::is_ascii_uppercase) >= 2
+        && count(u8::is_ascii_lowercase) >= 2
+        && (count(u8::is_ascii_uppercase) >= 3 && count(u8::is_ascii_lowercase) >= 3 || foreign(v))
         && !wordy(v)
         && !named
         && !typed_id(v)
         && (foreign(v) || switches * 3 >= letters - 1)
+}
+
+/// Twelve or more lower-case letters with at most one digit whose pairs are not English
+/// (`nuuzcvlnldxu0ah`, `rrptqsfeobhzq`): an app password or a generated one.
+fn lower_letters(v: &[u8]) -> bool {
+    v.len() >= 12
+        && v.iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && v.iter().filter(|b| b.is_ascii_digit()).count() <= 1
+        && foreign(v)
+}
+
+/// True if the part of `v` before its first `=` is no name (`leZvtEga4wO5=dor89`,
+/// `dcm@=MbXDuC`): a mark in it, or both cases and a digit. `maxConnections=100`,
+/// `FOO_BAR=baz` and `sslmode=disable` are assignments.
+fn random_before_equals(v: &[u8]) -> bool {
+    let i = v.iter().position(|&b| b == b'=').unwrap_or(0);
+    let left = &v[..i];
+    i > 0
+        && i + 1 < v.len()
+        && (left
+            .iter()
+            .any(|b| super::looks::MARK.contains(b) || *b == b'@')
+            || (upper(left)
+                && left.iter().any(u8::is_ascii_lowercase)
+                && left.iter().any(u8::is_ascii_digit)))
 }
 
 /// How many runs of digits `v` holds: a name has one or two (`iPhone15Pro`,
@@ -349,7 +377,8 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
         let v = &line[w.clone()];
         // Not markup or a key (`{"kty":…}`, `age1…`): short, and no brackets or quotes.
         if v.len() <= 40
-            && !v.iter().any(|b| b"/\\:=.{}[]\"',;".contains(b))
+            && !v.iter().any(|b| b"/\\:{}[]\"',;".contains(b))
+            && (!v.contains(&b'=') || random_before_equals(v))
             && super::looks::not_email(v)
             && (lower_noise(v)
                 || mixed_noise(v)
@@ -374,7 +403,8 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
         let Range { start: s, end: e } = unpunctuated(line, w, b"!?");
         let v = &line[s..e];
         if v.is_empty()
-            || v.iter().any(|b| b"/\\:=".contains(b))
+            || v.iter().any(|b| b"/\\:".contains(b))
+            || (v.contains(&b'=') && !random_before_equals(v))
             || !super::looks::not_email(v)
             || v[0] == b'$'
         {
@@ -391,6 +421,7 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
             || hex
             || (v.len() >= 14 && random_lower(v))
             || random_caps(v)
+            || lower_letters(v)
         {
             out.push(s..e);
         }
@@ -452,6 +483,24 @@ mod tests {
             assert_eq!(found(t), [secret], "{t}");
         }
         assert_eq!(found("otZeZEgeLj"), ["otZeZEgeLj"]);
+        // Symbols a sentence's punctuation checks took for an assignment or an address.
+        for (t, secret) in [
+            (
+                "ugh, pasted leZvtEga4wO5=dor89Qtv in the wrong channel",
+                "leZvtEga4wO5=dor89Qtv",
+            ),
+            (
+                "ugh, pasted xVxz6m+kgG@a.5fZ1 in the wrong channel",
+                "xVxz6m+kgG@a.5fZ1",
+            ),
+            (
+                "copying it here so it isn't lost: nuuzcvlnldxu0ah",
+                "nuuzcvlnldxu0ah",
+            ),
+        ] {
+            assert_eq!(found(t), [secret], "{t}");
+        }
+        assert_eq!(found("dcm@=MbXDuC"), ["dcm@=MbXDuC"]);
     }
 
     #[test]
@@ -472,6 +521,9 @@ mod tests {
             "we moved the PostgreSQL and GitHubActions docs to the JavaScript section",
             "the Mistral7B model and the iPhone15Pro run the demo",
             "Airtable base appX1y2Z3a4B5c6D7 holds the roadmap",
+            "we set maxConnections=100 and FOO_BAR=baz in the staging overrides",
+            "pinned typescript@5.4 and log in as ubuntu@10.0.4.7 for the bastion",
+            "the dashboards moved to grafana.example.com last sprint",
         ] {
             assert!(found(t).is_empty(), "{t}: {:?}", found(t));
         }

@@ -90,11 +90,24 @@ pub(super) fn password_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#%&*?^~@+=-_.$".contains(&b)
 }
 
-/// Not an address: no `@` followed by a dotted host (`ops2@acme.io`).
+/// Not an address: no `@` followed by a dotted host whose last label is two or more
+/// letters (`ops2@acme.io`), nor by dotted numbers (`ubuntu@10.0.4.7`,
+/// `typescript@5.4`); `kgG@a.5fZ1` is a password's symbols.
 pub(super) fn not_email(v: &[u8]) -> bool {
-    v.iter()
-        .position(|&b| b == b'@')
-        .is_none_or(|at| !v[at..].contains(&b'.'))
+    v.iter().position(|&b| b == b'@').is_none_or(|at| {
+        let host = &v[at + 1..];
+        let end = host
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || b"-.".contains(b)))
+            .unwrap_or(host.len());
+        let labels: Vec<&[u8]> = host[..end].split(|&b| b == b'.').collect();
+        let tld = labels.last().copied().unwrap_or_default();
+        let numbers = labels
+            .iter()
+            .all(|l| !l.is_empty() && l.iter().all(u8::is_ascii_digit));
+        !(labels.len() >= 2
+            && ((tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic)) || numbers))
+    })
 }
 
 /// A value a sentence hands over as a password (`… password is X`, `pw X`, `X as the
