@@ -20,9 +20,9 @@
 
 use std::ops::Range;
 
+use super::letters::{foreign, random_letters, random_lower, typed_id, wordy};
 use super::looks::{given, shaped, upper};
 use super::shapes::words;
-use super::value::{foreign, random_letters, random_lower, typed_id, wordy};
 
 /// Words after which, within five words, a value is an id and not a secret.
 const NAMES_AN_ID: &[&str] = &[

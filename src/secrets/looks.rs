@@ -3,7 +3,8 @@
 //! (`0JSHlBQBvyGHNSl`, `Wga5WXFRsb=uaNXY_`), a word with digits (`Harvest4096`), and the
 //! looser shapes a value is held to where its context already says "password".
 
-use super::value::{entropy, foreign, random_letters, typed_id, wordy};
+use super::letters::{foreign, random_letters, typed_id, wordy};
+use super::value::entropy;
 
 /// Symbols that mark a password (besides letters and digits).
 pub(super) const MARK: &[u8] = b"!#%&*?^~$";

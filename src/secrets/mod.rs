@@ -40,6 +40,7 @@
 
 mod bare;
 mod command;
+mod letters;
 mod looks;
 mod own;
 mod pairs;

@@ -15,10 +15,11 @@
 
 use std::ops::Range;
 
+use super::letters::random_letters;
 use super::looks::{
     diceware, given, given_after_flag, lower_random, not_email, strong, word_with_digits,
 };
-use super::value::{looks_secret, placeholder, random_letters, reference};
+use super::value::{looks_secret, placeholder, reference};
 
 /// Accounts every system has, which are not everyday words.
 const ACCOUNTS: [&str; 17] = [
@@ -366,7 +367,7 @@ pub(super) fn after_colon(v: &[u8]) -> bool {
     given_after_flag(v)
         && (v.iter().filter(|b| b.is_ascii_digit()).count() >= 2
             || v.iter().any(|b| b"!#%&*?^~@+=$_".contains(b)))
-        && !super::value::wordy(v)
+        && !super::letters::wordy(v)
 }
 
 #[cfg(test)]

@@ -23,11 +23,11 @@
 
 use std::ops::Range;
 
+use super::letters::{random_letters, random_lower};
 use super::looks::{
     diceware, given, given_after_flag, lower_random, random_mixed, shaped, strong, word_with_digits,
 };
 use super::shapes::words;
-use super::value::{random_letters, random_lower};
 
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
@@ -276,7 +276,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                     is_says[p] || super::pairs::after_account(&line[ws[p].clone()])
                 }) || matches!(prev, Some("is" | "was" | "=" | "/" | "to"))
                     || v.iter().filter(|b| b.is_ascii_digit()).count() >= 2
-                    || super::value::foreign(v));
+                    || super::letters::foreign(v));
             (word_with_digits(v) || given(v) || diceware(v) || lower_ok)
                 && (handed()
                     || (prev == Some("to")
@@ -334,7 +334,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         let right_after = || {
             k.checked_sub(1).is_some_and(|p| says_password(&lower[p]))
                 && given_after_flag(v)
-                && !super::value::wordy(v)
+                && !super::letters::wordy(v)
         };
         if shaped(v)
             || right_after()
