@@ -201,7 +201,7 @@ fn symbols(v: &[u8]) -> bool {
 /// `OxR2zYuLKRov`, `EdFrRgS*-F`): ten or more characters, three or more letters of each
 /// case that switch case often or whose pairs are not English; not made of words
 /// (`PostgreSQL`, `GitHubActions`), not a word and a number, not a typed id.
-fn random_caps(v: &[u8]) -> bool {
+pub(super) fn random_caps(v: &[u8]) -> bool {
     let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
     let letters = count(u8::is_ascii_alphabetic);
     let others = v.len() - letters - count(u8::is_ascii_digit);
@@ -233,7 +233,7 @@ fn random_caps(v: &[u8]) -> bool {
 
 /// Twelve or more lower-case letters with at most one digit whose pairs are not English
 /// (`nuuzcvlnldxu0ah`, `rrptqsfeobhzq`): an app password or a generated one.
-fn lower_letters(v: &[u8]) -> bool {
+pub(super) fn lower_letters(v: &[u8]) -> bool {
     v.len() >= 12
         && v.iter()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())

@@ -86,6 +86,11 @@ fn passwords_handed_over_after_a_verb_or_a_lock() {
             "4toTReSRtaSpzpea",
         ),
         ("log in as ops with fsxvozxom124", "fsxvozxom124"),
+        ("use the shared account (ops, Mint383)", "Mint383"),
+        (
+            "basic auth (ops, napkin_hammer_walnut)",
+            "napkin_hammer_walnut",
+        ),
     ] {
         assert_eq!(found(t), [secret], "{t}");
     }

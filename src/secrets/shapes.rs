@@ -26,8 +26,8 @@
 use std::ops::Range;
 
 use super::command::{command_line, on_command_line};
-use super::looks::{random_anywhere, random_mixed, random_other, shaped, strong, word_with_digits};
 use super::letters::random_letters;
+use super::looks::{random_anywhere, random_mixed, random_other, shaped, strong, word_with_digits};
 
 /// The words of `line` from `from`: byte ranges split at whitespace.
 pub(super) fn words(line: &[u8], from: usize) -> Vec<Range<usize>> {

@@ -230,8 +230,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             let flag = prev
                 .is_some_and(|p| (p.starts_with('-') || p.starts_with('/')) && p.len() <= 12)
                 && (k.saturating_sub(5)..k - 1).any(|j| says_password(&lower[j]));
+            // A pair in brackets (`the shared account (ops, X)`).
+            let tuple = prev.is_some_and(|p| p.starts_with('(') && p.ends_with(','))
+                && line.get(e) == Some(&b')');
             k.checked_sub(1).is_some_and(|p| is_says[p])
                 || flag
+                || tuple
                 || matches!(
                     prev,
                     Some(
@@ -277,7 +281,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 }) || matches!(prev, Some("is" | "was" | "=" | "/" | "to"))
                     || v.iter().filter(|b| b.is_ascii_digit()).count() >= 2
                     || super::letters::foreign(v));
-            (word_with_digits(v) || given(v) || diceware(v) || lower_ok)
+            (word_with_digits(v)
+                || given(v)
+                || diceware(v)
+                || lower_ok
+                || super::bare::random_caps(v)
+                || super::bare::lower_letters(v))
                 && (handed()
                     || (prev == Some("to")
                         && (strong(v)
