@@ -103,9 +103,12 @@ pub(super) fn wordy(t: &[u8]) -> bool {
     let vowel = |c: &u8| b"aeiouyAEIOUY".contains(c);
     // A word: Capitalised or lower case, or an upper-case acronym of up to 8 letters; with
     // a vowel and no run of more than 3 consonants.
+    // …and, unless an acronym, with half or more of its letter pairs common in English
+    // (`Reqq`, `Wuw` in `Reqq2WuwDY` pass the vowel test and are no words).
     let word = |p: &&[u8]| {
-        let cased = p.iter().skip(1).all(u8::is_ascii_lowercase)
-            || (p.len() <= 8 && p.iter().all(u8::is_ascii_uppercase));
+        let acronym = p.len() <= 8 && p.iter().all(u8::is_ascii_uppercase);
+        let cased =
+            acronym || (p.iter().skip(1).all(u8::is_ascii_lowercase) && englishness(p) >= 0.5);
         p.len() >= 3
             && p.iter().all(u8::is_ascii_alphabetic)
             && cased

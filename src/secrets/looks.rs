@@ -131,6 +131,28 @@ pub(super) fn given(v: &[u8]) -> bool {
             || random_letters(v))
 }
 
+/// Random printable characters, brackets and quotes among them (`6Mheeei6OW<o<p[b`, a
+/// device's local key): 12–64 with both cases, a digit and two or more symbols, near the
+/// most entropy its length allows, no spaces, not a URL, an address or a call (`f(x)`).
+pub(super) fn random_printable(v: &[u8]) -> bool {
+    let symbols = v.iter().filter(|b| !b.is_ascii_alphanumeric()).count();
+    let call = v
+        .windows(2)
+        .any(|w| matches!(w, b"()" | b"[]" | b"{}" | b"<>"))
+        || v.ends_with(b")")
+        || v.ends_with(b">");
+    (12..=64).contains(&v.len())
+        && v.iter().all(u8::is_ascii_graphic)
+        && upper(v)
+        && lower(v)
+        && digit(v)
+        && symbols >= 2
+        && !call
+        && !v.windows(3).any(|w| w == b"://")
+        && not_email(v)
+        && entropy(v) >= (v.len() as f64).log2().min(4.0) - 0.7
+}
+
 /// A random-looking string of 10–64 password characters: both cases and a digit, not
 /// words, near the most entropy its length allows, not an address, not an id with a
 /// lower-case prefix (`cus_NffrFeUfNV2Hib`).

@@ -172,7 +172,11 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || (rule.id == "generic-api-key" && names_an_id(whole.as_bytes()))
                 || (matches!(
                     rule.id.as_str(),
-                    "password" | "api-key" | "cli-password" | "env-secret-value"
+                    "password"
+                        | "api-key"
+                        | "cli-password"
+                        | "env-secret-value"
+                        | "bootstrap-token"
                 ) && (!(looks_secret(value) || passphrase(value, whole.as_bytes()))
                     || reference(value)
                     || asks(whole.as_bytes())))

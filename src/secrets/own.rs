@@ -200,6 +200,15 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["-0", "-1", "-2", "-3", "-4", "-5", "-6", "-7", "-8", "-9"],
     ),
     (
+        // A Kubernetes bootstrap token (kubeadm, k3s, Talos): `[a-z0-9]{6}.[a-z0-9]{16}`,
+        // judged like a password's value (it must hold a digit: `abcdef.ghijklmnopqrstuv`
+        // is a name).
+        "bootstrap-token",
+        r"\b([a-z0-9]{6}\.[a-z0-9]{16})\b",
+        1,
+        &["."],
+    ),
+    (
         "gcp-private-key-id",
         r#"(?i)"?private_key_id"?[ \t]*[:=][ \t]*"?([a-f0-9]{40})"#,
         1,

@@ -88,6 +88,18 @@ fn passwords_handed_over_after_a_verb_or_a_lock() {
         ("log in as ops with fsxvozxom124", "fsxvozxom124"),
         ("use the shared account (ops, Mint383)", "Mint383"),
         (
+            "the conference room display's admin code is 951120",
+            "951120",
+        ),
+        (
+            "tuya local key for the plug: 6Mheeei6OW<o<p[b",
+            "6Mheeei6OW<o<p[b",
+        ),
+        (
+            "if the SSO fails, break-glass is breakglass with Reqq2WuwDY",
+            "Reqq2WuwDY",
+        ),
+        (
             "basic auth (ops, napkin_hammer_walnut)",
             "napkin_hammer_walnut",
         ),
@@ -98,6 +110,8 @@ fn passwords_handed_over_after_a_verb_or_a_lock() {
         "the lock is held for 30000 ms by the migration",
         "the file lock is 2048 bytes",
         "the password is now required on every login",
+        "the exit code is 137 and the status code is 404",
+        "the key is items[0] and the token is parse(input)",
     ] {
         assert!(found(t).is_empty(), "{t}: {:?}", found(t));
     }

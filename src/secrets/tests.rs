@@ -83,6 +83,16 @@ fn an_id_named_for_a_token_is_not_a_secret() {
 }
 
 #[test]
+fn a_kubernetes_bootstrap_token_is_a_secret_and_a_dotted_name_is_not() {
+    let s = scan("the admin kubeconfig token is zfgq66.keyomqv3x9tl2a0w");
+    assert!(!s.text.contains("keyomqv3x9tl2a0w"), "{}", s.text);
+    let s = scan("talosctl gen config  # trustd token 4h2k9x.a8d0qzm1c7e3lwp5");
+    assert!(!s.text.contains("a8d0qzm1c7e3lwp5"), "{}", s.text);
+    let s = scan("see module.transformerlayers in the docs");
+    assert!(s.kinds.is_empty(), "{:?}", s.kinds);
+}
+
+#[test]
 fn a_name_saying_id_or_public_keeps_a_random_value() {
     for text in [
         "AUTH0_CLIENT_ID=Qz8mX3vK7pL2nR9tW4yB6cD1fG5hJ0sA",

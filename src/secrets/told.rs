@@ -25,7 +25,8 @@ use std::ops::Range;
 
 use super::letters::{random_letters, random_lower};
 use super::looks::{
-    diceware, given, given_after_flag, lower_random, random_mixed, shaped, strong, word_with_digits,
+    diceware, given, given_after_flag, lower_random, random_mixed, random_printable, shaped,
+    strong, word_with_digits,
 };
 use super::shapes::words;
 
@@ -142,6 +143,13 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                         | "pair"
                         | "setup"
                         | "activation"
+                        | "admin"
+                        | "master"
+                        | "security"
+                        | "installer"
+                        | "verification"
+                        | "arming"
+                        | "panel"
                 )
             })
     });
@@ -347,6 +355,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         };
         if shaped(v)
             || right_after()
+            || (random_printable(v) && handed())
             || keyish()
             || short()
             || random_mixed(v)
