@@ -51,6 +51,15 @@ fn secret_word(w: &[u8]) -> bool {
         && ENDS.iter().any(|s| w.ends_with(s))
 }
 
+/// A flag naming a key, token or secret whose value is one (`--setup-key`, `--auth-key`,
+/// `--join-token`); not a public key nor a key's id or file.
+fn key_flag(w: &[u8]) -> bool {
+    let w = String::from_utf8_lossy(w).to_ascii_lowercase();
+    w.starts_with('-')
+        && ["-key", "-token", "-secret"].iter().any(|e| w.ends_with(e))
+        && !w.contains("public")
+}
+
 /// True if `v` is a UUID (`9d871935-7ff6-05e3-4252-75dcbfa46153`).
 fn uuid(v: &[u8]) -> bool {
     let groups: Vec<&[u8]> = v.split(|&b| b == b'-').collect();
@@ -200,12 +209,14 @@ pub(super) fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usiz
         }
         // A UUID a word naming a token or secret comes just before (`consul acl
         // set-agent-token agent 9d871935-…`): Consul's and Nomad's tokens are UUIDs.
-        let named_token = (k.saturating_sub(2)..k).any(|p| secret_word(&line[ws[p].clone()]));
+        let named_token = (k.saturating_sub(2)..k).any(|p| secret_word(&line[ws[p].clone()]))
+            || (k > 0 && key_flag(&line[ws[k - 1].clone()]));
         if named_token && uuid(&line[v.clone()]) {
             out.push(v);
             continue;
         }
-        if random_alnum(&line[v.clone()]) {
+        // Random letters with one digit or none (`NPtBOJ1WHpYEQW`), as in prose.
+        if random_alnum(&line[v.clone()]) || super::bare::random_caps(&line[v.clone()]) {
             out.push(v);
             continue;
         }

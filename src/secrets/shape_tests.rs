@@ -88,6 +88,22 @@ fn passwords_handed_over_after_a_verb_or_a_lock() {
         ("log in as ops with fsxvozxom124", "fsxvozxom124"),
         ("use the shared account (ops, Mint383)", "Mint383"),
         (
+            "The hotel Wi-Fi code for the offsite is QT18TJUJ",
+            "QT18TJUJ",
+        ),
+        (
+            "new laptop: FileVault recovery 6W4Z-Q08J-IQF7-LG2V-QJEM-8KD2",
+            "6W4Z-Q08J-IQF7-LG2V-QJEM-8KD2",
+        ),
+        (
+            "netbird up --setup-key C76F2B3F-9AE2-62A9-6EAB-D8C87B8F2369",
+            "C76F2B3F-9AE2-62A9-6EAB-D8C87B8F2369",
+        ),
+        (
+            "mc alias set backup https://s3.acme.io backup-user NPtBOJ1WHpYEQW",
+            "NPtBOJ1WHpYEQW",
+        ),
+        (
             "the conference room display's admin code is 951120",
             "951120",
         ),
@@ -111,6 +127,8 @@ fn passwords_handed_over_after_a_verb_or_a_lock() {
         "the file lock is 2048 bytes",
         "the password is now required on every login",
         "the exit code is 137 and the status code is 404",
+        "the promo code is PROJ2026 and the ticket code is ABC1234",
+        "aws kms decrypt --key-id 1234abcd-12ab-34cd-56ef-1234567890ab",
         "the key is items[0] and the token is parse(input)",
     ] {
         assert!(found(t).is_empty(), "{t}: {:?}", found(t));

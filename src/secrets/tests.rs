@@ -83,6 +83,16 @@ fn an_id_named_for_a_token_is_not_a_secret() {
 }
 
 #[test]
+fn lower_case_letters_under_a_password_key_count_when_they_are_no_english() {
+    let s = scan("auth:\n  username: ops\n  password: tkdtzxhxs");
+    assert!(!s.text.contains("tkdtzxhxs"), "{}", s.text);
+    for text in ["password: disabled", "auth:\n  password: required"] {
+        let s = scan(text);
+        assert!(s.kinds.is_empty(), "{text} → {:?}", s.kinds);
+    }
+}
+
+#[test]
 fn a_kubernetes_bootstrap_token_is_a_secret_and_a_dotted_name_is_not() {
     let s = scan("the admin kubeconfig token is zfgq66.keyomqv3x9tl2a0w");
     assert!(!s.text.contains("keyomqv3x9tl2a0w"), "{}", s.text);

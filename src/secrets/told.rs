@@ -33,7 +33,7 @@ use super::shapes::words;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 35] = [
+    const ALSO: [&str; 36] = [
         "psk",
         "pw",
         "pass",
@@ -73,6 +73,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "licence",
         "license",
         "serial",
+        "recovery",
     ];
     // Words that end in `pass` but do not say password.
     const NOT_PASS: [&str; 7] = [
@@ -182,6 +183,14 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && (bare.ends_with("pw") || (bare.ends_with("pass") && !NOT_PASS.contains(&bare))))
     };
     let strong_says = lower.iter().any(|w| says_password(w));
+    // A sentence about a code or a key, not a serial number (`serial CNB8K12345`).
+    let code_said = strong_says
+        || lower.iter().any(|w| {
+            matches!(
+                w.trim_matches(|c: char| !c.is_alphanumeric()),
+                "code" | "codes" | "key" | "pin" | "voucher"
+            )
+        });
     // Words within eight of one that says "password" (linear: a line of 2,000 such
     // words must not cost 2,000²).
     let mut near = vec![false; ws.len()];
@@ -334,7 +343,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && v.iter()
                     .all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(b))
                 && v.iter().filter(|b| b.is_ascii_digit()).count() >= 2;
-            ((hex && said) || base32 || random_lower(v) || licence_key(v)) && handed()
+            ((hex && said)
+                || base32
+                || random_lower(v)
+                || licence_key(v)
+                || (code_said && upper_code(v)))
+                && handed()
         };
         // A short password right after the word (`password 38ilf3`): six or seven
         // letters and digits with no word in them (`argon2` has one).
@@ -394,6 +408,21 @@ fn door_lock(lower: &[String], k: usize) -> bool {
                         | "digital"
                 )
             }))
+}
+
+/// A code of capitals and digits (`QT18TJUJ`, a Wi-Fi or voucher code): 8–32, two or
+/// more digits among three or more letters, not a word and a number (`PROJ1234`).
+fn upper_code(v: &[u8]) -> bool {
+    let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
+    let letters = v.iter().take_while(|b| b.is_ascii_uppercase()).count();
+    let named = letters >= 2 && v[letters..].iter().all(u8::is_ascii_digit);
+    (8..=32).contains(&v.len())
+        && v.iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        && digits >= 2
+        && v.len() - digits >= 3
+        && !named
+        && !v.iter().all(u8::is_ascii_hexdigit)
 }
 
 /// A licence key in groups (`3G940-3SNRV-QJ5KG`): three or more groups of 4–6 upper-case

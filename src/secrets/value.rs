@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use super::letters::{random_letters, wordy};
+use super::letters::{foreign, random_letters, wordy};
 
 /// Shannon entropy in bits per byte.
 pub fn entropy(s: &[u8]) -> f64 {
@@ -170,11 +170,14 @@ pub(super) fn looks_secret(value: &[u8]) -> bool {
                     .iter()
                     .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(c))
         });
-    !name
-        && (value
-            .iter()
-            .any(|c| c.is_ascii_digit() || !(c.is_ascii_alphanumeric() || *c >= 0x80))
-            || random_letters(value))
+    // Lower-case letters that are no English (`tkdtzxhxs`; not `disabled`).
+    let noise = value.len() >= 8 && value.iter().all(u8::is_ascii_lowercase) && foreign(value);
+    noise
+        || (!name
+            && (value
+                .iter()
+                .any(|c| c.is_ascii_digit() || !(c.is_ascii_alphanumeric() || *c >= 0x80))
+                || random_letters(value)))
 }
 
 /// The byte ranges of `PUBLIC KEY`, `CERTIFICATE` and PGP public key blocks: their bodies
