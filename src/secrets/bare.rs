@@ -329,8 +329,11 @@ impl Ids {
 
 /// For each word, whether it names an id (computed once per line: the list is long).
 pub(super) fn id_words(lower: &[String]) -> Vec<bool> {
+    // A secret's id is the secret (`Secret ID c38d0bba-…`, Nomad's and Vault's).
+    let secret_id =
+        |p: usize| bare_word(&lower[p]) == "id" && p > 0 && bare_word(&lower[p - 1]) == "secret";
     (0..lower.len())
-        .map(|p| NAMES_AN_ID.contains(&bare_word(&lower[p])) || id_key(lower, p))
+        .map(|p| (NAMES_AN_ID.contains(&bare_word(&lower[p])) && !secret_id(p)) || id_key(lower, p))
         .collect()
 }
 

@@ -61,7 +61,7 @@ fn key_flag(w: &[u8]) -> bool {
 }
 
 /// True if `v` is a UUID (`9d871935-7ff6-05e3-4252-75dcbfa46153`).
-fn uuid(v: &[u8]) -> bool {
+pub(super) fn uuid(v: &[u8]) -> bool {
     let groups: Vec<&[u8]> = v.split(|&b| b == b'-').collect();
     groups.len() == 5
         && groups

@@ -168,7 +168,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || placeholder(value)
                 || value::public_id(value)
                 || value::in_arn(bytes, whole.start())
-                || (rule.id == "env-password" && reference(value))
+                || (rule.id == "env-password" && (reference(value) || word_token(whole.as_bytes())))
                 || (rule.id == "generic-api-key" && names_an_id(whole.as_bytes()))
                 || (matches!(
                     rule.id.as_str(),
@@ -213,6 +213,26 @@ fn names_an_id(matched: &[u8]) -> bool {
         || ((name.ends_with(b"Id") || name.ends_with(b"ID"))
             && name.len() > 2
             && name[name.len() - 3].is_ascii_lowercase())
+}
+
+/// A token's or secret's value that is one short English word (`GREENHOUSE_BOARD_TOKEN=acme`,
+/// a public board's name): tokens are long or random. A password may be a word, so a
+/// name saying `PASS` keeps its value.
+fn word_token(matched: &[u8]) -> bool {
+    let Some(eq) = matched.iter().position(|&b| b == b'=') else {
+        return false;
+    };
+    let name = &matched[..eq];
+    let value = matched[eq + 1..].trim_ascii().trim_ascii_start();
+    let value: Vec<u8> = value
+        .iter()
+        .copied()
+        .filter(|b| !b"'\"".contains(b))
+        .collect();
+    !name.windows(4).any(|w| w == b"PASS")
+        && (3..=12).contains(&value.len())
+        && value.iter().all(u8::is_ascii_lowercase)
+        && letters::englishness(&value) >= 0.5
 }
 
 /// A diceware passphrase where the key or flag says password (`--password

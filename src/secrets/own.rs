@@ -209,6 +209,14 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["."],
     ),
     (
+        // A password after its scheme in a passwd-file or an LDAP attribute
+        // (`ana:{PLAIN}X`, `userPassword: {CLEARTEXT}X`): the scheme says it is plain.
+        "password",
+        r"\{(?:PLAIN|CLEAR|CLEARTEXT|PLAIN-TRUNC)\}([^\s:]{3,128})",
+        1,
+        &["{plain", "{clear"],
+    ),
+    (
         "gcp-private-key-id",
         r#"(?i)"?private_key_id"?[ \t]*[:=][ \t]*"?([a-f0-9]{40})"#,
         1,
@@ -436,9 +444,9 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     (
         // `SSHPASS=…`, `PGPASS=…`, `REDISCLI_AUTH`-style names in upper case.
         "env-password",
-        r#"\b[A-Z][A-Z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|APIKEY|_AUTH)=['"]?([^\s'"$][^\s'"]{3,127})"#,
+        r#"\b[A-Z][A-Z0-9_]*(?:PASS|PASSWD|PASSWORD|SECRET|TOKEN|APIKEY|_AUTH|_PAT)=['"]?([^\s'"$][^\s'"]{3,127})"#,
         1,
-        &["pass", "secret", "token", "apikey", "_auth"],
+        &["pass", "secret", "token", "apikey", "_auth", "_pat="],
     ),
     (
         // An ftp script's `user NAME PASS` line.

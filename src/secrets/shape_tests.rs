@@ -88,6 +88,31 @@ fn passwords_handed_over_after_a_verb_or_a_lock() {
         ("log in as ops with fsxvozxom124", "fsxvozxom124"),
         ("use the shared account (ops, Mint383)", "Mint383"),
         (
+            "the archive zip is encrypted with wizard_dragon_orange_forest",
+            "wizard_dragon_orange_forest",
+        ),
+        (
+            "support's TeamViewer password for the kiosk: e2WEJAwc",
+            "e2WEJAwc",
+        ),
+        (
+            "keepalived.conf: authentication { auth_type PASS auth_pass HqHbZRlr }",
+            "HqHbZRlr",
+        ),
+        (
+            "nomad: acl bootstrap printed Secret ID c38d0bba-2bf6-044b-fb7d-799041ecc9bd",
+            "c38d0bba-2bf6-044b-fb7d-799041ecc9bd",
+        ),
+        (
+            "Learned: the printer's SNMP write community was 7GfROMSFQK all along",
+            "7GfROMSFQK",
+        ),
+        (
+            "Decision: the server cage code is 526331 until facilities rotate it",
+            "526331",
+        ),
+        ("the locker in the basement opens with 4910", "4910"),
+        (
             "The hotel Wi-Fi code for the offsite is QT18TJUJ",
             "QT18TJUJ",
         ),
@@ -127,6 +152,9 @@ fn passwords_handed_over_after_a_verb_or_a_lock() {
         "the file lock is 2048 bytes",
         "the password is now required on every login",
         "the exit code is 137 and the status code is 404",
+        "password policy: Argon2id with 19 MiB",
+        "the community edition is 4.2 and the port opens with 8080 free",
+        "the request id is c38d0bba-2bf6-044b-fb7d-799041ecc9bd",
         "the promo code is PROJ2026 and the ticket code is ABC1234",
         "aws kms decrypt --key-id 1234abcd-12ab-34cd-56ef-1234567890ab",
         "the key is items[0] and the token is parse(input)",

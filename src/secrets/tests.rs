@@ -93,6 +93,17 @@ fn lower_case_letters_under_a_password_key_count_when_they_are_no_english() {
 }
 
 #[test]
+fn a_plain_scheme_a_pat_and_a_token_that_is_a_word() {
+    let s = scan("dovecot passwd-file: ana:{PLAIN}Quiver7092?");
+    assert!(!s.text.contains("Quiver7092"), "{}", s.text);
+    let s = scan("AZURE_DEVOPS_PAT=xyc14dczzn3s4jzbc0509aiq9d1fk6i9tp9g01ohs8pl21sckjcb");
+    assert!(!s.text.contains("xyc14dczzn3s4jzbc"), "{}", s.text);
+    // A public board's name under a TOKEN name is a word, not a token; a password may be.
+    assert!(scan("GREENHOUSE_BOARD_TOKEN=acme").kinds.is_empty());
+    assert!(!scan("PGPASSWORD=postgres").kinds.is_empty());
+}
+
+#[test]
 fn a_kubernetes_bootstrap_token_is_a_secret_and_a_dotted_name_is_not() {
     let s = scan("the admin kubeconfig token is zfgq66.keyomqv3x9tl2a0w");
     assert!(!s.text.contains("keyomqv3x9tl2a0w"), "{}", s.text);

@@ -33,7 +33,7 @@ use super::shapes::words;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 36] = [
+    const ALSO: [&str; 38] = [
         "psk",
         "pw",
         "pass",
@@ -74,6 +74,9 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "license",
         "serial",
         "recovery",
+        // What a value encrypts, or an SNMP community (`encrypted with X`).
+        "encrypted",
+        "community",
     ];
     // Words that end in `pass` but do not say password.
     const NOT_PASS: [&str; 7] = [
@@ -87,6 +90,11 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     ];
     let says_word = |w: &str| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        // A setting's last part (`auth_pass`, `bind-pw`, `sasl.passwd`).
+        let last = bare.rsplit(['_', '-', '.']).next().unwrap_or(bare);
+        if last != bare && matches!(last, "pass" | "pw" | "passwd" | "pwd" | "psk" | "secret") {
+            return true;
+        }
         let alpha = !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_alphabetic());
         SAYS.iter().any(|s| w.contains(s))
             || ALSO.contains(&bare)
@@ -151,10 +159,28 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                         | "verification"
                         | "arming"
                         | "panel"
+                        | "cage"
+                        | "room"
+                        | "locker"
+                        | "cabinet"
+                        | "vault"
+                        | "office"
+                        | "storage"
                 )
             })
     });
+    // A locker, a safe or a door that opens with digits (`the locker … opens with 4910`).
+    let opens = lower
+        .iter()
+        .any(|w| matches!(bare(w).as_str(), "opens" | "unlocks"))
+        && lower.iter().any(|w| {
+            matches!(
+                bare(w).as_str(),
+                "door" | "gate" | "locker" | "safe" | "cabinet" | "lockbox" | "cage" | "shed"
+            )
+        });
     let pin = door_code
+        || opens
         || (0..lower.len()).any(|k| door_lock(&lower, k))
         || lower.iter().any(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
@@ -313,12 +339,17 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         };
         // Symbols and both cases, handed over (`Password for the archive: qTR_&mWzKv`,
         // `fw&fGDFOmL ← the new VPN key`).
+        // …or both cases with one digit and no word in them (`TeamViewer password for the
+        // kiosk: e2WEJAwc`; not `Argon2id`).
         let colon = || {
-            super::pairs::after_colon(v)
-                && ((strong_says
-                    && k.checked_sub(1)
-                        .is_some_and(|p| lower[p].ends_with(':') || is_says[p]))
-                    || handed())
+            let after_label = strong_says
+                && k.checked_sub(1)
+                    .is_some_and(|p| lower[p].ends_with(':') || is_says[p]);
+            (super::pairs::after_colon(v) && (after_label || handed()))
+                || (after_label
+                    && given_after_flag(v)
+                    && !super::letters::wordy(v)
+                    && !super::bare::long_word(v))
         };
         let digits_only = || {
             pin && handed()
@@ -367,8 +398,16 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && given_after_flag(v)
                 && !super::letters::wordy(v)
         };
+        // A UUID right after a word naming a token or secret, or its `Secret ID`
+        // (Consul's and Nomad's tokens are UUIDs).
+        let token_uuid = || {
+            super::command::uuid(v)
+                && (k.checked_sub(1).is_some_and(|p| is_says[p])
+                    || (k >= 2 && bare(&lower[k - 1]) == "id" && bare(&lower[k - 2]) == "secret"))
+        };
         if shaped(v)
             || right_after()
+            || token_uuid()
             || (random_printable(v) && handed())
             || keyish()
             || short()
