@@ -292,6 +292,11 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-25.yaml",
             "tests/fixtures/secrets/heldout-26.yaml",
             "tests/fixtures/secrets/heldout-27.yaml",
+            "tests/fixtures/secrets/heldout-28.yaml",
+            "tests/fixtures/secrets/heldout-29.yaml",
+            "tests/fixtures/secrets/heldout-30.yaml",
+            "tests/fixtures/secrets/heldout-31.yaml",
+            "tests/fixtures/secrets/heldout-32.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
