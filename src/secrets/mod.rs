@@ -280,12 +280,25 @@ fn high_entropy_tokens(bytes: &[u8]) -> Vec<(Range<usize>, &'static str)> {
             && entropy(t) >= 4.3
             && !placeholder(t)
             && !public.iter().any(|r| r.contains(&start))
-            && !known_public(bytes, start..i)
         {
-            out.push((start..i, "high-entropy-token"));
+            if !known_public(bytes, start..i) {
+                out.push((start..i, "high-entropy-token"));
+            } else if encodes_a_secret(t) {
+                out.push((start..i, "encoded-secret"));
+            }
         }
     }
     out
+}
+
+/// Base64 whose decoded text holds a secret (`eyJjbGllbnRfbmFtZSI6…`: `{"client_name":
+/// "ci","secret":"…"}`, a join token): base64 of text is otherwise public (step 3). The
+/// decoded text is shorter than the token, so the scan of it ends.
+fn encodes_a_secret(t: &[u8]) -> bool {
+    value::base64_decode(t)
+        .filter(|d| d.len() >= 16 && d.iter().all(|&b| b.is_ascii_graphic() || b == b' '))
+        .and_then(|d| String::from_utf8(d).ok())
+        .is_some_and(|text| !find(&text).is_empty())
 }
 
 /// Scans `text` for secrets.

@@ -217,6 +217,16 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["{plain", "{clear"],
     ),
     (
+        // A hex or `sdk-` key passed by position to a client's constructor
+        // (`algoliasearch('APPID', '4f3d…')`, `Twilio::REST::Client.new(SID, '17ee…')`,
+        // `LDClient("sdk-…")`): the callee's name ends in client, connect, auth, login,
+        // init or search.
+        "client-key",
+        r#"(?i)\b[a-z0-9_.:]*(?:client|connect|auth|login|init|search)(?:\.new)?\s*\((?:[^()\n]{0,200}?,\s*)?['"]((?:sdk-|mob-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32,64})['"]"#,
+        1,
+        &["client", "connect", "auth", "login", "init", "search"],
+    ),
+    (
         "gcp-private-key-id",
         r#"(?i)"?private_key_id"?[ \t]*[:=][ \t]*"?([a-f0-9]{40})"#,
         1,

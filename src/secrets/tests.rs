@@ -104,6 +104,52 @@ fn a_plain_scheme_a_pat_and_a_token_that_is_a_word() {
 }
 
 #[test]
+fn base64_of_text_holding_a_secret_and_keys_passed_to_a_client() {
+    let inner = r#"{"client_name":"ci","secret":"9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c2b4d6f8e0a1c3e5b7d9f1a3c5e7b9d1f"}"#;
+    let token = base64_encode(inner.as_bytes());
+    let s = scan(&format!("incus config trust add  # token {token}"));
+    assert_eq!(s.kinds, ["encoded-secret"], "{}", s.text);
+    // Base64 of text without a secret stays public.
+    let plain = base64_encode(b"hello world, this is only a readme line");
+    assert!(scan(&format!("body={plain}")).kinds.is_empty());
+    for (text, key) in [
+        (
+            "const client = algoliasearch('ABCD1234', '4f3db9dcd2ba72498ebb6894f0584682');",
+            "4f3db9dcd2ba7249",
+        ),
+        (
+            r#"val ld = LDClient("sdk-d40bd7f6-54ef-7f60-2bf3-808048c9f6e0")"#,
+            "d40bd7f6-54ef",
+        ),
+    ] {
+        let s = scan(text);
+        assert!(!s.text.contains(key), "{}", s.text);
+    }
+    assert!(
+        scan("client.containers.get('3f2a9c1b7d4e6f8a0b2c4d6e8f0a1b3c')")
+            .kinds
+            .is_empty()
+    );
+}
+
+fn base64_encode(b: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in b.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..=c.len() {
+            out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+        }
+    }
+    while out.len() % 4 != 0 {
+        out.push('=');
+    }
+    out
+}
+
+#[test]
 fn a_kubernetes_bootstrap_token_is_a_secret_and_a_dotted_name_is_not() {
     let s = scan("the admin kubeconfig token is zfgq66.keyomqv3x9tl2a0w");
     assert!(!s.text.contains("keyomqv3x9tl2a0w"), "{}", s.text);

@@ -166,6 +166,11 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                         | "vault"
                         | "office"
                         | "storage"
+                        | "after-hours"
+                        | "hours"
+                        | "night"
+                        | "staff"
+                        | "entrance"
                 )
             })
     });

@@ -367,7 +367,7 @@ fn short_text(t: &[u8]) -> bool {
 
 /// The bytes that base64 (standard or URL-safe, padding ignored) encodes; `None` if `t`
 /// is not base64.
-fn base64_decode(t: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn base64_decode(t: &[u8]) -> Option<Vec<u8>> {
     let value = |c: u8| -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',

@@ -297,6 +297,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-30.yaml",
             "tests/fixtures/secrets/heldout-31.yaml",
             "tests/fixtures/secrets/heldout-32.yaml",
+            "tests/fixtures/secrets/heldout-33.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
