@@ -5,10 +5,16 @@
 //! spells. Held to shapes stricter than [`super::told`]'s, and only in prose:
 //!
 //! - random letters and digits of 8–64 password characters, both cases, two digits or a
-//!   mark, not made of words (`iPhone15Pro`), not a version (`Python3.12`);
+//!   mark, not made of words (`iPhone15Pro`) unless their pairs are not English or their
+//!   digits are scattered in three runs or more, not a version (`Python3.12`); with `=`
+//!   inside only when what precedes it is no name (`leZvtEga4wO5=dor89`);
+//! - random letters of both cases with one digit or none (`MZsWDzTmUYiV`), switching case
+//!   often or with pairs that are not English — not `PostgreSQL`, not a Pascal-case name;
 //! - lower-case letters and two or more digits, not hexadecimal (a commit, a container),
 //!   whose letters are not words (`release2024`, `utf8mb4`, `pgdata2024q4`): digits
-//!   inside the letters, or letters with a run of five consonants (`kcklrmvskrwav13`);
+//!   inside the letters, a run of five consonants (`kcklrmvskrwav13`), pairs that are not
+//!   English (`llq15jj0fz4diqo`); twelve or more lower-case letters with one digit or none
+//!   whose pairs are not English (`nuuzcvlnldxu0ah`);
 //! - 48 or more hexadecimal digits (a signing secret; a commit has 40).
 //!
 //! A note that is a single such token (or random letters, or a marked word) is one too.

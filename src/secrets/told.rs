@@ -1,20 +1,27 @@
 //! Passwords told in a sentence (part of step 4 of the scan): `The admin password for
 //! staging is Harvest4096`, `pw for the report account = Kx9#mTq2`, `Zoom passcode:
 //! 804215`, `the keystore only opens with Kite3075`. A sentence must say so — a word
-//! naming a password (`password`, `passphrase`, `passcode`, `pwd`, and words ending in
-//! `pass` or `pw`: `requirepass`, `rootpw`), a secret (`psk`, `pin`, `key`, `token`,
-//! `secret`, `creds`) or a login (`log in`, `unlock`, `opens`, `decrypt`, `sudo`) — and
-//! the value is judged by how the sentence hands it over:
+//! naming a password (`password`, `passphrase`, `passcode`, `pwd`, words ending in `pass`
+//! or `pw`: `requirepass`, `rootpw`, and a setting's last part: `auth_pass`, `bind-pw`), a
+//! secret (`psk`, `pin`, `key`, `token`, `secret`, `creds`, `recovery`, `community`,
+//! `encrypted`), a lock that opens with a code (`cipher lock`, `padlock`) or a login (`log
+//! in`, `unlock`, `opens`, `sudo`) — and the value is judged by how the sentence hands it
+//! over:
 //!
 //! - within eight words of that word, a marked or random value counts anywhere;
-//! - a word with digits, a passphrase or lower-case letters with digits count only where
-//!   the sentence hands them over: right after the word, after `is`/`was`/`:`/`=`/`->`,
-//!   after `with`/`use`, after an account (`admin Ferry7731`), after a flag that follows
-//!   the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before `as`/`is`;
-//! - after `pin`, `puk`, `passcode`, `unlock` or a door's, alarm's or pairing `code`,
-//!   digits (`804215`); handed over, a hex key of 32 or more, random lower-case letters
-//!   (`efguyaujgwoqyzfx`, an app password) and a licence key in groups; after `…password…:`, a value with
-//!   symbols and no digit (`qTR_&mWzKv_pdLx`);
+//! - a word with digits, a passphrase, lower-case letters with digits and random letters
+//!   with one digit or none count only where the sentence hands them over: right after
+//!   the word, after `is`/`was`/`now`/`stays`/`:`/`=`/`->`, after `with`/`use`, after an
+//!   account (`admin Ferry7731`), in a bracketed pair (`(ops, X)`), after a flag that
+//!   follows the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before
+//!   `as`/`is`;
+//! - after `pin`, `puk`, `passcode`, `unlock`, a lock, or a door's, alarm's, admin's or
+//!   pairing `code`, digits (`804215`); handed over, a hex key of 32 or more, random
+//!   lower-case letters (`efguyaujgwoqyzfx`, an app password), a licence key in groups,
+//!   capitals and digits after a word naming a code (`QT18TJUJ`), random printable keys
+//!   (`6Mheeei6OW<o<p[b`) and a UUID after a token word or `Secret ID`; after
+//!   `…password…:`, a value with symbols and no digit (`qTR_&mWzKv_pdLx`) or both cases
+//!   with one digit and no word (`e2WEJAwc`);
 //! - after `phrase`, `seed` or `mnemonic` and a colon, a run of twelve or more lower-case
 //!   words (a wallet's recovery phrase).
 //!
