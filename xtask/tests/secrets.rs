@@ -2,7 +2,9 @@
 //! is caught and no negative or ordinary text is flagged; the wide corpus and every
 //! held-out corpus (heldout-1…33: each was measured once untouched — the figures are in
 //! its header — then the rules learned from its misses) meet the targets (≥ 95 % of
-//! secrets found, ≤ 5 % of everyday texts altered) in every run.
+//! secrets found, ≤ 5 % of everyday texts altered) in every run; and each password kind,
+//! in a sentence that names a password or its account, is kept off the disk nine times
+//! in ten or more.
 
 use serde_json::{Value, json};
 
@@ -81,5 +83,22 @@ fn the_corpora_are_caught_without_false_positives() {
     // wide.yaml and every held-out set, each tuned after its one untouched measurement.
     for c in &corpora[1..] {
         assert_eq!(c["meets_targets"], true, "{c}");
+    }
+    // Each password kind in each sentence; where the sentence names a password or its
+    // account, every kind stays off the disk nine times in ten or more.
+    let kinds = r["kinds"].as_array().unwrap();
+    assert_eq!(kinds.len(), 5 * 7, "{kinds:?}");
+    for k in kinds {
+        let (kept, samples) = (
+            k["kept_off"].as_u64().unwrap(),
+            k["samples"].as_u64().unwrap(),
+        );
+        assert_eq!(samples, 200, "{k}");
+        let named = ["password is", "log in", "account ("]
+            .iter()
+            .any(|n| k["sentence"].as_str().unwrap().contains(n));
+        if named {
+            assert!(kept * 10 >= samples * 9, "{k}");
+        }
     }
 }

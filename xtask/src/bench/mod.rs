@@ -8,6 +8,7 @@
 pub mod console;
 pub mod corpus;
 pub mod daemon;
+pub mod kinds;
 
 pub mod locomo;
 pub mod measure;

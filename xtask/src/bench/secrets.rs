@@ -136,6 +136,8 @@ pub struct SecretsReport {
     pub targets_met: bool,
     /// Hostile inputs.
     pub timings: Vec<Timing>,
+    /// Each password kind in sentences that name it and that name nothing.
+    pub kinds: Vec<super::kinds::KindRate>,
 }
 
 fn fp_set(name: &str, texts: impl IntoIterator<Item = String>) -> FpSet {
@@ -424,6 +426,7 @@ pub fn run(
         categories,
         targets_met,
         timings,
+        kinds: super::kinds::measure(200),
     })
 }
 
@@ -498,6 +501,18 @@ pub fn markdown(r: &SecretsReport) -> String {
         for e in &set.examples {
             let _ = writeln!(s, "  {}", warroom_memory::validate::printable(e));
         }
+    }
+    s.push_str(
+        "\n| password kind | sentence (X: the password) | kept off the disk |\n|---|---|---:|\n",
+    );
+    for k in &r.kinds {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} % |",
+            k.kind,
+            k.sentence,
+            100.0 * k.kept_off as f64 / k.samples.max(1) as f64
+        );
     }
     s.push_str("\n| hostile input (16 KB) | p50 | max |\n|---|---:|---:|\n");
     for t in &r.timings {
