@@ -52,7 +52,7 @@ impl Rng {
     fn between(&mut self, lo: usize, hi: usize) -> usize {
         lo + self.below(hi - lo + 1)
     }
-    fn pick<'a>(&mut self, from: &'a [u8]) -> u8 {
+    fn pick(&mut self, from: &[u8]) -> u8 {
         from[self.below(from.len())]
     }
     fn string(&mut self, alphabet: &[u8], len: usize) -> String {
@@ -113,7 +113,7 @@ fn password(kind: &str, rng: &mut Rng) -> String {
 
 /// Every kind in every sentence, `per` passwords each.
 pub fn measure(per: usize) -> Vec<KindRate> {
-    let mut rng = Rng(0x5EC2_E75);
+    let mut rng = Rng(0x05EC_2E75);
     let mut out = Vec::new();
     for kind in [
         "symbols",
