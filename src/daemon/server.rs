@@ -53,6 +53,25 @@ pub struct DaemonOptions {
     pub http: Option<super::http::HttpOptions>,
 }
 
+/// How long a starting daemon waits for its lock when someone else holds it: `daemon
+/// status` (and a relay looking for a daemon) probe the lock by taking it shared for a
+/// moment, and a daemon starting in that moment must not take the probe for a running
+/// daemon. A running daemon holds the lock for its life, so the wait ends in a refusal.
+const LOCK_PROBE_WAIT: Duration = Duration::from_millis(500);
+
+/// Takes `lock` exclusively, retrying for up to `wait` while it is held (by a probe).
+fn lock_exclusive(lock: &std::fs::File, wait: Duration) -> Result<(), std::fs::TryLockError> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match lock.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Runs the daemon until it is told to stop. `open` loads the memory; it is called only
 /// once the lock is held, so a refused second daemon never loads the ledger.
 pub fn run_daemon(
@@ -66,7 +85,7 @@ pub fn run_daemon(
         .truncate(false)
         .open(&opts.place.lock)
         .with_context(|| format!("opening {}", opts.place.lock.display()))?;
-    if let Err(e) = lock.try_lock() {
+    if let Err(e) = lock_exclusive(&lock, LOCK_PROBE_WAIT) {
         let who = running(&opts.place).ok().flatten();
         anyhow::bail!(
             "a daemon already serves {}{} ({e}). Fix: use it, or stop it with `warroom-memory daemon stop`",
@@ -333,4 +352,31 @@ pub fn request_stop(place: &Place, wait: Duration) -> anyhow::Result<bool> {
         std::thread::sleep(Duration::from_millis(50));
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lock_exclusive;
+    use std::time::Duration;
+
+    #[test]
+    fn a_probe_holding_the_lock_for_a_moment_does_not_stop_a_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("daemon.lock");
+        let probe = std::fs::File::create(&path).unwrap();
+        probe.try_lock_shared().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(probe);
+        });
+        let lock = std::fs::File::options().write(true).open(&path).unwrap();
+        lock_exclusive(&lock, Duration::from_secs(5)).expect("the probe let go");
+        release.join().unwrap();
+        // A holder that keeps it (a running daemon) is refused once the wait is over.
+        let other = std::fs::File::options().write(true).open(&path).unwrap();
+        assert!(matches!(
+            lock_exclusive(&other, Duration::from_millis(30)),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+    }
 }
