@@ -87,14 +87,18 @@ pub(super) fn wordy(t: &[u8]) -> bool {
     let mut start = 0;
     for i in 1..=t.len() {
         // Camel case splits before an upper-case letter after a lower-case one, and
-        // before the last capital of an acronym that a word follows (`HTTP|Server`).
+        // before the last capital of an acronym that a word follows (`HTTP|Server`) —
+        // not of a plural acronym (`Allowed|IPs`, `VMs`).
+        let plural =
+            t.get(i + 1) == Some(&b's') && t.get(i + 2).is_none_or(|c| !c.is_ascii_lowercase());
         let boundary = i == t.len()
             || !t[i].is_ascii_alphabetic()
             || !t[i - 1].is_ascii_alphabetic()
             || (t[i].is_ascii_uppercase() && t[i - 1].is_ascii_lowercase())
             || (t[i].is_ascii_uppercase()
                 && t[i - 1].is_ascii_uppercase()
-                && t.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+                && t.get(i + 1).is_some_and(u8::is_ascii_lowercase)
+                && !plural);
         if boundary {
             parts.push(&t[start..i]);
             start = i;
@@ -106,7 +110,8 @@ pub(super) fn wordy(t: &[u8]) -> bool {
     // …and, unless an acronym, with half or more of its letter pairs common in English
     // (`Reqq`, `Wuw` in `Reqq2WuwDY` pass the vowel test and are no words).
     let word = |p: &&[u8]| {
-        let acronym = p.len() <= 8 && p.iter().all(u8::is_ascii_uppercase);
+        let caps = p.strip_suffix(b"s").filter(|c| c.len() >= 2).unwrap_or(p);
+        let acronym = caps.len() <= 8 && caps.iter().all(u8::is_ascii_uppercase);
         let cased =
             acronym || (p.iter().skip(1).all(u8::is_ascii_lowercase) && englishness(p) >= 0.5);
         p.len() >= 3
@@ -122,7 +127,7 @@ pub(super) fn wordy(t: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{englishness, foreign, random_lower, typed_id};
+    use super::{englishness, foreign, random_lower, typed_id, wordy};
 
     #[test]
     fn words_read_as_english_and_random_letters_do_not() {
@@ -158,5 +163,20 @@ mod tests {
     fn an_airtable_id_is_typed_and_a_password_starting_in_lower_case_is_not() {
         assert!(typed_id(b"recK2p9QmZx7TtW4a") && typed_id(b"appX1y2Z3a4B5c6D7"));
         assert!(!typed_id(b"ffcLUjLkRJ3PDDVgP5Lc") && !typed_id(b"mrcXgGCJb@56e"));
+    }
+
+    #[test]
+    fn a_plural_acronym_is_part_of_a_name() {
+        for w in [
+            "AllowedIPs",
+            "ListNICsForZone",
+            "FetchAPIsNow",
+            "GetURLsFromIndex",
+        ] {
+            assert!(wordy(w.as_bytes()), "{w}");
+        }
+        for r in ["MZsWDzTmUYiV", "QxVsTrPwKmZn"] {
+            assert!(!wordy(r.as_bytes()), "{r}");
+        }
     }
 }

@@ -359,3 +359,24 @@ fn entropy_separates_random_from_words() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_hex_key_of_few_distinct_digits_is_still_a_key() {
+    // Entropy 3.41, under gitleaks' 3.5: one random 32-digit hex key in five is.
+    assert!(entropy(b"9df1ed9e670632df9b66fffd4f098d9a") < 3.5);
+    let s = scan("private_key='9df1ed9e670632df9b66fffd4f098d9a'");
+    assert!(!s.text.contains("9df1ed9e670632df"), "{}", s.text);
+    // One pattern repeated is no key, whatever its name.
+    let s = scan("private_key='deadbeefdeadbeefdeadbeefdeadbeef'");
+    assert!(s.kinds.is_empty(), "{:?}", s.kinds);
+}
+
+#[test]
+fn a_password_handed_over_after_then_or_holds() {
+    let s =
+        scan("openvpn: auth-user-pass creds.txt holds vpnuser then engine.hammer.dragon.forest");
+    assert!(!s.text.contains("engine.hammer"), "{}", s.text);
+    // A config line about an allowed-IPs list is no password.
+    let s = scan("wireguard wg0.conf: AllowedIPs = 10.8.0.0/24, fd00::/64");
+    assert!(s.kinds.is_empty(), "{:?}", s.kinds);
+}

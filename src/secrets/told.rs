@@ -11,7 +11,8 @@
 //! - within eight words of that word, a marked or random value counts anywhere;
 //! - a word with digits, a passphrase, lower-case letters with digits and random letters
 //!   with one digit or none count only where the sentence hands them over: right after
-//!   the word, after `is`/`was`/`now`/`stays`/`:`/`=`/`->`, after `with`/`use`, after an
+//!   the word, after `is`/`was`/`now`/`stays`/`then`/`holds`/`:`/`=`/`->`, after
+//!   `with`/`use`, after an
 //!   account (`admin Ferry7731`), in a bracketed pair (`(ops, X)`), after a flag that
 //!   follows the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before
 //!   `as`/`is`;
@@ -318,6 +319,8 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                             | "takes"
                             | "accepts"
                             | "keeps"
+                            | "holds"
+                            | "then"
                     )
                 )
                 || k.checked_sub(1)

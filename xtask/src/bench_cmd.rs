@@ -298,6 +298,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-31.yaml",
             "tests/fixtures/secrets/heldout-32.yaml",
             "tests/fixtures/secrets/heldout-33.yaml",
+            "tests/fixtures/secrets/heldout-34.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

@@ -72,7 +72,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-30.yaml",
             "heldout-31.yaml",
             "heldout-32.yaml",
-            "heldout-33.yaml"
+            "heldout-33.yaml",
+            "heldout-34.yaml"
         ]
     );
     let sizes: u64 = corpora
