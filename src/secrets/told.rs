@@ -12,10 +12,9 @@
 //! - a word with digits, a passphrase, lower-case letters with digits and random letters
 //!   with one digit or none count only where the sentence hands them over: right after
 //!   the word, after `is`/`was`/`now`/`stays`/`then`/`holds`/`:`/`=`/`->`, after
-//!   `with`/`use`, after an
-//!   account (`admin Ferry7731`), in a bracketed pair (`(ops, X)`), after a flag that
-//!   follows the word (`rootpw --plaintext X`, `/v DefaultPassword … /d X`), or before
-//!   `as`/`is`;
+//!   `with`/`use`, after an account (`admin Ferry7731`), in a bracketed pair (`(ops,
+//!   X)`), after a flag that follows the word (`rootpw --plaintext X`, `/v
+//!   DefaultPassword … /d X`), or before `as`/`is`;
 //! - after `pin`, `puk`, `passcode`, `unlock`, a lock, or a door's, alarm's, admin's or
 //!   pairing `code`, digits (`804215`); handed over, a hex key of 32 or more, random
 //!   lower-case letters (`efguyaujgwoqyzfx`, an app password), a licence key in groups,
