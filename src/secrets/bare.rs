@@ -394,7 +394,8 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
                 || shaped(v)
                 || (v.len() >= 10 && random_letters(v))
                 || random_caps(v)
-                || random_lower(v))
+                || random_lower(v)
+                || super::looks::random_words(v, false, false))
         {
             out.push(w.clone());
         }
@@ -431,6 +432,7 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
             || (v.len() >= 14 && random_lower(v))
             || random_caps(v)
             || lower_letters(v)
+            || super::looks::random_words(v, false, false)
         {
             out.push(s..e);
         }

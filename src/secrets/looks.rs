@@ -311,6 +311,57 @@ pub(super) fn diceware(v: &[u8]) -> bool {
             .all(|p| p.len() >= 3 && p.iter().all(u8::is_ascii_lowercase))
 }
 
+/// Words a team names its services, branches, settings and jobs with: a dashed or dotted
+/// run of lower-case words holding one is a name (`acme-prod-backups`,
+/// `sync-asset-locations`, `mistral-large-latest`), not a passphrase.
+const NAMING_WORDS: &str = "\
+    api app apps web www svc service services server client worker workers job \
+    jobs cron queue cache data store storage bucket backup backups logs prod \
+    production staging stage dev test tests demo sandbox preview canary main \
+    master release feature fix hotfix bug chore docs readme config settings conf \
+    env vault login user users admin account role policy group team project shop \
+    order orders payment payments billing invoice checkout cart product products \
+    catalog search index ingest pipeline stream events event topic broker gateway \
+    proxy ingress cluster node nodes deploy build runner image registry repo chart \
+    state network zone region east west north south central internal external \
+    public private legacy latest stable next beta alpha frontend backend mobile \
+    core common shared utils tools plugin agent monitor metrics alerts dashboard \
+    panel report reports export import sync migrate migration schema seed mock \
+    handler model template static assets media upload files file temp cleanup \
+    remove rename refactor enable disable check fetch send large small default \
+    type mode level active directory";
+
+/// A passphrase of random words where nothing names it: a [`diceware`] passphrase whose
+/// words are no team's naming words, none repeated, at most one of three letters (a
+/// compound's `of`/`the`/`and` are shorter). Joined by dashes, four words or more where
+/// nothing names a secret (three dashed words are a slug as often: `work-life-balance`),
+/// three near a word naming one (`secret`); by dots (a setting's joiner:
+/// `spring.datasource.hikari.maximum`), only near a word saying password; by underscores
+/// (an identifier's: `ldap_default_authtok_type`), never — [`super::told`] takes those
+/// only where a sentence hands them over.
+pub(super) fn random_words(v: &[u8], secret_near: bool, password_near: bool) -> bool {
+    if !diceware(v) {
+        return false;
+    }
+    let body = &v[..v.len() - v.iter().rev().take_while(|b| b.is_ascii_digit()).count()];
+    let parts: Vec<&[u8]> = body.split(|b| b"-._".contains(b)).collect();
+    let joined = match body[parts[0].len()] {
+        b'-' => parts.len() >= 4 || secret_near,
+        b'.' => password_near,
+        _ => false,
+    };
+    let distinct = parts
+        .iter()
+        .enumerate()
+        .all(|(i, p)| !parts[..i].contains(p));
+    joined
+        && distinct
+        && parts.iter().filter(|p| p.len() == 3).count() <= 1
+        && !NAMING_WORDS
+            .split_ascii_whitespace()
+            .any(|w| parts.contains(&w.as_bytes()))
+}
+
 /// Lower-case letters and digits mixed (`d9wvcu8so9`, `mqb0yyyhembq`): 8–64 characters,
 /// a digit and three or more letters, digits not only at the end (`release2024` is a word
 /// and a number).

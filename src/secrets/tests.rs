@@ -380,3 +380,43 @@ fn a_password_handed_over_after_then_or_holds() {
     let s = scan("wireguard wg0.conf: AllowedIPs = 10.8.0.0/24, fd00::/64");
     assert!(s.kinds.is_empty(), "{:?}", s.kinds);
 }
+
+#[test]
+fn a_passphrase_of_random_words_with_nothing_naming_it() {
+    for (t, secret) in [
+        (
+            "ugh, pasted engine-hammer-dragon-forest in the wrong channel",
+            "engine-hammer-dragon-forest",
+        ),
+        (
+            "the vault password moved, it's magnet.orange.silver now",
+            "magnet.orange.silver",
+        ),
+        (
+            "the NAS backup user is nasbackup / kettle-parrot-velvet-wizard",
+            "kettle-parrot-velvet-wizard",
+        ),
+        // Near a word naming a secret, three dashed words.
+        (
+            "the legacy SOAP login takes legacy_api and napkin-forest-rabbit",
+            "napkin-forest-rabbit",
+        ),
+    ] {
+        let s = scan(t);
+        assert!(!s.text.contains(secret), "{t}: {}", s.text);
+    }
+    // Slugs, compounds, names and settings are not.
+    for t in [
+        "we value work-life-balance and a first-come-first-served queue",
+        "the acme-prod-backups bucket and sync-asset-locations job moved",
+        "switch to mistral-large-latest for the summaries",
+        "set spring.datasource.hikari.maximum in the login settings",
+        "ugh, pasted engine.hammer.dragon.forest in the wrong channel",
+        "the token lives in the shop-order-processor-prod namespace",
+        "a long-running-batch-import of the customer_email_address column",
+        "ldap_default_authtok_type = obfuscated_password",
+        "mssql login with authentication type azure-active-directory-default",
+    ] {
+        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+    }
+}

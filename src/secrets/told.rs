@@ -430,6 +430,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             || handed_over()
             || colon()
             || digits_only()
+            || super::looks::random_words(v, true, strong_says)
         {
             out.push(s..e);
         }
