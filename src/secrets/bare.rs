@@ -219,9 +219,11 @@ pub(super) fn random_caps(v: &[u8]) -> bool {
                 && w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase()
         })
         .count();
+    // A word and a number (`Sprint42`), not random letters a symbol ends (`CfpHzXlLA^`).
     let first = v.iter().take_while(|b| b.is_ascii_alphabetic()).count();
-    let named =
-        first >= 3 && first < v.len() && v[first..].iter().all(|b| !b.is_ascii_alphabetic());
+    let named = first >= 3
+        && v[first..].iter().all(|b| !b.is_ascii_alphabetic())
+        && v[first..].iter().any(u8::is_ascii_digit);
     (10..=64).contains(&v.len())
         && v[0].is_ascii_alphanumeric()
         && v.iter()
@@ -248,16 +250,28 @@ pub(super) fn lower_letters(v: &[u8]) -> bool {
 }
 
 /// True if the part of `v` before its first `=` is no name (`leZvtEga4wO5=dor89`,
-/// `dcm@=MbXDuC`): a mark in it, or both cases and a digit. `maxConnections=100`,
-/// `FOO_BAR=baz` and `sslmode=disable` are assignments.
+/// `dcm@=MbXDuC`, `sTxHfisXlEF=GN4y`): a mark in it, or both cases and a digit, or four or
+/// more letters of both cases that switch case twice and are no words.
+/// `maxConnections=100`, `userId=7`, `FOO_BAR=baz` and `sslmode=disable` are assignments.
 fn random_before_equals(v: &[u8]) -> bool {
     let i = v.iter().position(|&b| b == b'=').unwrap_or(0);
     let left = &v[..i];
+    let switches = left
+        .windows(2)
+        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
+        .count();
+    let caps = left.len() >= 4
+        && left.iter().all(u8::is_ascii_alphabetic)
+        && upper(left)
+        && left.iter().any(u8::is_ascii_lowercase)
+        && switches >= 2
+        && !wordy(left);
     i > 0
         && i + 1 < v.len()
         && (left
             .iter()
             .any(|b| super::looks::MARK.contains(b) || *b == b'@')
+            || caps
             || (upper(left)
                 && left.iter().any(u8::is_ascii_lowercase)
                 && left.iter().any(u8::is_ascii_digit)))
@@ -512,6 +526,15 @@ mod tests {
             assert_eq!(found(t), [secret], "{t}");
         }
         assert_eq!(found("dcm@=MbXDuC"), ["dcm@=MbXDuC"]);
+        // Random letters a symbol ends, and random letters before an `=`.
+        for secret in [
+            "CfpHzXlLA^",
+            "BUTTJzzEwbepFABLnH&",
+            "sTxHfisXlEF=GN4yZpRE0G",
+        ] {
+            let t = format!("ugh, pasted {secret} in the wrong channel");
+            assert_eq!(found(&t), [secret], "{t}");
+        }
     }
 
     #[test]
@@ -533,6 +556,7 @@ mod tests {
             "the Mistral7B model and the iPhone15Pro run the demo",
             "Airtable base appX1y2Z3a4B5c6D7 holds the roadmap",
             "we set maxConnections=100 and FOO_BAR=baz in the staging overrides",
+            "we set userId=7 and cacheTtlSeconds=300 and retryBackoffMs=250 for the test",
             "pinned typescript@5.4 and log in as ubuntu@10.0.4.7 for the bastion",
             "the dashboards moved to grafana.example.com last sprint",
         ] {
