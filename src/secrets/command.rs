@@ -119,6 +119,9 @@ pub(super) fn on_command_line(line: &[u8], from: usize, out: &mut Vec<Range<usiz
         if super::value::decodes_to_text(&line[v.clone()]) {
             continue; // base64 of plain text (`echo ZmVhdHVyZS… | base64 -d`)
         }
+        if super::looks::hex_literal(&line[v.clone()]) {
+            continue; // a number (`gpg --edit-key 0x3AA5C34371567BD2`)
+        }
         // `-p VALUE`, and a literal piped into the next command.
         // Not a build parameter (`jenkins-cli build deploy -p BRANCH=main`).
         let parameter = {

@@ -120,7 +120,17 @@ pub(super) fn wordy(t: &[u8]) -> bool {
             && p.iter().any(vowel)
             && p.split(vowel).all(|run| run.len() <= 3)
     };
-    let in_words: usize = parts.iter().filter(|p| word(p)).map(|p| p.len()).sum();
+    let mut in_words: usize = parts.iter().filter(|p| word(p)).map(|p| p.len()).sum();
+    // An acronym without a vowel (`TLS`, `SSL`, `DNS`, `XML`) is a word beside a long one
+    // (`TLSConnect`, `DNSResolver`): a random string's capitals seldom stand before one.
+    if parts.iter().any(|p| p.len() >= 5 && word(p)) {
+        in_words += parts
+            .iter()
+            .filter(|p| (2..=5).contains(&p.len()) && p.iter().all(u8::is_ascii_uppercase))
+            .filter(|p| !word(p))
+            .map(|p| p.len())
+            .sum::<usize>();
+    }
     let letters = t.iter().filter(|c| c.is_ascii_alphabetic()).count();
     letters > 0 && in_words * 100 >= letters * 75
 }
@@ -166,12 +176,14 @@ mod tests {
     }
 
     #[test]
-    fn a_plural_acronym_is_part_of_a_name() {
+    fn an_acronym_is_part_of_a_name() {
         for w in [
             "AllowedIPs",
             "ListNICsForZone",
             "FetchAPIsNow",
             "GetURLsFromIndex",
+            "TLSConnect",
+            "DNSResolver",
         ] {
             assert!(wordy(w.as_bytes()), "{w}");
         }

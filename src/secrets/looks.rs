@@ -91,9 +91,14 @@ pub(super) fn password_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#%&*?^~@+=-_.$".contains(&b)
 }
 
+/// A hex literal (`0x3AA5C34371567BD2`): a number, a GPG key id, an address.
+pub(super) fn hex_literal(v: &[u8]) -> bool {
+    v.len() > 2 && v.starts_with(b"0x") && v[2..].iter().all(u8::is_ascii_hexdigit)
+}
+
 /// Not an address: no `@` followed by a dotted host whose last label is two or more
-/// letters (`ops2@acme.io`), nor by dotted numbers (`ubuntu@10.0.4.7`,
-/// `typescript@5.4`); `kgG@a.5fZ1` is a password's symbols.
+/// letters in one case (`ops2@acme.io`), nor by dotted numbers (`ubuntu@10.0.4.7`,
+/// `typescript@5.4`); `kgG@a.5fZ1` and `rlh@l.BRfq` are a password's symbols.
 pub(super) fn not_email(v: &[u8]) -> bool {
     v.iter().position(|&b| b == b'@').is_none_or(|at| {
         let host = &v[at + 1..];
@@ -106,8 +111,11 @@ pub(super) fn not_email(v: &[u8]) -> bool {
         let numbers = labels
             .iter()
             .all(|l| !l.is_empty() && l.iter().all(u8::is_ascii_digit));
+        // A top-level domain is in one case (`io`, `COM`; not `BRfq`).
+        let one_case =
+            tld.iter().all(u8::is_ascii_lowercase) || tld.iter().all(u8::is_ascii_uppercase);
         !(labels.len() >= 2
-            && ((tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic)) || numbers))
+            && ((tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic) && one_case) || numbers))
     })
 }
 
@@ -123,6 +131,7 @@ pub(super) fn given(v: &[u8]) -> bool {
         && v.iter().all(|&b| password_char(b))
         && not_email(v)
         && v[0] != b'-'
+        && !hex_literal(v)
         && v.iter().any(u8::is_ascii_alphabetic)
         && ((upper(v) && lower(v) && digits > 0 && (digits >= 2 || mark))
             || (upper(v) && lower(v) && v.len() >= 10 && marks >= 2)
@@ -169,6 +178,7 @@ pub(super) fn random_mixed(v: &[u8]) -> bool {
         && digit(v)
         && not_email(v)
         && !prefixed
+        && !hex_literal(v)
         && !wordy(v)
         && entropy(v) >= (v.len() as f64).log2().min(4.0) - 0.7
 }

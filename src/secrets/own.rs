@@ -30,6 +30,13 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["://"],
     ),
     (
+        // Go's MySQL DSN: `user:password@tcp(host:port)/db` (or `@unix(…)`), no scheme.
+        "url-credentials",
+        r"(?i)\b[a-z0-9_.-]{1,64}:([^\s:/@'\x22]{1,256})@(?:tcp6?|unix)\(",
+        1,
+        &["@tcp", "@unix"],
+    ),
+    (
         "bearer-token",
         r"(?i)\bbearer[ \t]+([a-z0-9._~+/-]{16,}=*)",
         1,

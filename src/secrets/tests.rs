@@ -420,3 +420,50 @@ fn a_passphrase_of_random_words_with_nothing_naming_it() {
         assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
     }
 }
+
+#[test]
+fn heldout_35s_misses_and_its_false_positives() {
+    for (t, secret) in [
+        (
+            "dsn := \"shop:APUPJrifKrDww@tcp(db01:3306)/shop?parseTime=true\"",
+            "APUPJrifKrDww",
+        ),
+        (
+            "teamcity: super user authentication token 5306957647076887783",
+            "5306957647076887783",
+        ),
+        (
+            "nexus: /nexus-data/admin.password holds d74b8919-d2d2-c3a0-4c6d-8ed16abf998c",
+            "d74b8919-d2d2",
+        ),
+        (
+            "mend: WS_APIKEY 4717b996-b1a5-251f-d889-604e9dc90d05",
+            "4717b996-b1a5",
+        ),
+        (
+            "ntfy: access token tk_1zbxkzy1hkia5rvywjmglpi3lsqrb",
+            "tk_1zbxkzy1hkia5rvywjmglpi3lsqrb",
+        ),
+        ("my 2FA backup code is 9217-7462", "9217-7462"),
+        (
+            "the tablet at the loading dock is unlocked with 1584",
+            "1584",
+        ),
+        (
+            "the staging password is rlh@l.BRfq since Monday",
+            "rlh@l.BRfq",
+        ),
+    ] {
+        let s = scan(t);
+        assert!(!s.text.contains(secret), "{t}: {}", s.text);
+    }
+    for t in [
+        "zabbix agent: TLSConnect psk",
+        "GPG subkey 0x3AA5C34371567BD2 expires next May",
+        "the key id is 0x3AA5C34371567BD2 and the token count is 4096",
+        "the access token lives for 3600 seconds, build 2024-1117",
+        "dsn := \"shop@tcp(db01:3306)/shop\"",
+    ] {
+        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+    }
+}

@@ -40,7 +40,7 @@ use super::shapes::words;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 38] = [
+    const ALSO: [&str; 39] = [
         "psk",
         "pw",
         "pass",
@@ -62,6 +62,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         "logged",
         "unlock",
         "unlocks",
+        "unlocked",
         "opens",
         "sudo",
         // An account or an answer a value is given for: `realm admin: …, X`, `invite
@@ -99,7 +100,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
         // A setting's last part (`auth_pass`, `bind-pw`, `sasl.passwd`).
         let last = bare.rsplit(['_', '-', '.']).next().unwrap_or(bare);
-        if last != bare && matches!(last, "pass" | "pw" | "passwd" | "pwd" | "psk" | "secret") {
+        if last != bare
+            && matches!(
+                last,
+                "pass" | "pw" | "passwd" | "pwd" | "psk" | "secret" | "apikey" | "token"
+            )
+        {
             return true;
         }
         let alpha = !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_alphabetic());
@@ -178,6 +184,9 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                         | "night"
                         | "staff"
                         | "entrance"
+                        | "backup"
+                        | "2fa"
+                        | "mfa"
                 )
             })
     });
@@ -274,6 +283,9 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         if v.first() == Some(&b'$') {
             continue; // a variable or a crypt hash (`$9$nhEm…`)
         }
+        if super::looks::hex_literal(v) {
+            continue; // a number, a key id, an address
+        }
         // A word with digits is also a product and its version (`Office365`): it counts
         // only where a sentence hands a password over — right after the word that says
         // so, after `is`/`was`/`:`/`=`, or before `as`.
@@ -365,11 +377,39 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                     && !super::letters::wordy(v)
                     && !super::bare::long_word(v))
         };
+        // …in groups too (`9217-7462`, a 2FA backup code).
         let digits_only = || {
+            let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
             pin && handed()
                 && v.len() >= 4
-                && v.iter().all(u8::is_ascii_alphanumeric)
-                && v.iter().filter(|b| b.is_ascii_digit()).count() >= 4
+                && v[0].is_ascii_alphanumeric()
+                && v.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+                && digits >= 4
+                && (!v.contains(&b'-') || digits >= 8)
+        };
+        // Right after a word naming a token, a key or a secret: sixteen digits or more
+        // (TeamCity's super user token), or a typed token (`tk_1zbx…`, ntfy's) whose
+        // body is random.
+        let token_word = k.checked_sub(1).is_some_and(|p| {
+            is_says[p]
+                && matches!(
+                    bare(&lower[p]).rsplit(['_', '-', '.']).next(),
+                    Some("token" | "key" | "apikey" | "secret")
+                )
+        });
+        let token_value = || {
+            let typed = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
+            let body = if (2..=6).contains(&typed) && v.get(typed) == Some(&b'_') {
+                &v[typed + 1..]
+            } else {
+                &[][..]
+            };
+            token_word
+                && ((v.len() >= 16 && v.iter().all(u8::is_ascii_digit))
+                    || (body.len() >= 20
+                        && body.iter().all(u8::is_ascii_alphanumeric)
+                        && body.iter().filter(|b| b.is_ascii_digit()).count() >= 2
+                        && !super::letters::wordy(body)))
         };
         // A hex key, random lower-case letters (an app password) or a licence key in
         // groups (`3G940-3SNRV-QJ5KG`), handed over.
@@ -413,10 +453,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 && !super::letters::wordy(v)
         };
         // A UUID right after a word naming a token or secret, or its `Secret ID`
-        // (Consul's and Nomad's tokens are UUIDs).
+        // (Consul's and Nomad's tokens are UUIDs), or handed over in a sentence that says
+        // password (`admin.password holds 0c1d…`, Nexus's first admin password).
         let token_uuid = || {
             super::command::uuid(v)
                 && (k.checked_sub(1).is_some_and(|p| is_says[p])
+                    || (strong_says && handed())
                     || (k >= 2 && bare(&lower[k - 1]) == "id" && bare(&lower[k - 2]) == "secret"))
         };
         if shaped(v)
@@ -430,6 +472,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             || handed_over()
             || colon()
             || digits_only()
+            || token_value()
             || super::looks::random_words(v, true, strong_says)
         {
             out.push(s..e);

@@ -299,6 +299,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-32.yaml",
             "tests/fixtures/secrets/heldout-33.yaml",
             "tests/fixtures/secrets/heldout-34.yaml",
+            "tests/fixtures/secrets/heldout-35.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
