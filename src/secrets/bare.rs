@@ -290,6 +290,14 @@ fn random_before_equals(v: &[u8]) -> bool {
                 && left.iter().any(u8::is_ascii_digit)))
 }
 
+/// Four to eight digits and the `#` that enters them on a keypad (`2576#`, a gate's
+/// code): a number in prose is written without it (an issue is `#2576`).
+fn keypad_entry(v: &[u8]) -> bool {
+    (5..=9).contains(&v.len())
+        && v.ends_with(b"#")
+        && v[..v.len() - 1].iter().all(u8::is_ascii_digit)
+}
+
 /// How many runs of digits `v` holds: a name has one or two (`iPhone15Pro`,
 /// `Qwen2VL7B`), random characters scatter theirs (`31nUvxpeghu4b5YboxeNe`).
 fn digit_groups(v: &[u8]) -> usize {
@@ -397,6 +405,7 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
     let candidate = ws.iter().any(|w| {
         let t = &line[w.clone()];
         t.len() >= 10
+            || keypad_entry(t)
             || (t.len() >= 6
                 && t.iter()
                     .any(|b| b.is_ascii_digit() || super::looks::MARK.contains(b)))
@@ -455,6 +464,7 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
             && v.iter().any(u8::is_ascii_alphabetic);
         if lower_noise(v)
             || mixed_noise(v)
+            || keypad_entry(v)
             || hex
             || (v.len() >= 14 && random_lower(v))
             || random_caps(v)

@@ -170,6 +170,8 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || placeholder(value)
                 || value::public_id(value)
                 || value::in_arn(bytes, whole.start())
+                || fingerprint(bytes, secret.start())
+                || letters::typed_id(value)
                 || (rule.id == "env-password" && (reference(value) || word_token(whole.as_bytes())))
                 || (rule.id == "generic-api-key" && names_an_id(whole.as_bytes()))
                 || (matches!(
@@ -342,6 +344,13 @@ pub fn scan_fields(fields: &[&str]) -> Vec<Scan> {
         .zip(found)
         .map(|((text, norm), found)| redact(text, &norm, found))
         .collect()
+}
+
+/// True if the value at `at` is a key's fingerprint (`SHA256:nThbg6kX…`, `MD5:…`), as
+/// `ssh-keygen -l` and a host-key prompt print it: a digest of a public key.
+fn fingerprint(bytes: &[u8], at: usize) -> bool {
+    let before = &bytes[..at];
+    before.ends_with(b"SHA256:") || before.ends_with(b"SHA1:") || before.ends_with(b"MD5:")
 }
 
 /// The entropy a rule's value must exceed. A rule's threshold (gitleaks' 3.5) is set for

@@ -355,9 +355,10 @@ pub(super) fn pairs(line: &[u8], out: &mut Vec<Range<usize>>) {
 
 /// True if `prev` (a word before a value in a sentence that says "password") is an
 /// account, so the value after it is handed over (`creds: admin Harbor6549`,
-/// `changepassword admin Hatch7433@`).
+/// `changepassword admin Hatch7433@`), or an account and a comma (`client@partner.io,
+/// tjxqztad7g`).
 pub(super) fn after_account(prev: &[u8]) -> bool {
-    account(prev) >= 1
+    account(prev.strip_suffix(b",").unwrap_or(prev)) >= 1
 }
 
 /// The shape a value must have right after a sentence's `…password…:` (`Password for the

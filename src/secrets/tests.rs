@@ -467,3 +467,25 @@ fn heldout_35s_misses_and_its_false_positives() {
         assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
     }
 }
+
+#[test]
+fn heldout_36s_misses_and_its_false_positives() {
+    for (t, secret) in [
+        (
+            "Manager: client's staging login — client@partner.io, tjxqztad7g",
+            "tjxqztad7g",
+        ),
+        ("the gate to the car park is 2576#", "2576"),
+        ("the Zoom host key is 730161", "730161"),
+    ] {
+        let s = scan(t);
+        assert!(!s.text.contains(secret), "{t}: {}", s.text);
+    }
+    for t in [
+        "AIRTABLE_BASE_ID=appX1y2Z3a4B5c6D7",
+        "a host key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+        "see issue #2576, PR 2577 and the host key of 10.0.0.4",
+    ] {
+        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+    }
+}

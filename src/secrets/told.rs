@@ -203,6 +203,8 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     let pin = door_code
         || opens
         || (0..lower.len()).any(|k| door_lock(&lower, k))
+        // A meeting's host key (Zoom's six digits).
+        || (1..lower.len()).any(|k| bare(&lower[k]) == "key" && bare(&lower[k - 1]) == "host")
         || lower.iter().any(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
             matches!(

@@ -300,6 +300,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-33.yaml",
             "tests/fixtures/secrets/heldout-34.yaml",
             "tests/fixtures/secrets/heldout-35.yaml",
+            "tests/fixtures/secrets/heldout-36.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
