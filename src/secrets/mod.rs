@@ -173,7 +173,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || fingerprint(bytes, secret.start())
                 || letters::typed_id(value)
                 || (rule.id == "env-password" && (reference(value) || word_token(whole.as_bytes())))
-                || (rule.id == "generic-api-key" && names_an_id(whole.as_bytes()))
+                || names_an_id(&bytes[whole.start()..secret.start()])
                 || (matches!(
                     rule.id.as_str(),
                     "password"
@@ -200,8 +200,11 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
     out
 }
 
-/// True if the name a generic match assigns to is an id (`MUX_TOKEN_ID=…`,
-/// `apiKeyId: …`): the secret-word in it names what the id belongs to.
+/// True if the name a match assigns to is an id (`MUX_TOKEN_ID=…`, `apiKeyId: …`,
+/// `TWITCH_CLIENT_ID=…` under gitleaks' twitch rule): the secret-word in it names what the
+/// id belongs to. A secret's id is the secret (`VAULT_SECRET_ID`, Vault's AppRole).
+/// `matched` is what a rule matched before the value: empty for a token found by its
+/// own shape.
 fn names_an_id(matched: &[u8]) -> bool {
     let end = matched
         .iter()
@@ -211,6 +214,13 @@ fn names_an_id(matched: &[u8]) -> bool {
     let name = name.strip_suffix(b"\"").unwrap_or(name);
     let name = name.strip_suffix(b"'").unwrap_or(name);
     let lower = name.to_ascii_lowercase();
+    // …and so is a service account key's id, as our corpora count it (`private_key_id`).
+    if lower.ends_with(b"secret_id")
+        || lower.ends_with(b"secretid")
+        || lower.ends_with(b"private_key_id")
+    {
+        return false;
+    }
     ["_id", "-id", ".id", "_uid", "_uuid", "_ids"]
         .iter()
         .any(|e| lower.ends_with(e.as_bytes()))

@@ -411,6 +411,14 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["password", "passwd", "pwd", "secret", "token"],
     ),
     (
+        // A property list's key and its value (launchd, Info.plist):
+        // `<key>DB_PASSWORD</key><string>X</string>`.
+        "xml-secret",
+        r#"(?i)<key>[^<]{0,80}(?:password|passwd|pwd|secret|token|api_?key)[^<]{0,40}</key>\s*<string>([^<\s]{4,256})</string>"#,
+        1,
+        &["<key>"],
+    ),
+    (
         // `user:pass@host` without a scheme (`impacket-psexec dom/admin:pw@10.0.0.5`,
         // `mysqlsh root:pw@localhost`); a value of digits and dots is a version.
         "cli-password",

@@ -489,3 +489,34 @@ fn heldout_36s_misses_and_its_false_positives() {
         assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
     }
 }
+
+#[test]
+fn heldout_37s_misses_and_its_false_positive() {
+    for (t, secret) in [
+        (
+            "launchd plist: <key>DB_PASSWORD</key><string>bsKc5ygPt38Ar+fudmUlQz</string>",
+            "bsKc5ygPt38Ar",
+        ),
+        (
+            "gandi: PAT cc3a60a3f5a83d8b08ae760d9a5f03319bec8cc9",
+            "cc3a60a3f5a83d8b",
+        ),
+        ("the server rack key box code: 74250", "74250"),
+        ("the fire panel's engineer code is 6874", "6874"),
+        // A secret's id is the secret.
+        (
+            "VAULT_SECRET_ID=3f1c2b4a-9d8e-4f7a-b6c5-d4e3f2a1b0c9",
+            "3f1c2b4a-9d8e",
+        ),
+    ] {
+        let s = scan(t);
+        assert!(!s.text.contains(secret), "{t}: {}", s.text);
+    }
+    for t in [
+        "TWITCH_CLIENT_ID=gp762nuuoqcoxypju8c569th9wz7q5",
+        "<key>DB_PASSWORD</key><string>$(DB_PASSWORD)</string>",
+        "Pat and I moved the fire panel test to Monday",
+    ] {
+        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+    }
+}

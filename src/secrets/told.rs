@@ -40,7 +40,7 @@ use super::shapes::words;
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     const SAYS: [&str; 4] = ["password", "passphrase", "passcode", "pwd"];
-    const ALSO: [&str; 39] = [
+    const ALSO: [&str; 40] = [
         "psk",
         "pw",
         "pass",
@@ -85,6 +85,8 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         // What a value encrypts, or an SNMP community (`encrypted with X`).
         "encrypted",
         "community",
+        // A personal access token (`gandi: PAT cc3a…`).
+        "pat",
     ];
     // Words that end in `pass` but do not say password.
     const NOT_PASS: [&str; 7] = [
@@ -139,7 +141,11 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
     // …and so may a door's or an alarm's code (`door code … changed to 64005`; not an
     // exit or status code).
-    let bare = |w: &String| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    // …without a possessive (`the fire panel's engineer code`).
+    let bare = |w: &String| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        w.strip_suffix("'s").unwrap_or(w).to_string()
+    };
     let door_code = lower.iter().enumerate().any(|(k, w)| {
         matches!(bare(w).as_str(), "code" | "codes")
             && lower[k.saturating_sub(3)..k].iter().any(|a| {
@@ -187,6 +193,9 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                         | "backup"
                         | "2fa"
                         | "mfa"
+                        | "box"
+                        | "rack"
+                        | "engineer"
                 )
             })
     });

@@ -301,6 +301,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-34.yaml",
             "tests/fixtures/secrets/heldout-35.yaml",
             "tests/fixtures/secrets/heldout-36.yaml",
+            "tests/fixtures/secrets/heldout-37.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
