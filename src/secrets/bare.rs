@@ -56,6 +56,8 @@ const NAMES_AN_ID: &[&str] = &[
     "ref",
     "image",
     "bucket",
+    "survey",
+    "asset",
     "index",
     "table",
     "column",
@@ -340,9 +342,10 @@ fn mixed_noise(v: &[u8]) -> bool {
         && (v.iter().any(u8::is_ascii_digit) || symbols(v))
 }
 
-/// A line's words, read once, to ask for each value whether the line is prose and one of
-/// the five words before it names an id (`Figma file key Bq7XwR3k…`, `dashboard uid is
-/// aeb7x2…`): the context-free shapes ([`super::shapes`]) take such a value for an id too.
+/// A line's words, read once, to ask for each value whether a word before it names an id
+/// — one of five in prose (`Figma file key Bq7XwR3k…`, `dashboard uid is aeb7x2…`), the
+/// one just before elsewhere (`asset aHk7…`): the context-free shapes ([`super::shapes`])
+/// take such a value for an id too.
 pub(super) struct Ids {
     ws: Vec<Range<usize>>,
     ids: Vec<bool>,
@@ -357,14 +360,16 @@ impl Ids {
             .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
             .collect();
         let prose = prose(&lower, &ws, line);
-        let ids = if prose { id_words(&lower) } else { Vec::new() };
+        let ids = id_words(&lower);
         Ids { ws, ids, prose }
     }
 
-    /// True if the value at byte `at` is named an id.
+    /// True if the value at byte `at` is named an id: by one of the five words before it
+    /// in prose, by the word just before it elsewhere (`kobotoolbox: asset aHk7…`).
     pub(super) fn named(&self, at: usize) -> bool {
         let k = self.ws.partition_point(|w| w.end <= at);
-        self.prose && names_an_id(&self.ids, 0, k)
+        let from = if self.prose { 0 } else { k.saturating_sub(1) };
+        names_an_id(&self.ids, from, k)
     }
 }
 

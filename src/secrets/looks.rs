@@ -192,7 +192,10 @@ pub(super) fn random_mixed(v: &[u8]) -> bool {
 pub(super) fn random_anywhere(v: &[u8]) -> bool {
     let count = |f: fn(&u8) -> bool| v.iter().filter(|b| f(b)).count();
     let prefix = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
-    let joined = prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_'));
+    // …or in capitals before `_` (`SV_3xK9mQ2p…`, a Qualtrics survey).
+    let caps = v.iter().take_while(|b| b.is_ascii_uppercase()).count();
+    let joined = (prefix >= 1 && matches!(v.get(prefix), Some(b'-' | b'_')))
+        || ((1..=4).contains(&caps) && v.get(caps) == Some(&b'_'));
     // Shorter random strings are ids as often as passwords (`dQw4w9WgXcQ`, a video;
     // `aZ3kP9qLmX2`, a dashboard): they count only where a sentence says password.
     (14..=64).contains(&v.len())
@@ -290,7 +293,15 @@ pub(super) fn diceware(v: &[u8]) -> bool {
         b"info",
         b"biz",
     ];
-    let host = sep == b'.' && parts.last().is_some_and(|l| HOST_ENDS.contains(l));
+    // …and so is a file's name (`secrets.sops.yaml`).
+    const FILE_ENDS: [&[u8]; 14] = [
+        b"yaml", b"yml", b"json", b"toml", b"txt", b"conf", b"env", b"ini", b"xml", b"log", b"sql",
+        b"csv", b"pem", b"enc",
+    ];
+    let host = sep == b'.'
+        && parts
+            .last()
+            .is_some_and(|l| HOST_ENDS.contains(l) || FILE_ENDS.contains(l));
     // …and a command's verb and object are dashed words (`get-access-token`,
     // `set-initial-password`): a passphrase neither commands nor names itself.
     const COMMAND_WORDS: [&[u8]; 16] = [

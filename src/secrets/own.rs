@@ -411,6 +411,21 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["password", "passwd", "pwd", "secret", "token"],
     ),
     (
+        // LabKey's API key: `apikey|` and 32 hex digits.
+        "api-key",
+        r"\b(apikey\|[0-9a-f]{32})\b",
+        1,
+        &["apikey|"],
+    ),
+    (
+        // A secret setting given through a decoding call: `c.JupyterHub.cookie_secret =
+        // bytes.fromhex('…')`, `b64decode('…')`, `Buffer.from('…')`.
+        "api-key",
+        r#"(?i)\b[a-z0-9_.]*(?:secret|token|api_?key|password)[a-z0-9_]*\s*=\s*(?:bytes\.fromhex|base64\.b64decode|b64decode|unhexlify|Buffer\.from)\(\s*b?["']([^"'\n]{16,256})["']"#,
+        1,
+        &["fromhex", "b64decode", "unhexlify", "buffer.from"],
+    ),
+    (
         // A property list's key and its value (launchd, Info.plist):
         // `<key>DB_PASSWORD</key><string>X</string>`.
         "xml-secret",

@@ -520,3 +520,33 @@ fn heldout_37s_misses_and_its_false_positive() {
         assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
     }
 }
+
+#[test]
+fn heldout_38s_misses_and_its_false_positives() {
+    for (t, secret) in [
+        (
+            "c.JupyterHub.cookie_secret = bytes.fromhex('b817c3fb915832aa4d0c9e1f2b3a4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d')",
+            "b817c3fb915832aa",
+        ),
+        (
+            "opsgenie heartbeat: genieKey cb09af49-da36-cc75-506b-a96d2142bb98",
+            "cb09af49-da36",
+        ),
+        (
+            "labkey: apikey|76fd29f0ac77c22d2c6b16ca516d6364",
+            "76fd29f0ac77c22d",
+        ),
+        ("267963 unlocks the old phone we use for 2FA", "267963"),
+    ] {
+        let s = scan(t);
+        assert!(!s.text.contains(secret), "{t}: {}", s.text);
+    }
+    for t in [
+        "secrets.sops.yaml is encrypted with age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
+        "qualtrics: survey SV_3xK9mQ2pLz7bA1d",
+        "kobotoolbox: asset aHk7vD2mQpRs9WxYz3bC4e",
+        "the monkey and the hotkey 4096 opens nothing",
+    ] {
+        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+    }
+}

@@ -111,6 +111,32 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             return true;
         }
         let alpha = !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_alphabetic());
+        // A camel-case setting whose last word is a key or token (`genieKey`, `apiToken`),
+        // not an English word ending in `key` (`monkey`, `hotkey`)…
+        const NOT_KEY: [&str; 9] = [
+            "monkey", "donkey", "turkey", "hockey", "jockey", "whiskey", "turnkey", "hotkey",
+            "lackey",
+        ];
+        // …nor a key that is public or no secret (`PublicKey`, `siteKey`, `primaryKey`).
+        const NOT_SECRET: [&str; 12] = [
+            "public",
+            "publishable",
+            "site",
+            "host",
+            "primary",
+            "foreign",
+            "sort",
+            "partition",
+            "cache",
+            "routing",
+            "shard",
+            "idempotency",
+        ];
+        let setting = alpha
+            && bare.len() >= 6
+            && bare.len() <= 24
+            && !NOT_SECRET.iter().any(|p| bare.starts_with(p))
+            && ((bare.ends_with("key") && !NOT_KEY.contains(&bare)) || bare.ends_with("token"));
         SAYS.iter().any(|s| w.contains(s))
             || ALSO.contains(&bare)
             // A label: `# master: X`, `vault: X`.
@@ -118,6 +144,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             // `requirepass`, `rootpw`, `adminpw`
             || (alpha && bare.ends_with("pass") && !NOT_PASS.contains(&bare))
             || (alpha && bare.len() <= 12 && bare.ends_with("pw"))
+            || setting
     };
     let ws = words(line, 0);
     let lower: Vec<String> = ws
@@ -349,7 +376,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                     .is_some_and(|p| super::pairs::after_account(&line[ws[p].clone()]))
                 || (prev == Some("to") && strong(v))
                 || prev.is_some_and(|p| p.ends_with(':') || p.ends_with('='))
-                || matches!(next, Some("as" | "is" | "<-" | "←"))
+                || matches!(next, Some("as" | "is" | "<-" | "←" | "unlocks" | "opens"))
         };
         let handed_over = || {
             let prev = k.checked_sub(1).map(|p| lower[p].as_str());

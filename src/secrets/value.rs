@@ -206,11 +206,17 @@ pub(super) fn public_blocks(bytes: &[u8]) -> Vec<Range<usize>> {
 }
 
 /// An id that is public by design though it looks random: Stripe's and Clerk's
-/// publishable keys (`pk_live_…`, `pk_test_…`), PostHog's project keys (`phc_…`).
+/// publishable keys (`pk_live_…`, `pk_test_…`), PostHog's project keys (`phc_…`), an age
+/// recipient (`age1` and 58 bech32 characters: a public key files are encrypted to).
 /// (reCAPTCHA's site and secret keys share one shape, so neither is judged by it.)
 pub(super) fn public_id(t: &[u8]) -> bool {
     let t = unquoted(t);
-    t.starts_with(b"pk_live_") || t.starts_with(b"pk_test_") || t.starts_with(b"phc_")
+    let age = t.len() == 62
+        && t.starts_with(b"age1")
+        && t[4..]
+            .iter()
+            .all(|b| b"qpzry9x8gf2tvdw0s3jn54khce6mua7l".contains(b));
+    t.starts_with(b"pk_live_") || t.starts_with(b"pk_test_") || t.starts_with(b"phc_") || age
 }
 
 /// True if `at` lies inside a crypt(3)-style hash (`$6$rounds=4096$salt$…`, Cisco's

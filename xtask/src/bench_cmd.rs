@@ -302,6 +302,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-35.yaml",
             "tests/fixtures/secrets/heldout-36.yaml",
             "tests/fixtures/secrets/heldout-37.yaml",
+            "tests/fixtures/secrets/heldout-38.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
