@@ -39,6 +39,7 @@
 //!    not mangled.
 
 mod bare;
+mod codes;
 mod command;
 mod letters;
 mod looks;
