@@ -381,9 +381,24 @@ fn a_password_handed_over_after_then_or_holds() {
     assert!(s.kinds.is_empty(), "{:?}", s.kinds);
 }
 
+/// Each text's secret is gone from what would be stored.
+fn gone(cases: &[(&str, &str)]) {
+    for (t, secret) in cases {
+        let s = scan(t);
+        assert!(!s.text.contains(secret), "{t}: {}", s.text);
+    }
+}
+
+/// Each text is stored as written.
+fn kept(texts: &[&str]) {
+    for t in texts {
+        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+    }
+}
+
 #[test]
 fn a_passphrase_of_random_words_with_nothing_naming_it() {
-    for (t, secret) in [
+    gone(&[
         (
             "ugh, pasted engine-hammer-dragon-forest in the wrong channel",
             "engine-hammer-dragon-forest",
@@ -401,12 +416,9 @@ fn a_passphrase_of_random_words_with_nothing_naming_it() {
             "the legacy SOAP login takes legacy_api and napkin-forest-rabbit",
             "napkin-forest-rabbit",
         ),
-    ] {
-        let s = scan(t);
-        assert!(!s.text.contains(secret), "{t}: {}", s.text);
-    }
+    ]);
     // Slugs, compounds, names and settings are not.
-    for t in [
+    kept(&[
         "we value work-life-balance and a first-come-first-served queue",
         "the acme-prod-backups bucket and sync-asset-locations job moved",
         "switch to mistral-large-latest for the summaries",
@@ -416,14 +428,12 @@ fn a_passphrase_of_random_words_with_nothing_naming_it() {
         "a long-running-batch-import of the customer_email_address column",
         "ldap_default_authtok_type = obfuscated_password",
         "mssql login with authentication type azure-active-directory-default",
-    ] {
-        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
-    }
+    ]);
 }
 
 #[test]
 fn heldout_35s_misses_and_its_false_positives() {
-    for (t, secret) in [
+    gone(&[
         (
             "dsn := \"shop:APUPJrifKrDww@tcp(db01:3306)/shop?parseTime=true\"",
             "APUPJrifKrDww",
@@ -453,46 +463,36 @@ fn heldout_35s_misses_and_its_false_positives() {
             "the staging password is rlh@l.BRfq since Monday",
             "rlh@l.BRfq",
         ),
-    ] {
-        let s = scan(t);
-        assert!(!s.text.contains(secret), "{t}: {}", s.text);
-    }
-    for t in [
+    ]);
+    kept(&[
         "zabbix agent: TLSConnect psk",
         "GPG subkey 0x3AA5C34371567BD2 expires next May",
         "the key id is 0x3AA5C34371567BD2 and the token count is 4096",
         "the access token lives for 3600 seconds, build 2024-1117",
         "dsn := \"shop@tcp(db01:3306)/shop\"",
-    ] {
-        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
-    }
+    ]);
 }
 
 #[test]
 fn heldout_36s_misses_and_its_false_positives() {
-    for (t, secret) in [
+    gone(&[
         (
             "Manager: client's staging login — client@partner.io, tjxqztad7g",
             "tjxqztad7g",
         ),
         ("the gate to the car park is 2576#", "2576"),
         ("the Zoom host key is 730161", "730161"),
-    ] {
-        let s = scan(t);
-        assert!(!s.text.contains(secret), "{t}: {}", s.text);
-    }
-    for t in [
+    ]);
+    kept(&[
         "AIRTABLE_BASE_ID=appX1y2Z3a4B5c6D7",
         "a host key fingerprint SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
         "see issue #2576, PR 2577 and the host key of 10.0.0.4",
-    ] {
-        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
-    }
+    ]);
 }
 
 #[test]
 fn heldout_37s_misses_and_its_false_positive() {
-    for (t, secret) in [
+    gone(&[
         (
             "launchd plist: <key>DB_PASSWORD</key><string>bsKc5ygPt38Ar+fudmUlQz</string>",
             "bsKc5ygPt38Ar",
@@ -508,22 +508,17 @@ fn heldout_37s_misses_and_its_false_positive() {
             "VAULT_SECRET_ID=3f1c2b4a-9d8e-4f7a-b6c5-d4e3f2a1b0c9",
             "3f1c2b4a-9d8e",
         ),
-    ] {
-        let s = scan(t);
-        assert!(!s.text.contains(secret), "{t}: {}", s.text);
-    }
-    for t in [
+    ]);
+    kept(&[
         "TWITCH_CLIENT_ID=gp762nuuoqcoxypju8c569th9wz7q5",
         "<key>DB_PASSWORD</key><string>$(DB_PASSWORD)</string>",
         "Pat and I moved the fire panel test to Monday",
-    ] {
-        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
-    }
+    ]);
 }
 
 #[test]
 fn heldout_38s_misses_and_its_false_positives() {
-    for (t, secret) in [
+    gone(&[
         (
             "c.JupyterHub.cookie_secret = bytes.fromhex('b817c3fb915832aa4d0c9e1f2b3a4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d')",
             "b817c3fb915832aa",
@@ -537,16 +532,11 @@ fn heldout_38s_misses_and_its_false_positives() {
             "76fd29f0ac77c22d",
         ),
         ("267963 unlocks the old phone we use for 2FA", "267963"),
-    ] {
-        let s = scan(t);
-        assert!(!s.text.contains(secret), "{t}: {}", s.text);
-    }
-    for t in [
+    ]);
+    kept(&[
         "secrets.sops.yaml is encrypted with age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
         "qualtrics: survey SV_3xK9mQ2pLz7bA1d",
         "kobotoolbox: asset aHk7vD2mQpRs9WxYz3bC4e",
         "the monkey and the hotkey 4096 opens nothing",
-    ] {
-        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
-    }
+    ]);
 }
