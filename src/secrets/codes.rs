@@ -32,13 +32,14 @@ pub(super) fn door_lock(lower: &[String], k: usize) -> bool {
             }))
 }
 
-/// A code of capitals and digits (`QT18TJUJ`, a Wi-Fi or voucher code): 8–32, two or
-/// more digits among three or more letters, not a word and a number (`PROJ1234`).
+/// A code of capitals and digits (`QT18TJUJ`, a Wi-Fi or voucher code, a PlayFab title
+/// secret): 8–64, two or more digits among three or more letters, not a word and a
+/// number (`PROJ1234`).
 pub(super) fn upper_code(v: &[u8]) -> bool {
     let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
     let letters = v.iter().take_while(|b| b.is_ascii_uppercase()).count();
     let named = letters >= 2 && v[letters..].iter().all(u8::is_ascii_digit);
-    (8..=32).contains(&v.len())
+    (8..=64).contains(&v.len())
         && v.iter()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
         && digits >= 2
@@ -59,6 +60,18 @@ pub(super) fn licence_key(v: &[u8]) -> bool {
         })
         && v.iter().any(u8::is_ascii_digit)
         && v.iter().any(u8::is_ascii_uppercase)
+}
+
+/// An app password in four groups of four lower-case letters or digits
+/// (`2oru-30kl-cqsw-h3pc`, Bluesky's and Apple's app-specific passwords).
+pub(super) fn app_password(v: &[u8]) -> bool {
+    v.len() == 19
+        && v.split(|&b| b == b'-').count() == 4
+        && v.split(|&b| b == b'-').all(|g| {
+            g.len() == 4
+                && g.iter()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// A wallet's recovery phrase: after a colon that ends `phrase`, `seed` or `mnemonic` or a

@@ -110,7 +110,7 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     ),
     (
         "api-key",
-        r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|(?:master|encryption|signing)[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;\])}]{6,})"#,
+        r#"(?i)\b[a-z0-9_.-]{0,40}(?:api[_-]?key|apikey|secret[_-]?key(?:[_-]?base)?|(?:master|encryption|signing|auth)[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|secret|token)\b["']?[ \t]*(?:=|:|:=)[ \t]*("[^"\n]{4,}"|'[^'\n]{4,}'|[^\s"',;\])}]{6,})"#,
         1,
         &["key", "secret", "token"],
     ),
@@ -321,9 +321,9 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
     (
         // Kubernetes / compose env lists: `- name: DB_PASSWORD` then `value: …`.
         "env-secret-value",
-        r#"(?i)name:[ \t]*["']?[a-z0-9_]*(?:password|passwd|secret|token|api_?key|pass)["']?[ \t]*\r?\n[ \t]*value:[ \t]*["']?([^\s"']{4,256})"#,
+        r#"(?i)(?:name|key):[ \t]*["']?[a-z0-9_]*(?:password|passwd|secret|token|api_?key|pass)["']?[ \t]*\r?\n[ \t]*value:[ \t]*["']?([^\s"']{4,256})"#,
         1,
-        &["name:"],
+        &["name:", "key:"],
     ),
     (
         "cli-password",
@@ -409,6 +409,28 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         r#"(?i)<[a-z][a-z0-9:_-]*\s+(?:name|key|id)\s*=\s*"[^"]{0,80}(?:password|passwd|pwd|secret|token)"[^>]{0,100}>([^<\s]{4,256})</"#,
         1,
         &["password", "passwd", "pwd", "secret", "token"],
+    ),
+    (
+        // DeepL's key: a UUID and `:fx` (the free API's) anywhere.
+        "api-key",
+        r"(?i)\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx)\b",
+        1,
+        &[":fx"],
+    ),
+    (
+        // OpenWeather's key is called an app id (`OPENWEATHER_APPID=…`, `appid=…` in its
+        // URLs): 32 hex digits.
+        "api-key",
+        r"(?i)\b(?:openweather[a-z_]*|appid)[ \t]*[=:][ \t]*[\x22']?([0-9a-f]{32})\b",
+        1,
+        &["openweather", "appid"],
+    ),
+    (
+        // A Plex claim token (`claim-` and 20 random characters), good for four minutes.
+        "api-key",
+        r"\b(claim-[A-Za-z0-9_-]{20})\b",
+        1,
+        &["claim-"],
     ),
     (
         // LabKey's API key: `apikey|` and 32 hex digits.

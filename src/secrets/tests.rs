@@ -540,3 +540,40 @@ fn heldout_38s_misses_and_its_false_positives() {
         "the monkey and the hotkey 4096 opens nothing",
     ]);
 }
+
+#[test]
+fn heldout_39s_misses() {
+    gone(&[
+        (
+            "OPENWEATHER_APPID=1959ded8132de181ee0fdda3e126371f",
+            "1959ded8132de181",
+        ),
+        (
+            "DEEPL_AUTH_KEY=91396b7d-c918-e5aa-af3c-8527acfd7fb4:fx",
+            "91396b7d-c918",
+        ),
+        (
+            "client = deepl.Translator(\"de7adda3-977b-bcca-f694-8a03e42b80ed:fx\")",
+            "de7adda3-977b",
+        ),
+        (
+            "render.yaml:\n  envVars:\n    - key: DB_PASSWORD\n      value: q14pfmrtghfse",
+            "q14pfmrtghfse",
+        ),
+        (
+            "playfab: title secret key RXD5ZRCZ06JWOGLQ7XRCRQQU8DZMB4YZJWKA004SC9E0LT1554O6",
+            "RXD5ZRCZ06JWOGLQ",
+        ),
+        ("bluesky: app password 2oru-30kl-cqsw-h3pc", "2oru-30kl"),
+        (
+            "plex: PLEX_CLAIM claim-hF806NnDWexkwteo84bB",
+            "hF806NnDWexkwteo84bB",
+        ),
+        ("the merch till drawer opens with 1470", "1470"),
+    ]);
+    kept(&[
+        "render.yaml:\n  envVars:\n    - key: DB_PASSWORD\n      sync: false",
+        "the claim-processing-service and the till opens at 9",
+        "OPENWEATHER_UNITS=metric and appid is read from the env",
+    ]);
+}

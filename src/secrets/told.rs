@@ -234,7 +234,17 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         && lower.iter().any(|w| {
             matches!(
                 bare(w).as_str(),
-                "door" | "gate" | "locker" | "safe" | "cabinet" | "lockbox" | "cage" | "shed"
+                "door"
+                    | "gate"
+                    | "locker"
+                    | "safe"
+                    | "cabinet"
+                    | "lockbox"
+                    | "cage"
+                    | "shed"
+                    | "drawer"
+                    | "till"
+                    | "cupboard"
             )
         });
     let pin = door_code
@@ -471,6 +481,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                 || base32
                 || random_lower(v)
                 || codes::licence_key(v)
+                || codes::app_password(v)
                 || (code_said && codes::upper_code(v)))
                 && handed()
         };

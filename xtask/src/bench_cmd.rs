@@ -303,6 +303,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-36.yaml",
             "tests/fixtures/secrets/heldout-37.yaml",
             "tests/fixtures/secrets/heldout-38.yaml",
+            "tests/fixtures/secrets/heldout-39.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
