@@ -438,7 +438,7 @@ pub fn markdown(r: &SecretsReport) -> String {
         r.rules,
         r.detected,
         r.positives,
-        100.0 * r.detected as f64 / r.positives.max(1) as f64,
+        pct(r.detected, r.positives),
         if r.missed.is_empty() {
             String::new()
         } else {
@@ -452,7 +452,7 @@ pub fn markdown(r: &SecretsReport) -> String {
             set.name,
             set.texts,
             set.flagged,
-            100.0 * set.flagged as f64 / set.texts.max(1) as f64,
+            pct(set.flagged, set.texts),
             set.mean_us
         );
     }
@@ -466,10 +466,10 @@ pub fn markdown(r: &SecretsReport) -> String {
             c.corpus,
             c.found,
             c.secrets,
-            100.0 * c.found as f64 / c.secrets.max(1) as f64,
+            pct(c.found, c.secrets),
             c.flagged,
             c.everyday,
-            100.0 * c.flagged as f64 / c.everyday.max(1) as f64,
+            pct(c.flagged, c.everyday),
             if c.meets_targets { "met" } else { "not met" }
         );
     }
@@ -483,7 +483,7 @@ pub fn markdown(r: &SecretsReport) -> String {
             c.category,
             c.samples,
             c.hits,
-            100.0 * c.hits as f64 / c.samples.max(1) as f64
+            pct(c.hits, c.samples)
         );
     }
     for c in r.categories.iter().filter(|c| !c.wrong.is_empty()) {
@@ -511,7 +511,7 @@ pub fn markdown(r: &SecretsReport) -> String {
             "| {} | {} | {:.1} % |",
             k.kind,
             k.sentence,
-            100.0 * k.kept_off as f64 / k.samples.max(1) as f64
+            pct(k.kept_off, k.samples)
         );
     }
     s.push_str("\n| hostile input (16 KB) | p50 | max |\n|---|---:|---:|\n");
@@ -525,6 +525,11 @@ pub fn markdown(r: &SecretsReport) -> String {
         );
     }
     s
+}
+
+/// `n` of `d` as a percentage (0 when `d` is 0).
+fn pct(n: usize, d: usize) -> f64 {
+    100.0 * n as f64 / d.max(1) as f64
 }
 
 #[cfg(test)]
