@@ -1,7 +1,8 @@
 //! What a code, a key in groups and a recovery phrase look like in a sentence (used by
 //! [`super::told`]): a lock that opens with a code (`cipher lock`, `padlock`), capitals
-//! and digits naming a code (`QT18TJUJ`), a licence key in groups (`3G940-3SNRV-QJ5KG`)
-//! and a wallet's recovery phrase after `phrase:`/`seed:`/`mnemonic:`.
+//! and digits naming a code (`QT18TJUJ`), a licence key in groups (`3G940-3SNRV-QJ5KG`),
+//! a wallet's recovery phrase after `phrase:`/`seed:`/`mnemonic:`, and digits a sentence
+//! gives as a code whatever it opens (`the installer menu asks for 5924`).
 
 use std::ops::Range;
 
@@ -30,6 +31,163 @@ pub(super) fn door_lock(lower: &[String], k: usize) -> bool {
                         | "digital"
                 )
             }))
+}
+
+/// Words before `code` that make it no secret: an exit, status or error code, a postal,
+/// country or area code, a product's, an order's or a promotion's (`the zip code is 94107`).
+const NOT_CODE: [&str; 86] = [
+    "exit",
+    "status",
+    "error",
+    "return",
+    "http",
+    "response",
+    "zip",
+    "postal",
+    "post",
+    "postcode",
+    "area",
+    "country",
+    "dialing",
+    "dialling",
+    "dial",
+    "source",
+    "bar",
+    "qr",
+    "product",
+    "sku",
+    "item",
+    "part",
+    "material",
+    "commodity",
+    "tariff",
+    "hs",
+    "tax",
+    "vat",
+    "iata",
+    "icao",
+    "airport",
+    "airline",
+    "flight",
+    "route",
+    "station",
+    "currency",
+    "language",
+    "lang",
+    "locale",
+    "region",
+    "iso",
+    "colour",
+    "color",
+    "hex",
+    "char",
+    "character",
+    "op",
+    "machine",
+    "escape",
+    "event",
+    "reason",
+    "result",
+    "fault",
+    "tracking",
+    "order",
+    "promo",
+    "discount",
+    "coupon",
+    "project",
+    "cost",
+    "budget",
+    "billing",
+    "account",
+    "accounting",
+    "ledger",
+    "gl",
+    "department",
+    "course",
+    "class",
+    "customer",
+    "client",
+    "vendor",
+    "supplier",
+    "carrier",
+    "booking",
+    "reference",
+    "ref",
+    "confirmation",
+    "invoice",
+    "ticket",
+    "sort",
+    "swift",
+    "bank",
+    "branch",
+    "routing",
+    "naics",
+];
+
+/// True if word `k` is a code in the wide sense, whatever it opens (`the thermostat's
+/// installer code is 5924`, `the POS manager override is 8581`): `code` not after a word
+/// that makes it public (an exit, a zip, an order code), followed by the word that hands
+/// it over (`is`, `was`, `:`, `=`, `now`, `changed`), or an override after the role that
+/// keys it in (`manager`, `supervisor`). Its digits must end their clause
+/// ([`clause_end`]).
+pub(super) fn code_word(lower: &[String], k: usize) -> bool {
+    let bare = |w: &str| -> String {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        w.strip_suffix("'s").unwrap_or(w).to_string()
+    };
+    let w = bare(&lower[k]);
+    let before = &lower[k.saturating_sub(3)..k];
+    let next = lower.get(k + 1).map(|n| bare(n));
+    let handing = lower[k].ends_with(':')
+        || matches!(
+            next.as_deref(),
+            Some("is" | "was" | "now" | "stays" | "changed" | "became" | "becomes" | "")
+        );
+    match w.as_str() {
+        "code" | "codes" => handing && !before.iter().any(|a| NOT_CODE.contains(&bare(a).as_str())),
+        "override" | "overrides" => {
+            handing
+                && before.iter().any(|a| {
+                    matches!(
+                        bare(a).as_str(),
+                        "manager" | "supervisor" | "admin" | "master" | "pos" | "till" | "register"
+                    )
+                })
+        }
+        _ => false,
+    }
+}
+
+/// True if the value before `k` is asked for (`the installer menu asks for 5924`,
+/// `the kiosk prompts for …`): word `k - 1` is `for` after `asks`, `prompts`, `asking`.
+pub(super) fn asked_for(lower: &[String], k: usize) -> bool {
+    k >= 2
+        && lower[k - 1] == "for"
+        && matches!(
+            lower[k - 2].as_str(),
+            "asks" | "asked" | "asking" | "prompts" | "prompted" | "prompting"
+        )
+}
+
+/// True if the value ending at byte `e` ends its clause: the line ends, or a `.`, `,`, `;`,
+/// `!` or `)` follows it, or one of the words that starts what comes next (`until`,
+/// `through`, `for`, `and`, `but`, `since`) — not a unit or a noun (`5924 ms`, `2048 MB`).
+pub(super) fn clause_end(line: &[u8], e: usize) -> bool {
+    let rest = &line[e..];
+    let trimmed = rest.trim_ascii_start();
+    if trimmed.is_empty() || b".,;!)".contains(&rest[0]) {
+        return true;
+    }
+    let word: Vec<u8> = trimmed
+        .iter()
+        .take_while(|b| b.is_ascii_alphabetic())
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    matches!(
+        &word[..],
+        b"until" | b"through" | b"till" | b"for" | b"and" | b"but" | b"since" | b"from" | b"on"
+    ) || trimmed[0] == b'-'
+        || trimmed.starts_with("—".as_bytes())
 }
 
 /// A code of capitals and digits (`QT18TJUJ`, a Wi-Fi or voucher code, a PlayFab title

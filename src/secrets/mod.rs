@@ -41,6 +41,7 @@
 mod bare;
 mod codes;
 mod command;
+mod formats;
 mod letters;
 mod looks;
 mod own;
@@ -251,10 +252,11 @@ fn word_token(matched: &[u8]) -> bool {
 }
 
 /// A diceware passphrase where the key or flag says password (`--password
-/// correct-violet-sugar`): lower-case words are a name elsewhere, a passphrase here.
+/// correct-violet-sugar`, `rabbitmqctl add_user shop X`, whose second argument is the
+/// password): lower-case words are a name elsewhere, a passphrase here.
 fn passphrase(value: &[u8], matched: &[u8]) -> bool {
     let m = String::from_utf8_lossy(matched).to_ascii_lowercase();
-    (m.contains("pass") || m.contains("pwd")) && looks::diceware(value)
+    (m.contains("pass") || m.contains("pwd") || m.contains("add_user")) && looks::diceware(value)
 }
 
 /// A match that names no secret: a boolean flag that only mentions a password

@@ -13,6 +13,7 @@ use aho_corasick::AhoCorasick;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
+use super::formats::FORMATS;
 use super::own::OWN;
 
 const GITLEAKS: &str = include_str!("gitleaks.toml");
@@ -151,7 +152,7 @@ fn build() -> RuleSet {
             Err(e) => skipped.push(format!("{}: {e}", r.id)),
         }
     }
-    for (id, pattern, group, keywords) in OWN {
+    for (id, pattern, group, keywords) in OWN.iter().chain(FORMATS) {
         rules.push(Rule {
             id: (*id).to_string(),
             re: compile(pattern).expect("our own secret patterns compile"),

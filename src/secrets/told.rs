@@ -159,13 +159,27 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         .map(|(k, w)| {
             (says_word(w) && !super::bare::id_key(&lower, k))
                 || codes::door_lock(&lower, k)
+                || codes::code_word(&lower, k)
                 || (matches!(w.as_str(), "log" | "sign" | "signs" | "signed")
                     && lower.get(k + 1).is_some_and(|n| n.starts_with("in")))
         })
         .collect();
-    if !is_says.contains(&true) {
+    // Digits a device asks for (`the installer menu asks for 5924`), and a passphrase
+    // of random words given with a Wi-Fi network (`the Wi-Fi is Dock-5G,
+    // ladder-engine-jacket`), need no word that says what they are.
+    let asked = (0..lower.len()).any(|k| codes::asked_for(&lower, k));
+    let wifi = lower.iter().any(|w| {
+        matches!(
+            w.trim_matches(|c: char| !c.is_alphanumeric()),
+            "wi-fi" | "wifi" | "wlan"
+        )
+    });
+    if !is_says.contains(&true) && !asked && !wifi {
         return;
     }
+    // A code in the wide sense (`the installer code is 5924`): its digits must end
+    // their clause.
+    let loose_code = (0..lower.len()).any(|k| codes::code_word(&lower, k));
     // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
     // …and so may a door's or an alarm's code (`door code … changed to 64005`; not an
     // exit or status code).
@@ -303,8 +317,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         last_says[k] = if is_says[k - 1] { k } else { last_says[k - 1] };
     }
     for (k, w) in ws.iter().enumerate() {
-        if is_says[k] || !near[k] {
+        if is_says[k] {
             continue; // the word that says "password" is the subject, not the value
+        }
+        let asked_here = codes::asked_for(&lower, k);
+        if !near[k] && !asked_here && !wifi {
+            continue;
         }
         // `dashboard uid: aXk29Lm3Qz`: an id — unless a word saying password comes after
         // the id's noun (`the demo tenant … with passcode X`).
@@ -334,6 +352,24 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         }
         if super::looks::hex_literal(v) {
             continue; // a number, a key id, an address
+        }
+        let code_digits = (4..=8).contains(&v.len())
+            && v.iter().all(u8::is_ascii_digit)
+            && codes::clause_end(line, e);
+        if !near[k] {
+            // …not the network's name (`the Wi-Fi SSID is blue-harbor-lamp`).
+            let named = lower[k.saturating_sub(3)..k].iter().any(|w| {
+                matches!(
+                    w.trim_matches(|c: char| !c.is_alphanumeric()),
+                    "ssid" | "name" | "named" | "called" | "network"
+                )
+            });
+            if (asked_here && code_digits)
+                || (wifi && !named && super::looks::random_words(v, true, false))
+            {
+                out.push(s..e);
+            }
+            continue;
         }
         // A word with digits is also a product and its version (`Office365`): it counts
         // only where a sentence hands a password over — right after the word that says
@@ -429,6 +465,9 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         // …in groups too (`9217-7462`, a 2FA backup code).
         let digits_only = || {
             let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
+            if (loose_code && handed() && code_digits) || (asked_here && code_digits) {
+                return true;
+            }
             pin && handed()
                 && v.len() >= 4
                 && v[0].is_ascii_alphanumeric()
@@ -529,3 +568,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "told_tests.rs"]
+mod tests;

@@ -304,6 +304,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-37.yaml",
             "tests/fixtures/secrets/heldout-38.yaml",
             "tests/fixtures/secrets/heldout-39.yaml",
+            "tests/fixtures/secrets/heldout-40.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

@@ -78,7 +78,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-36.yaml",
             "heldout-37.yaml",
             "heldout-38.yaml",
-            "heldout-39.yaml"
+            "heldout-39.yaml",
+            "heldout-40.yaml"
         ]
     );
     let sizes: u64 = corpora

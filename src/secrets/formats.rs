@@ -1,0 +1,84 @@
+//! Token formats gitleaks leaves to a context keyword or does not know, in its shape:
+//! (id, regex, secret group, keywords). Each was added for a miss of a corpus (the
+//! held-out corpora in `tests/fixtures/secrets/` say which); [`super::own`] has the rules
+//! that read a context (URLs, command lines, config lines).
+
+/// Our token formats, in gitleaks' shape: (id, regex, secret group, keywords).
+pub(super) const FORMATS: &[(&str, &str, usize, &[&str])] = &[
+    ("mailgun-key", r"\bkey-[0-9a-f]{32}\b", 0, &["key-"]),
+    ("nuget-api-key", r"\boy2[a-z0-9]{43}\b", 0, &["oy2"]),
+    (
+        "hubspot-private-app-token",
+        r"\bpat-(?:na|eu)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+        0,
+        &["pat-na", "pat-eu"],
+    ),
+    ("buildkite-token", r"\bbkua_[0-9a-f]{40}\b", 0, &["bkua_"]),
+    (
+        "linear-oauth-token",
+        r"\blin_oauth_[0-9a-f]{64}\b",
+        0,
+        &["lin_oauth_"],
+    ),
+    (
+        "asana-token",
+        // Legacy `1/…:…` and current `2/<workspace>/<user>:…` personal access tokens.
+        r"\b[0-9]/[0-9]{16}(?:/[0-9]{16})?:[0-9a-f]{32}\b",
+        0,
+        &["/"],
+    ),
+    ("new-relic-key", r"\bNRAK-[A-Z0-9]{27}\b", 0, &["nrak-"]),
+    (
+        "vault-token",
+        r"\bhv[sb]\.[A-Za-z0-9_-]{24,}",
+        0,
+        &["hvs.", "hvb."],
+    ),
+    (
+        "airtable-token",
+        r"\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b",
+        0,
+        &["pat"],
+    ),
+    ("supabase-token", r"\bsbp_[0-9a-f]{40}\b", 0, &["sbp_"]),
+    (
+        "age-secret-key",
+        r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",
+        0,
+        &["age-secret-key"],
+    ),
+    (
+        "mailchimp-key",
+        r"\b[0-9a-f]{32}-us[0-9]{1,2}\b",
+        0,
+        &["-us"],
+    ),
+    (
+        "private-key",
+        r"(?i)-----begin[ a-z0-9_-]{0,100}private key(?: block)?-----[\s\S]*?(?:-----end[ a-z0-9_-]{0,100}private key(?: block)?-----|\z)",
+        0,
+        &["-----begin"],
+    ),
+    (
+        // Trello's API tokens: `ATTA`, 64 hex digits and an 8-digit checksum.
+        "trello-token",
+        r"\bATTA[0-9a-fA-F]{64,72}\b",
+        0,
+        &["atta"],
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::secrets::scan;
+
+    #[test]
+    fn a_trello_token_anywhere_and_not_a_word_starting_atta() {
+        let token = "ATTA2d9fe5278434d70aa1d78fb360d1ddf0316f6958ccfde27831c80ecf42d0aa70E8FC7803";
+        let t = format!("const trello = new Trello(\"4f1a2b3c\", \"{token}\");");
+        assert!(!scan(&t).text.contains(token), "{}", scan(&t).text);
+        for t in ["ATTACHMENT_DIR=/srv/files", "the ATTACK matrix is in docs/"] {
+            assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Tests of [`super`] through the whole scan: digits a sentence gives as a code whatever
+//! it opens, and a passphrase given with a Wi-Fi network — and the everyday codes, sizes
+//! and network names that must stay.
+
+use crate::secrets::scan;
+
+/// Each secret's bytes are gone from what would be stored.
+fn gone(cases: &[(&str, &str)]) {
+    for (t, secret) in cases {
+        let s = scan(t);
+        assert!(!s.text.contains(secret), "{t}: {}", s.text);
+    }
+}
+
+/// Each text is stored as written.
+fn kept(texts: &[&str]) {
+    for t in texts {
+        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+    }
+}
+
+#[test]
+fn digits_given_as_a_code_whatever_it_opens() {
+    gone(&[
+        ("the POS manager override is 8581", "8581"),
+        (
+            "Learned: the thermostat's installer menu asks for 5924",
+            "5924",
+        ),
+        ("the thermostat's installer code is 5924", "5924"),
+        ("the server cage code is 28831 until March", "28831"),
+        ("the building's after-hours code is 44120.", "44120"),
+        ("the phone unlock code is 2231", "2231"),
+        ("the new code is 7788, don't share it", "7788"),
+        ("the kiosk prompts for 660912 on boot", "660912"),
+    ]);
+}
+
+#[test]
+fn public_codes_sizes_and_counts_stay() {
+    kept(&[
+        "the zip code is 94107",
+        "the error code is 10054.",
+        "the response code was 4290.",
+        "the project code is 4411",
+        "the booking code is 4417",
+        "the HS code is 8471",
+        "the country code: 0044",
+        "the code was 3000 lines before the refactor",
+        "the code review is 4412 lines",
+        "the code is in src/main.rs",
+        "the exit code is 137",
+        "the form asks for 2048 MB",
+        "the wizard asks for 3 values",
+        "the manager override is in the admin panel",
+        "the manager override is 15 minutes",
+        "the error code 5003 is documented",
+    ]);
+}
+
+#[test]
+fn a_passphrase_given_with_a_wifi_network() {
+    gone(&[
+        (
+            "the warehouse Wi-Fi is Dock-5G, ladder-engine-jacket",
+            "ladder-engine-jacket",
+        ),
+        (
+            "wifi for the pop-up store: velvet-orange-hammer",
+            "velvet-orange-hammer",
+        ),
+    ]);
+    kept(&[
+        "the Wi-Fi SSID is blue-harbor-lamp",
+        "the Wi-Fi is Dock-5G on channel 36",
+        "our wifi is on the mesh-router-config branch",
+        "the office Wi-Fi is AcmeGuest2024",
+        "the Wi-Fi network is called north-wing-guest",
+    ]);
+}
