@@ -6,6 +6,12 @@
 
 use std::ops::Range;
 
+/// A word without its punctuation and possessive (`thermostat's` → `thermostat`).
+fn bare(w: &str) -> String {
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+    w.strip_suffix("'s").unwrap_or(w).to_string()
+}
+
 /// True if word `k` is a lock that opens with a code (`the server room's cipher lock is
 /// 28894`, `padlock 4417`): a lockbox or padlock, or a lock after a word naming a door,
 /// a keypad or a combination (not a file lock or a mutex).
@@ -31,6 +37,111 @@ pub(super) fn door_lock(lower: &[String], k: usize) -> bool {
                         | "digital"
                 )
             }))
+}
+
+/// True if a sentence is about a PIN or a code that may be digits only: a PIN or
+/// passcode (`alarm pin is 762213`, `passcode: 543086`), a door's or an alarm's code
+/// (`door code … changed to 64005`; not an exit or status code), also after a
+/// possessive (`the fire panel's engineer code`), a lock, a locker or a drawer that
+/// opens, or a meeting's host key.
+pub(super) fn pin_sentence(lower: &[String]) -> bool {
+    let door_code = lower.iter().enumerate().any(|(k, w)| {
+        matches!(bare(w).as_str(), "code" | "codes")
+            && lower[k.saturating_sub(3)..k].iter().any(|a| {
+                matches!(
+                    bare(a).as_str(),
+                    "door"
+                        | "gate"
+                        | "alarm"
+                        | "access"
+                        | "entry"
+                        | "lock"
+                        | "safe"
+                        | "garage"
+                        | "building"
+                        | "lockbox"
+                        | "unlock"
+                        | "bridge"
+                        | "meeting"
+                        | "conference"
+                        | "participant"
+                        | "pairing"
+                        | "pairs"
+                        | "pair"
+                        | "setup"
+                        | "activation"
+                        | "admin"
+                        | "master"
+                        | "security"
+                        | "installer"
+                        | "verification"
+                        | "arming"
+                        | "panel"
+                        | "cage"
+                        | "room"
+                        | "locker"
+                        | "cabinet"
+                        | "vault"
+                        | "office"
+                        | "storage"
+                        | "after-hours"
+                        | "hours"
+                        | "night"
+                        | "staff"
+                        | "entrance"
+                        | "backup"
+                        | "2fa"
+                        | "mfa"
+                        | "box"
+                        | "rack"
+                        | "engineer"
+                )
+            })
+    });
+    // A locker, a safe or a door that opens with digits (`the locker … opens with 4910`).
+    let opens = lower
+        .iter()
+        .any(|w| matches!(bare(w).as_str(), "opens" | "unlocks"))
+        && lower.iter().any(|w| {
+            matches!(
+                bare(w).as_str(),
+                "door"
+                    | "gate"
+                    | "locker"
+                    | "safe"
+                    | "cabinet"
+                    | "lockbox"
+                    | "cage"
+                    | "shed"
+                    | "drawer"
+                    | "till"
+                    | "cupboard"
+            )
+        });
+    door_code
+        || opens
+        || (0..lower.len()).any(|k| door_lock(lower, k))
+        // A meeting's host key (Zoom's six digits).
+        || (1..lower.len()).any(|k| bare(&lower[k]) == "key" && bare(&lower[k - 1]) == "host")
+        || lower.iter().any(|w| {
+            let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+            matches!(
+                bare,
+                "pin"
+                    | "puk"
+                    | "safe"
+                    | "disarm"
+                    | "disarms"
+                    | "passcode"
+                    | "pincode"
+                    | "keypad"
+                    | "combination"
+                    | "combo"
+                    | "unlock"
+                    | "unlocks"
+                    | "unlocked"
+            )
+        })
 }
 
 /// Words before `code` that make it no secret: an exit, status or error code, a postal,
@@ -131,10 +242,6 @@ const NOT_CODE: [&str; 86] = [
 /// keys it in (`manager`, `supervisor`). Its digits must end their clause
 /// ([`clause_end`]).
 pub(super) fn code_word(lower: &[String], k: usize) -> bool {
-    let bare = |w: &str| -> String {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        w.strip_suffix("'s").unwrap_or(w).to_string()
-    };
     let w = bare(&lower[k]);
     let before = &lower[k.saturating_sub(3)..k];
     let next = lower.get(k + 1).map(|n| bare(n));
@@ -188,6 +295,65 @@ pub(super) fn clause_end(line: &[u8], e: usize) -> bool {
         b"until" | b"through" | b"till" | b"for" | b"and" | b"but" | b"since" | b"from" | b"on"
     ) || trimmed[0] == b'-'
         || trimmed.starts_with("—".as_bytes())
+}
+
+/// True if word `j` names a token or a secret key (`token`, `tokens`, `secret`,
+/// `apikey`, `API key`, `access key`, a licence or signing key) — not a key in general
+/// (`the partition key`, `the primary key`).
+pub(super) fn key_word(lower: &[String], j: usize) -> bool {
+    let w = bare(&lower[j]);
+    let last = w.rsplit(['_', '-', '.']).next().unwrap_or(&w).to_string();
+    matches!(last.as_str(), "token" | "tokens" | "secret" | "apikey")
+        || (last == "key"
+            && j > 0
+            && matches!(
+                bare(&lower[j - 1]).as_str(),
+                "api"
+                    | "access"
+                    | "auth"
+                    | "secret"
+                    | "licence"
+                    | "license"
+                    | "private"
+                    | "master"
+                    | "admin"
+                    | "account"
+                    | "service"
+                    | "server"
+                    | "integration"
+                    | "signing"
+            ))
+}
+
+/// True if a sentence names a hash, a digest or an id, so a hex string in it is one
+/// (`the token's SHA-256 is …`, `commit 4f1a…`, `key id …`).
+pub(super) fn names_a_hash(lower: &[String]) -> bool {
+    lower.iter().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        matches!(
+            w,
+            "hash"
+                | "hashed"
+                | "hashes"
+                | "sha"
+                | "sha1"
+                | "sha256"
+                | "sha-256"
+                | "sha512"
+                | "md5"
+                | "digest"
+                | "checksum"
+                | "commit"
+                | "fingerprint"
+                | "id"
+                | "ids"
+                | "uid"
+                | "integrity"
+                | "etag"
+                | "revision"
+                | "rev"
+        )
+    })
 }
 
 /// A code of capitals and digits (`QT18TJUJ`, a Wi-Fi or voucher code, a PlayFab title

@@ -60,6 +60,29 @@ pub(super) const FORMATS: &[(&str, &str, usize, &[&str])] = &[
         &["-----begin"],
     ),
     (
+        // Transifex's API tokens: `1/` and 40 hex digits.
+        "transifex-token",
+        r"(?:^|[^0-9A-Za-z/])1/([0-9a-f]{40})\b",
+        1,
+        &["1/"],
+    ),
+    (
+        // Unleash's API tokens: `project:environment.` (either may be `*`) and 56–64 hex
+        // digits.
+        "unleash-token",
+        r"(?i)(?:\*|\b[a-z][a-z0-9_-]{0,40}):(?:\*|[a-z][a-z0-9_-]{0,40})\.([0-9a-f]{56,64})\b",
+        1,
+        &[":"],
+    ),
+    (
+        // Bitwarden Secrets Manager's machine-account access tokens:
+        // `0.<uuid>.<secret>:<key in base64>`.
+        "bitwarden-access-token",
+        r"\b0\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[0-9A-Za-z]{20,40}:[0-9A-Za-z+/]{20,44}={0,2}",
+        0,
+        &["0."],
+    ),
+    (
         // Trello's API tokens: `ATTA`, 64 hex digits and an 8-digit checksum.
         "trello-token",
         r"\bATTA[0-9a-fA-F]{64,72}\b",
@@ -71,6 +94,29 @@ pub(super) const FORMATS: &[(&str, &str, usize, &[&str])] = &[
 #[cfg(test)]
 mod tests {
     use crate::secrets::scan;
+
+    #[test]
+    fn transifex_unleash_and_bitwarden_tokens_and_their_look_alikes() {
+        let hex40 = "2b8b11a3665b041fd96f6f8077348a4bc9d3022e";
+        let hex56 = "356d8872d64251efe4e54a6c907136bba40c59bac84471b5fe9b7541";
+        let bw = "0.e3597c5d-194f-cfe1-bfd3-1c2a3b4c5d6e.Zk3mQ9xT2vLp8RbN4wYc6HjK1sDfGa:9fK2mQ4xT8vLp1RbN6wYcA==";
+        for (t, secret) in [
+            (format!("transifex: tx init then paste 1/{hex40}"), hex40),
+            (format!("unleash: admin token *:*.{hex56}"), hex56),
+            (format!("UNLEASH_TOKEN=shop:production.{hex56}"), hex56),
+            (format!("bitwarden: machine account access token {bw}"), bw),
+        ] {
+            assert!(!scan(&t).text.contains(secret), "{t}: {}", scan(&t).text);
+        }
+        for t in [
+            "the ratio is 1/4 of the traffic",
+            "time: 12:30.5 on the clock",
+            "see docs/1/index.html",
+            "version 0.4.2:beta",
+        ] {
+            assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+        }
+    }
 
     #[test]
     fn a_trello_token_anywhere_and_not_a_word_starting_atta() {

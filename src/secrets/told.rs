@@ -180,111 +180,12 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     // A code in the wide sense (`the installer code is 5924`): its digits must end
     // their clause.
     let loose_code = (0..lower.len()).any(|k| codes::code_word(&lower, k));
-    // A PIN or passcode may be digits only (`alarm pin is 762213`, `passcode: 543086`).
-    // …and so may a door's or an alarm's code (`door code … changed to 64005`; not an
-    // exit or status code).
-    // …without a possessive (`the fire panel's engineer code`).
     let bare = |w: &String| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         w.strip_suffix("'s").unwrap_or(w).to_string()
     };
-    let door_code = lower.iter().enumerate().any(|(k, w)| {
-        matches!(bare(w).as_str(), "code" | "codes")
-            && lower[k.saturating_sub(3)..k].iter().any(|a| {
-                matches!(
-                    bare(a).as_str(),
-                    "door"
-                        | "gate"
-                        | "alarm"
-                        | "access"
-                        | "entry"
-                        | "lock"
-                        | "safe"
-                        | "garage"
-                        | "building"
-                        | "lockbox"
-                        | "unlock"
-                        | "bridge"
-                        | "meeting"
-                        | "conference"
-                        | "participant"
-                        | "pairing"
-                        | "pairs"
-                        | "pair"
-                        | "setup"
-                        | "activation"
-                        | "admin"
-                        | "master"
-                        | "security"
-                        | "installer"
-                        | "verification"
-                        | "arming"
-                        | "panel"
-                        | "cage"
-                        | "room"
-                        | "locker"
-                        | "cabinet"
-                        | "vault"
-                        | "office"
-                        | "storage"
-                        | "after-hours"
-                        | "hours"
-                        | "night"
-                        | "staff"
-                        | "entrance"
-                        | "backup"
-                        | "2fa"
-                        | "mfa"
-                        | "box"
-                        | "rack"
-                        | "engineer"
-                )
-            })
-    });
-    // A locker, a safe or a door that opens with digits (`the locker … opens with 4910`).
-    let opens = lower
-        .iter()
-        .any(|w| matches!(bare(w).as_str(), "opens" | "unlocks"))
-        && lower.iter().any(|w| {
-            matches!(
-                bare(w).as_str(),
-                "door"
-                    | "gate"
-                    | "locker"
-                    | "safe"
-                    | "cabinet"
-                    | "lockbox"
-                    | "cage"
-                    | "shed"
-                    | "drawer"
-                    | "till"
-                    | "cupboard"
-            )
-        });
-    let pin = door_code
-        || opens
-        || (0..lower.len()).any(|k| codes::door_lock(&lower, k))
-        // A meeting's host key (Zoom's six digits).
-        || (1..lower.len()).any(|k| bare(&lower[k]) == "key" && bare(&lower[k - 1]) == "host")
-        || lower.iter().any(|w| {
-            let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-            matches!(
-                bare,
-                "pin"
-                    | "puk"
-                    | "safe"
-                    | "disarm"
-                    | "disarms"
-                    | "passcode"
-                    | "pincode"
-                    | "keypad"
-                    | "combination"
-                    | "combo"
-                    | "unlock"
-                    | "unlocks"
-                    | "unlocked"
-            )
-        });
+    // A PIN, a door's code, a lock that opens: digits alone may be the secret.
+    let pin = codes::pin_sentence(&lower);
     // A word that says "password" itself (not only `key`, `token`, `pin`, `login`).
     let says_password = |w: &str| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
@@ -352,6 +253,9 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         }
         if super::looks::hex_literal(v) {
             continue; // a number, a key id, an address
+        }
+        if super::value::read_from(v) {
+            continue; // where code reads it from (`process.env.TYPESENSE_KEY`)
         }
         let code_digits = (4..=8).contains(&v.len())
             && v.iter().all(u8::is_ascii_digit)
@@ -465,7 +369,14 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         // …in groups too (`9217-7462`, a 2FA backup code).
         let digits_only = || {
             let digits = v.iter().filter(|b| b.is_ascii_digit()).count();
-            if (loose_code && handed() && code_digits) || (asked_here && code_digits) {
+            // …or what opens or unlocks with them (`the old iPad opens with 121869`).
+            let opens_with = k >= 2
+                && lower[k - 1] == "with"
+                && matches!(
+                    bare(&lower[k - 2]).as_str(),
+                    "opens" | "unlocks" | "opened" | "unlocked"
+                );
+            if ((loose_code && handed()) || asked_here || opens_with) && code_digits {
                 return true;
             }
             pin && handed()
@@ -548,11 +459,24 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             super::command::uuid(v)
                 && (k.checked_sub(1).is_some_and(|p| is_says[p])
                     || (strong_says && handed())
-                    || (k >= 2 && bare(&lower[k - 1]) == "id" && bare(&lower[k - 2]) == "secret"))
+                    || (k >= 2 && bare(&lower[k - 1]) == "id" && bare(&lower[k - 2]) == "secret")
+                    || (handed() && (k.saturating_sub(3)..k).any(|j| codes::key_word(&lower, j))))
+        };
+        // 32 hex digits or more up to eight words after a word naming a token or an API
+        // key (`API token (full access) 40cf…`, `tctl tokens add … # printed 2dc7…`),
+        // where the sentence names no hash or id.
+        let key_hex = || {
+            v.len() >= 32
+                && v.iter().all(u8::is_ascii_hexdigit)
+                && v.iter().any(u8::is_ascii_digit)
+                && v.iter().any(u8::is_ascii_alphabetic)
+                && (k.saturating_sub(8)..k).any(|j| codes::key_word(&lower, j))
+                && !codes::names_a_hash(&lower)
         };
         if shaped(v)
             || right_after()
             || token_uuid()
+            || key_hex()
             || (random_printable(v) && handed())
             || keyish()
             || short()

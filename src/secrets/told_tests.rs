@@ -78,3 +78,26 @@ fn a_passphrase_given_with_a_wifi_network() {
         "the Wi-Fi network is called north-wing-guest",
     ]);
 }
+
+#[test]
+fn a_hex_key_or_uuid_after_a_word_naming_a_token() {
+    let hex = "40cfc4aca3d6b5ff283e61a03ba71f59141414a514a4af0c";
+    let uuid = "f866069b-8072-8393-4609-934229b29d4c";
+    gone(&[
+        (&format!("strapi: API token (full access) {hex}"), hex),
+        (&format!("statuspage: the API key is {uuid}"), uuid),
+        ("the old iPad opens with 121869", "121869"),
+    ]);
+    kept(&[
+        &format!("the token's sha256 is {hex}"),
+        &format!("API token id {hex} was revoked"),
+        &format!("the partition key is {uuid}"),
+        "the season opens with 2026 fixtures",
+        "the report opens with 1200 rows",
+    ]);
+}
+
+#[test]
+fn where_code_reads_a_key_from_is_no_key() {
+    kept(&["const client = new Typesense.Client({ nodes, apiKey: process.env.TYPESENSE_KEY });"]);
+}

@@ -92,16 +92,11 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
     WORDS.iter().any(|w| s.contains(w))
 }
 
-/// A value naming where the secret is kept, not the secret: a relative or home path
-/// (`./db-pass.txt`, `~/.pgpass`), an absolute path of two or more parts
-/// (`/run/secrets/db`), curl's `@file`, a URL (`proxy_pass http://backend:8080`; credentials
-/// in a URL have their own rule), openssl's `env:NAME`, `fd:N`, `stdin`.
-pub(super) fn reference(value: &[u8]) -> bool {
-    let v = unquoted(value);
+/// True if `v` says where code or a tool reads the secret from: `process.env.PGPASSWORD`,
+/// `os.environ["PW"]`, `System.getenv("PW")`, `ENV.fetch(…)`, an ARN, an Ansible Vault
+/// value (`!vault |`), Home Assistant's `!secret name`, HTTPie's `:=@file`.
+pub(super) fn read_from(v: &[u8]) -> bool {
     let lower = String::from_utf8_lossy(v).to_ascii_lowercase();
-    // Where code or a tool reads the secret from: `process.env.PGPASSWORD`,
-    // `os.environ["PW"]`, `System.getenv("PW")`, `ENV.fetch(…)`, an ARN, an Ansible
-    // Vault value (`!vault |`), Home Assistant's `!secret name`, HTTPie's `:=@file`.
     const FROM: [&str; 12] = [
         "process.env.",
         "os.environ",
@@ -116,7 +111,16 @@ pub(super) fn reference(value: &[u8]) -> bool {
         "!secret",
         "=@",
     ];
-    if FROM.iter().any(|f| lower.starts_with(f)) {
+    FROM.iter().any(|f| lower.starts_with(f))
+}
+
+/// A value naming where the secret is kept, not the secret: a relative or home path
+/// (`./db-pass.txt`, `~/.pgpass`), an absolute path of two or more parts
+/// (`/run/secrets/db`), curl's `@file`, a URL (`proxy_pass http://backend:8080`; credentials
+/// in a URL have their own rule), openssl's `env:NAME`, `fd:N`, `stdin`.
+pub(super) fn reference(value: &[u8]) -> bool {
+    let v = unquoted(value);
+    if read_from(v) {
         return true;
     }
     // A store's path of lower-case segments (`airflow/connections/db`, a secret's name in

@@ -305,6 +305,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-38.yaml",
             "tests/fixtures/secrets/heldout-39.yaml",
             "tests/fixtures/secrets/heldout-40.yaml",
+            "tests/fixtures/secrets/heldout-41.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

@@ -79,7 +79,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-37.yaml",
             "heldout-38.yaml",
             "heldout-39.yaml",
-            "heldout-40.yaml"
+            "heldout-40.yaml",
+            "heldout-41.yaml"
         ]
     );
     let sizes: u64 = corpora
