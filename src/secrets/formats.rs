@@ -83,6 +83,14 @@ pub(super) const FORMATS: &[(&str, &str, usize, &[&str])] = &[
         &["0."],
     ),
     (
+        // Akamai EdgeGrid's access and client tokens: `akab-`, 16 and 16 letters and
+        // digits — not the API host, which is spelt the same and goes on `.luna…`.
+        "akamai-edgegrid-token",
+        r"\b(akab-[a-z0-9]{16}-[a-z0-9]{16})(?:[^.a-z0-9-]|\.(?:\s|$)|$)",
+        1,
+        &["akab-"],
+    ),
+    (
         // Trello's API tokens: `ATTA`, 64 hex digits and an 8-digit checksum.
         "trello-token",
         r"\bATTA[0-9a-fA-F]{64,72}\b",
@@ -116,6 +124,23 @@ mod tests {
         ] {
             assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
         }
+    }
+
+    #[test]
+    fn an_akamai_token_but_not_its_host() {
+        let token = "akab-wjjcwfhmud7otaah-846mytdtdy4moff3";
+        for t in [
+            format!("akamai: the EdgeGrid access_token is {token}"),
+            format!("client_token = {token}."),
+        ] {
+            assert!(!scan(&t).text.contains(token), "{t}: {}", scan(&t).text);
+        }
+        let host = format!("host = {token}.luna.akamaiapis.net");
+        assert!(
+            scan(&host).kinds.is_empty(),
+            "{host}: {:?}",
+            scan(&host).kinds
+        );
     }
 
     #[test]

@@ -398,7 +398,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         });
         let token_value = || {
             let typed = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
-            let body = if (2..=6).contains(&typed) && v.get(typed) == Some(&b'_') {
+            let body = if (2..=10).contains(&typed) && v.get(typed) == Some(&b'_') {
                 &v[typed + 1..]
             } else {
                 &[][..]
@@ -413,8 +413,11 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         // A hex key, random lower-case letters (an app password) or a licence key in
         // groups (`3G940-3SNRV-QJ5KG`), handed over.
         let keyish = || {
-            let hex = v.len() >= 32
-                && v.iter().all(u8::is_ascii_hexdigit)
+            // …in groups too (a Bunny storage password: a UUID and two more groups).
+            let hex = v.iter().filter(|b| b.is_ascii_hexdigit()).count() >= 32
+                && v.iter().all(|b| b.is_ascii_hexdigit() || *b == b'-')
+                && v[0] != b'-'
+                && v[v.len() - 1] != b'-'
                 && v.iter().any(u8::is_ascii_digit)
                 && v.iter().any(u8::is_ascii_alphabetic);
             // A hex string after a flag is an id as often (`--forget KEYGRIP`).

@@ -101,3 +101,17 @@ fn a_hex_key_or_uuid_after_a_word_naming_a_token() {
 fn where_code_reads_a_key_from_is_no_key() {
     kept(&["const client = new Typesense.Client({ nodes, apiKey: process.env.TYPESENSE_KEY });"]);
 }
+
+#[test]
+fn a_typed_key_and_a_grouped_hex_password_after_the_word() {
+    let key = format!("standard_{}", "8896ea1f3ec4052b597cc4bdf4e47a60".repeat(4));
+    let grouped = "d0e015ad-6ff5-66f5-b555-070a4171d274-6526-13cc";
+    gone(&[
+        (&format!("appwrite: server API key {key}"), key.as_str()),
+        (&format!("bunny: storage zone password {grouped}"), grouped),
+    ]);
+    kept(&[
+        "the API key prefix is standard_ for server keys",
+        "bunny: the storage zone id is d0e015ad-6ff5-66f5-b555-070a4171d274",
+    ]);
+}

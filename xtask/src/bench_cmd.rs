@@ -306,6 +306,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-39.yaml",
             "tests/fixtures/secrets/heldout-40.yaml",
             "tests/fixtures/secrets/heldout-41.yaml",
+            "tests/fixtures/secrets/heldout-42.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
