@@ -388,7 +388,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         };
         // Right after a word naming a token, a key or a secret: sixteen digits or more
         // (TeamCity's super user token), or a typed token (`tk_1zbx…`, ntfy's) whose
-        // body is random.
+        // body is random or a UUID (`wbhsec_…`, Persona's).
         let token_word = k.checked_sub(1).is_some_and(|p| {
             is_says[p]
                 && matches!(
@@ -405,6 +405,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
             };
             token_word
                 && ((v.len() >= 16 && v.iter().all(u8::is_ascii_digit))
+                    || super::command::uuid(body)
                     || (body.len() >= 20
                         && body.iter().all(u8::is_ascii_alphanumeric)
                         && body.iter().filter(|b| b.is_ascii_digit()).count() >= 2

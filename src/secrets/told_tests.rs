@@ -115,3 +115,13 @@ fn a_typed_key_and_a_grouped_hex_password_after_the_word() {
         "bunny: the storage zone id is d0e015ad-6ff5-66f5-b555-070a4171d274",
     ]);
 }
+
+#[test]
+fn a_typed_uuid_after_a_secret_word() {
+    let secret = "wbhsec_028df273-b4d7-b2b8-7f84-4cefec411b22";
+    gone(&[(
+        &format!("persona: the inquiry webhook secret {secret}"),
+        secret,
+    )]);
+    kept(&["persona: the inquiry template is itmpl_Zx9kQ2mP4vL8nR6t"]);
+}

@@ -265,7 +265,12 @@ pub(super) fn public_marker(bytes: &[u8], r: Range<usize>) -> bool {
 
 fn public(bytes: &[u8], r: Range<usize>, judge: bool) -> bool {
     let t = &bytes[r.clone()];
-    if public_id(t) {
+    // …also as an assignment's value read as one token (`KNOCK_PUBLIC_API_KEY=pk_test_…`).
+    let assigned = t
+        .iter()
+        .position(|&b| b == b'=')
+        .is_some_and(|eq| public_id(&t[eq + 1..]));
+    if public_id(t) || assigned {
         return true;
     }
     if crypt_hash(bytes, r.start) {
@@ -423,6 +428,14 @@ pub(super) fn decodes_to_text(t: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_publishable_key_is_public_also_as_an_assignment_read_whole() {
+        let line = b"KNOCK_PUBLIC_API_KEY=pk_test_Zx9kQ2mP4vL8nR6tY3wBcD5fG7hJ1kL3";
+        assert!(known_public(line, 0..line.len()));
+        let secret = b"KNOCK_SECRET_API_KEY=sk_test_Zx9kQ2mP4vL8nR6tY3wBcD5fG7hJ1kL3";
+        assert!(!known_public(secret, 0..secret.len()));
+    }
 
     #[test]
     fn placeholders_references_and_random_letters() {

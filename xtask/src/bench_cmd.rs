@@ -307,6 +307,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-40.yaml",
             "tests/fixtures/secrets/heldout-41.yaml",
             "tests/fixtures/secrets/heldout-42.yaml",
+            "tests/fixtures/secrets/heldout-43.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
