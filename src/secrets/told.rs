@@ -467,13 +467,18 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
                     || (handed() && (k.saturating_sub(3)..k).any(|j| codes::key_word(&lower, j))))
         };
         // 32 hex digits or more up to eight words after a word naming a token or an API
-        // key (`API token (full access) 40cf…`, `tctl tokens add … # printed 2dc7…`),
-        // where the sentence names no hash or id.
+        // key (`API token (full access) 40cf…`), also after its type and owner (`agent
+        // token agent:acme:30a8…`, Dagster's), where the sentence names no hash or id.
         let key_hex = || {
-            v.len() >= 32
-                && v.iter().all(u8::is_ascii_hexdigit)
-                && v.iter().any(u8::is_ascii_digit)
-                && v.iter().any(u8::is_ascii_alphabetic)
+            let hex = v.rsplit(|&b| b == b':').next().unwrap_or(v);
+            let typed = &v[..v.len() - hex.len()];
+            hex.len() >= 32
+                && hex.iter().all(u8::is_ascii_hexdigit)
+                && hex.iter().any(u8::is_ascii_digit)
+                && hex.iter().any(u8::is_ascii_alphabetic)
+                && typed
+                    .iter()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b':')
                 && (k.saturating_sub(8)..k).any(|j| codes::key_word(&lower, j))
                 && !codes::names_a_hash(&lower)
         };

@@ -125,3 +125,12 @@ fn a_typed_uuid_after_a_secret_word() {
     )]);
     kept(&["persona: the inquiry template is itmpl_Zx9kQ2mP4vL8nR6t"]);
 }
+
+#[test]
+fn a_hex_token_after_its_type_and_owner() {
+    let hex = "30a8a6a9d18f976deaf38037031a39d0";
+    gone(&[(&format!("dagster: agent token agent:acme:{hex}"), hex)]);
+    kept(&[&format!(
+        "dagster: the agent's image digest is sha256:{hex}{hex}"
+    )]);
+}

@@ -308,6 +308,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-41.yaml",
             "tests/fixtures/secrets/heldout-42.yaml",
             "tests/fixtures/secrets/heldout-43.yaml",
+            "tests/fixtures/secrets/heldout-44.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

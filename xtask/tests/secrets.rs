@@ -82,7 +82,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-40.yaml",
             "heldout-41.yaml",
             "heldout-42.yaml",
-            "heldout-43.yaml"
+            "heldout-43.yaml",
+            "heldout-44.yaml"
         ]
     );
     let sizes: u64 = corpora
