@@ -330,6 +330,7 @@ fn mixed_noise(v: &[u8]) -> bool {
     given(v)
         && !typed
         && !named
+        && !super::looks::named_parts(v)
         && upper(v)
         && (!wordy(v) || !long_word(v) || foreign(v) || digit_groups(v) >= 3)
         && !version

@@ -96,7 +96,13 @@ pub(super) fn command_line(line: &[u8]) -> Option<usize> {
         i += 1;
     }
     let name_ok = i > start && !line[start].is_ascii_punctuation() && i - start <= 32;
-    (name_ok && line.get(i) == Some(&b' ')).then_some(i)
+    // `klarna = Klarna(…)`, `x := f(…)`: an assignment in code, not a program and its
+    // arguments.
+    let rest = line[i..].trim_ascii_start();
+    let assignment = rest.starts_with(b"=") && !rest.starts_with(b"==")
+        || rest.starts_with(b":=")
+        || rest.starts_with(b"+=");
+    (name_ok && !assignment && line.get(i) == Some(&b' ')).then_some(i)
 }
 
 /// True if a command line names the user it logs in as (`-u`, `-U`, `--user`,

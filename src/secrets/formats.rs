@@ -91,6 +91,22 @@ pub(super) const FORMATS: &[(&str, &str, usize, &[&str])] = &[
         &["akab-"],
     ),
     (
+        // Login with Amazon's client secrets (Amazon SP-API): `amzn1.oa2-cs.v1.` and 64
+        // hex digits.
+        "amazon-lwa-client-secret",
+        r"\bamzn1\.oa2-cs\.v1\.[0-9a-f]{64}\b",
+        0,
+        &["amzn1.oa2-cs"],
+    ),
+    (
+        // eBay's Cert ID (its client secret, whatever the name says): `PRD-`/`SBX-`, then
+        // 12, 4, 4, 4 and 4 hex digits.
+        "ebay-cert-id",
+        r"\b(?:PRD|SBX)-[0-9a-f]{12}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}\b",
+        0,
+        &["prd-", "sbx-"],
+    ),
+    (
         // Trello's API tokens: `ATTA`, 64 hex digits and an 8-digit checksum.
         "trello-token",
         r"\bATTA[0-9a-fA-F]{64,72}\b",
@@ -141,6 +157,30 @@ mod tests {
             "{host}: {:?}",
             scan(&host).kinds
         );
+    }
+
+    #[test]
+    fn amazon_lwa_secrets_and_ebay_cert_ids_but_not_ebay_app_ids() {
+        let lwa = format!(
+            "amzn1.oa2-cs.v1.{}",
+            "6fd45b96f7be7e2542f0c4b18f8bd85a".repeat(2)
+        );
+        let cert = "PRD-19638aa729f3-b45c-7e17-7efc-9945";
+        for (t, secret) in [
+            (
+                format!("amazon sp-api: LWA client secret {lwa}"),
+                lwa.as_str(),
+            ),
+            (format!("EBAY_CERT_ID={cert}"), cert),
+        ] {
+            assert!(!scan(&t).text.contains(secret), "{t}: {}", scan(&t).text);
+        }
+        for t in [
+            "EBAY_APP_ID=Acme-Shop-PRD-4f1a2b3c-9d8e7f6a",
+            "LWA_CLIENT_ID=amzn1.application-oa2-client.4f1a2b3c4d5e6f708192a3b4c5d6e7f8",
+        ] {
+            assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
+        }
     }
 
     #[test]

@@ -203,7 +203,23 @@ pub(super) fn random_anywhere(v: &[u8]) -> bool {
         && count(u8::is_ascii_lowercase) >= 3
         && !joined
         && !typed_id(v)
+        && !named_parts(v)
         && random_mixed(v)
+}
+
+/// A name of words and a code joined by `-` (`Acme-Shop-PRD-4f1a2b3c`, an eBay app id):
+/// three or more parts, each a word (`Acme`, `shop`), an acronym of 2–5 capitals (`PRD`)
+/// or, once, hex digits or a number.
+pub(super) fn named_parts(v: &[u8]) -> bool {
+    let parts: Vec<&[u8]> = v.split(|&b| b == b'-').collect();
+    let word = |p: &[u8]| {
+        p.len() >= 2 && p[0].is_ascii_alphabetic() && p[1..].iter().all(u8::is_ascii_lowercase)
+    };
+    let acronym = |p: &[u8]| (2..=5).contains(&p.len()) && p.iter().all(u8::is_ascii_uppercase);
+    let code = |p: &[u8]| !p.is_empty() && p.iter().all(u8::is_ascii_hexdigit);
+    parts.len() >= 3
+        && parts.iter().all(|p| word(p) || acronym(p) || code(p))
+        && parts.iter().filter(|p| !word(p) && !acronym(p)).count() <= 1
 }
 
 /// Shapes a password has even with no word around it, besides [`random_anywhere`]:

@@ -69,7 +69,8 @@ fn quoted_anywhere(line: &[u8], out: &mut Vec<Range<usize>>) {
         let v = &line[s..end];
         if !v.iter().any(u8::is_ascii_whitespace)
             && (((random_mixed(v) || (v.len() >= 14 && random_letters(v)))
-                && !super::value::known_public(line, s..s + len))
+                && !super::value::known_public(line, s..s + len)
+                && !super::looks::named_parts(v))
                 || (word_with_digits(v) && strong(v)))
         {
             out.push(s..end);

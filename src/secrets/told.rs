@@ -257,6 +257,13 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         if super::value::read_from(v) {
             continue; // where code reads it from (`process.env.TYPESENSE_KEY`)
         }
+        let name = v
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || b"_.".contains(b))
+            .count();
+        if name >= 2 && v[0].is_ascii_alphabetic() && v.get(name) == Some(&b'(') {
+            continue; // a call (`Klarna(username='K123456_abcdef',`)
+        }
         let code_digits = (4..=8).contains(&v.len())
             && v.iter().all(u8::is_ascii_digit)
             && codes::clause_end(line, e);

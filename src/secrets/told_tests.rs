@@ -134,3 +134,30 @@ fn a_hex_token_after_its_type_and_owner() {
         "dagster: the agent's image digest is sha256:{hex}{hex}"
     )]);
 }
+
+#[test]
+fn an_assignment_in_code_is_no_command_line() {
+    kept(&[
+        "klarna = Klarna(username='K123456_abcdef', password=os.environ['KLARNA_PASSWORD'])",
+        "ebay = Connection(appid='Acme-Shop-PRD-4f1a2b3c', config_file='ebay.yaml')",
+    ]);
+    gone(&[
+        (
+            "klarna = Klarna(username='K123456_abcdef', password='Xk29dj3kfAq!')",
+            "Xk29dj3kfAq!",
+        ),
+        // Random pieces joined by `-` are no name of words.
+        (
+            "ugh, pasted Xk9qZm2LpR-8vTw4nQe in chat",
+            "Xk9qZm2LpR-8vTw4nQe",
+        ),
+        (
+            "conn = Connection(appid='Xk9qZm2LpR-8vTw4nQe')",
+            "Xk9qZm2LpR-8vTw4nQe",
+        ),
+    ]);
+    kept(&[
+        "see Acme-Shop-PRD-4f1a2b3c there",
+        "the appid is Acme-Shop-PRD-4f1a2b3c",
+    ]);
+}

@@ -309,6 +309,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-42.yaml",
             "tests/fixtures/secrets/heldout-43.yaml",
             "tests/fixtures/secrets/heldout-44.yaml",
+            "tests/fixtures/secrets/heldout-45.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,
