@@ -228,7 +228,15 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         // `dashboard uid: aXk29Lm3Qz`: an id — unless a word saying password comes after
         // the id's noun (`the demo tenant … with passcode X`).
         let from = last_says[k];
-        if super::bare::names_an_id(&ids, from, k) {
+        // …but not where the id's noun only says what the password is for (`the
+        // encryption password for the backup job is X`).
+        let qualified = matches!(
+            lower.get(from).map(String::as_str),
+            Some("for" | "of" | "on")
+        ) && k
+            .checked_sub(1)
+            .is_some_and(|p| matches!(lower[p].as_str(), "is" | "was" | "stays" | "remains"));
+        if !qualified && super::bare::names_an_id(&ids, from, k) {
             continue;
         }
         let Range {
@@ -395,7 +403,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         };
         // Right after a word naming a token, a key or a secret: sixteen digits or more
         // (TeamCity's super user token), or a typed token (`tk_1zbx…`, ntfy's) whose
-        // body is random or a UUID (`wbhsec_…`, Persona's).
+        // body is random or a UUID (`wbhsec_…`, Persona's; `papi-…`, Personio's).
         let token_word = k.checked_sub(1).is_some_and(|p| {
             is_says[p]
                 && matches!(
@@ -405,7 +413,11 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         });
         let token_value = || {
             let typed = v.iter().take_while(|b| b.is_ascii_lowercase()).count();
-            let body = if (2..=10).contains(&typed) && v.get(typed) == Some(&b'_') {
+            let sep = v.get(typed).copied();
+            let body = if (2..=10).contains(&typed)
+                && (sep == Some(b'_')
+                    || (sep == Some(b'-') && super::command::uuid(&v[typed + 1..])))
+            {
                 &v[typed + 1..]
             } else {
                 &[][..]

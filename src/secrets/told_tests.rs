@@ -161,3 +161,21 @@ fn an_assignment_in_code_is_no_command_line() {
         "the appid is Acme-Shop-PRD-4f1a2b3c",
     ]);
 }
+
+#[test]
+fn a_password_for_something_an_id_names() {
+    gone(&[
+        (
+            "veeam: the encryption password for the backup job is velvet-ladder-island-magnet90",
+            "velvet-ladder-island-magnet90",
+        ),
+        (
+            "personio: client secret papi-36a38cde-e67c-e825-006c-3df90ed604fb",
+            "papi-36a38cde-e67c-e825-006c-3df90ed604fb",
+        ),
+    ]);
+    kept(&[
+        "the password reset job is nightly-reset-runner-v2",
+        "the password for the backup job is in the vault",
+    ]);
+}

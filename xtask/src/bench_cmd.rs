@@ -310,6 +310,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-43.yaml",
             "tests/fixtures/secrets/heldout-44.yaml",
             "tests/fixtures/secrets/heldout-45.yaml",
+            "tests/fixtures/secrets/heldout-46.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

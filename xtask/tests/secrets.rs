@@ -84,7 +84,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-42.yaml",
             "heldout-43.yaml",
             "heldout-44.yaml",
-            "heldout-45.yaml"
+            "heldout-45.yaml",
+            "heldout-46.yaml"
         ]
     );
     let sizes: u64 = corpora
