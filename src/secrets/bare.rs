@@ -423,8 +423,19 @@ pub(super) fn bare(line: &[u8], out: &mut Vec<Range<usize>>) {
         .iter()
         .map(|w| String::from_utf8_lossy(&line[w.clone()]).to_ascii_lowercase())
         .collect();
-    // A note that is one password and nothing else.
-    if let [w] = ws.as_slice() {
+    // A note that is one password and nothing else — or a short word and one
+    // (`note: au045f109cgnsf4`, `btw X`).
+    let lead = |l: &std::ops::Range<usize>| {
+        let l = &line[l.clone()];
+        let l = l.strip_suffix(b":").or(l.strip_suffix(b",")).unwrap_or(l);
+        (2..=6).contains(&l.len()) && l.iter().all(u8::is_ascii_alphabetic)
+    };
+    let one = match ws.as_slice() {
+        [w] => Some(w),
+        [l, w] if lead(l) => Some(w),
+        _ => None,
+    };
+    if let Some(w) = one {
         let v = &line[w.clone()];
         // Not markup or a key (`{"kty":…}`, `age1…`): short, and no brackets or quotes.
         if v.len() <= 40

@@ -125,6 +125,8 @@ pub(super) fn pin_sentence(lower: &[String]) -> bool {
         || (1..lower.len()).any(|k| bare(&lower[k]) == "key" && bare(&lower[k - 1]) == "host")
         || lower.iter().any(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+            // …or a setting's last part (`lock_screen_pin`).
+            let bare = bare.rsplit('_').next().unwrap_or(bare);
             matches!(
                 bare,
                 "pin"

@@ -107,6 +107,13 @@ pub(super) const FORMATS: &[(&str, &str, usize, &[&str])] = &[
         &["prd-", "sbx-"],
     ),
     (
+        // Chromatic's project tokens: `chpt_` and 14–16 hex digits.
+        "chromatic-project-token",
+        r"\bchpt_[0-9a-f]{14,16}\b",
+        0,
+        &["chpt_"],
+    ),
+    (
         // Trello's API tokens: `ATTA`, 64 hex digits and an 8-digit checksum.
         "trello-token",
         r"\bATTA[0-9a-fA-F]{64,72}\b",

@@ -176,6 +176,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                 || letters::typed_id(value)
                 || (rule.id == "env-password" && (reference(value) || word_token(whole.as_bytes())))
                 || names_an_id(&bytes[whole.start()..secret.start()])
+                || key_id_after_flag(value, whole.as_bytes())
                 || (matches!(
                     rule.id.as_str(),
                     "password"
@@ -183,7 +184,10 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
                         | "cli-password"
                         | "env-secret-value"
                         | "bootstrap-token"
-                ) && (!(looks_secret(value) || passphrase(value, whole.as_bytes()))
+                ) && (!(looks_secret(value)
+                    || passphrase(value, whole.as_bytes())
+                    // A command's password flag says what its value is.
+                    || (rule.id == "cli-password" && looks::diceware(value)))
                     || reference(value)
                     || asks(whole.as_bytes())))
                 || allowed(&set.global, value, whole.range(), bytes)
@@ -249,6 +253,17 @@ fn word_token(matched: &[u8]) -> bool {
         && (3..=12).contains(&value.len())
         && value.iter().all(u8::is_ascii_lowercase)
         && letters::englishness(&value) >= 0.5
+}
+
+/// A key's id after a flag naming a key (`altool --apiKey 2X9R4HXF34`, App Store
+/// Connect's): up to twelve capitals and digits; keys themselves are longer or mixed.
+fn key_id_after_flag(value: &[u8], matched: &[u8]) -> bool {
+    let m = String::from_utf8_lossy(matched).to_ascii_lowercase();
+    let flag = m.trim_start().starts_with('-') && m.contains("key") && !m.contains("pass");
+    flag && value.len() <= 12
+        && value
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
 }
 
 /// A diceware passphrase where the key or flag says password (`--password

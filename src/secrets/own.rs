@@ -533,6 +533,13 @@ pub(super) const OWN: &[(&str, &str, usize, &[&str])] = &[
         &["pass", "pwd", "secret", "api", "token"],
     ),
     (
+        // macOS `security`: a keychain's or a .p12's password after `-p`/`-P`.
+        "cli-password",
+        r#"\bsecurity\s+(?:import|export|unlock-keychain|create-keychain|set-keychain-password)\b[^\n]{0,200}?\s-[pP]\s+['"]?([^\s'"-][^\s'"]{2,127})"#,
+        1,
+        &["security"],
+    ),
+    (
         // RabbitMQ's `rabbitmqctl add_user NAME PASS` and `change_password NAME PASS`.
         "cli-password",
         r#"(?i)\brabbitmqctl\b[^\n]{0,100}?\s(?:add_user|change_password)\s+['"]?[^\s'"]{1,64}['"]?\s+['"]?([^\s'"-][^\s'"]{2,127})"#,

@@ -106,7 +106,7 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
         if last != bare
             && matches!(
                 last,
-                "pass" | "pw" | "passwd" | "pwd" | "psk" | "secret" | "apikey" | "token"
+                "pass" | "pw" | "passwd" | "pwd" | "psk" | "secret" | "apikey" | "token" | "pin"
             )
         {
             return true;

@@ -179,3 +179,32 @@ fn a_password_for_something_an_id_names() {
         "the password for the backup job is in the vault",
     ]);
 }
+
+#[test]
+fn heldout_47_shapes_and_public_sdk_keys() {
+    gone(&[
+        (
+            "security import cert.p12 -k build.keychain -P dragon.garden.carpet -T /usr/bin/codesign",
+            "dragon.garden.carpet",
+        ),
+        (
+            "chromatic: project token chpt_173e91608e5366f",
+            "chpt_173e91608e5366f",
+        ),
+        (
+            "emulator: adb shell settings put secure lock_screen_pin 825524",
+            "825524",
+        ),
+        ("note: au045f109cgnsf4", "au045f109cgnsf4"),
+    ]);
+    kept(&[
+        "REVENUECAT_APPLE_API_KEY=appl_Zx9kQ2mP4vL8nR6tY3wBcD5fG7h",
+        "BRANCH_KEY=key_live_kaFuWw8WvY7yn1d9yYiP8gokwqjV0Swt",
+        "Purchases.configure(withAPIKey: \"appl_Zx9kQ2mP4vL8nR6tY3wBcD5fG7h\")",
+        "xcrun altool --validate-app -f App.ipa --apiKey 2X9R4HXF34 --apiIssuer 57246542-96fe-1a63-e053-0824d011072a",
+        "note: the build number is 4412",
+        "see: release-notes",
+        "mkdir -p dragon.garden.carpet",
+        "adb shell settings put global animator_duration_scale 0",
+    ]);
+}

@@ -220,7 +220,18 @@ pub(super) fn public_id(t: &[u8]) -> bool {
         && t[4..]
             .iter()
             .all(|b| b"qpzry9x8gf2tvdw0s3jn54khce6mua7l".contains(b));
-    t.starts_with(b"pk_live_") || t.starts_with(b"pk_test_") || t.starts_with(b"phc_") || age
+    // RevenueCat's public SDK keys and Branch's public keys are in every app's code.
+    const PUBLIC: [&[u8]; 8] = [
+        b"pk_live_",
+        b"pk_test_",
+        b"phc_",
+        b"appl_",
+        b"goog_",
+        b"amzn_",
+        b"key_live_",
+        b"key_test_",
+    ];
+    PUBLIC.iter().any(|p| t.starts_with(p)) || age
 }
 
 /// True if `at` lies inside a crypt(3)-style hash (`$6$rounds=4096$salt$…`, Cisco's

@@ -311,6 +311,7 @@ struct SecretsCmd {
             "tests/fixtures/secrets/heldout-44.yaml",
             "tests/fixtures/secrets/heldout-45.yaml",
             "tests/fixtures/secrets/heldout-46.yaml",
+            "tests/fixtures/secrets/heldout-47.yaml",
         ]
     )]
     corpus: Vec<PathBuf>,

@@ -85,7 +85,8 @@ fn the_corpora_are_caught_without_false_positives() {
             "heldout-43.yaml",
             "heldout-44.yaml",
             "heldout-45.yaml",
-            "heldout-46.yaml"
+            "heldout-46.yaml",
+            "heldout-47.yaml"
         ]
     );
     let sizes: u64 = corpora
