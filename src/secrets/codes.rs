@@ -16,7 +16,6 @@ fn bare(w: &str) -> String {
 /// 28894`, `padlock 4417`): a lockbox or padlock, or a lock after a word naming a door,
 /// a keypad or a combination (not a file lock or a mutex).
 pub(super) fn door_lock(lower: &[String], k: usize) -> bool {
-    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
     let w = bare(&lower[k]);
     matches!(w.as_str(), "padlock" | "lockbox")
         || (matches!(w.as_str(), "lock" | "locks")

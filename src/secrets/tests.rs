@@ -382,7 +382,7 @@ fn a_password_handed_over_after_then_or_holds() {
 }
 
 /// Each text's secret is gone from what would be stored.
-fn gone(cases: &[(&str, &str)]) {
+pub(super) fn gone(cases: &[(&str, &str)]) {
     for (t, secret) in cases {
         let s = scan(t);
         assert!(!s.text.contains(secret), "{t}: {}", s.text);
@@ -390,7 +390,7 @@ fn gone(cases: &[(&str, &str)]) {
 }
 
 /// Each text is stored as written.
-fn kept(texts: &[&str]) {
+pub(super) fn kept(texts: &[&str]) {
     for t in texts {
         assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
     }

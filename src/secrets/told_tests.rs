@@ -2,22 +2,7 @@
 //! it opens, and a passphrase given with a Wi-Fi network — and the everyday codes, sizes
 //! and network names that must stay.
 
-use crate::secrets::scan;
-
-/// Each secret's bytes are gone from what would be stored.
-fn gone(cases: &[(&str, &str)]) {
-    for (t, secret) in cases {
-        let s = scan(t);
-        assert!(!s.text.contains(secret), "{t}: {}", s.text);
-    }
-}
-
-/// Each text is stored as written.
-fn kept(texts: &[&str]) {
-    for t in texts {
-        assert!(scan(t).kinds.is_empty(), "{t}: {:?}", scan(t).kinds);
-    }
-}
+use crate::secrets::tests::{gone, kept};
 
 #[test]
 fn digits_given_as_a_code_whatever_it_opens() {
