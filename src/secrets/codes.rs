@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 /// A word without its punctuation and possessive (`thermostat's` → `thermostat`).
-fn bare(w: &str) -> String {
+pub(super) fn bare(w: &str) -> String {
     let w = w.trim_matches(|c: char| !c.is_alphanumeric());
     w.strip_suffix("'s").unwrap_or(w).to_string()
 }

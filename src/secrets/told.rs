@@ -23,14 +23,21 @@
 //!   `…password…:`, a value with symbols and no digit (`qTR_&mWzKv_pdLx`) or both cases
 //!   with one digit and no word (`e2WEJAwc`);
 //! - after `phrase`, `seed` or `mnemonic` and a colon, a run of twelve or more lower-case
-//!   words (a wallet's recovery phrase).
+//!   words (a wallet's recovery phrase);
+//! - digits a sentence gives as a code whatever it opens, ending their clause (`the POS
+//!   manager override is 8581`, `the installer menu asks for 5924`, `the old iPad opens
+//!   with 121869`; not `the zip code is 94107`, `2048 MB`) — asking for them needs no
+//!   word that says so — and a passphrase given with a Wi-Fi network (`the Wi-Fi is
+//!   Dock-5G, ladder-engine-jacket`, not its name);
+//! - 32 hex digits or more, a UUID or a typed token a few words after a word naming a
+//!   token or an API key, where the sentence names no hash or id.
 //!
 //! Lower-case words, versions (`Office365`), algorithm names (`Argon2id`), constants and
 //! flags are not.
 
 use std::ops::Range;
 
-use super::codes;
+use super::codes::{self, bare};
 use super::letters::{random_letters, random_lower};
 use super::looks::{
     diceware, given, given_after_flag, lower_random, random_mixed, random_printable, shaped,
@@ -180,10 +187,6 @@ pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
     // A code in the wide sense (`the installer code is 5924`): its digits must end
     // their clause.
     let loose_code = (0..lower.len()).any(|k| codes::code_word(&lower, k));
-    let bare = |w: &String| {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        w.strip_suffix("'s").unwrap_or(w).to_string()
-    };
     // A PIN, a door's code, a lock that opens: digits alone may be the secret.
     let pin = codes::pin_sentence(&lower);
     // A word that says "password" itself (not only `key`, `token`, `pin`, `login`).
