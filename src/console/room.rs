@@ -194,7 +194,7 @@ fn render_receipt(rp: &Replay, now: Timestamp) -> Markup {
                 tr { th { "ledger position" } td.mono { "line " (r.ledger.lines) ", head " (r.ledger.head) } }
                 tr { th { "ranked at" } td { (r.now) } }
                 tr { th { "plan / epic" } td { (shown(r.plan_id.as_deref().unwrap_or("-"))) " / " (shown(r.epic_ref.as_deref().unwrap_or("-"))) } }
-                tr { th { "keywords" } td { (shown(&r.keywords.join(", "))) } }
+                tr { th { "keywords" } td { (shown(&scrubbed(&r.keywords.join(", ")))) } }
                 tr { th { "upstream" } td { @for u in &r.upstream { span.tag { (shown(&u.room_id)) " (" (u.distance) ")" } } } }
                 tr { th { "size" } td { (r.bytes) " bytes, at most " (r.max_entries) " entries" } }
             }
@@ -206,7 +206,7 @@ fn render_receipt(rp: &Replay, now: Timestamp) -> Markup {
                 td { a href={ "/entry/" (q(&i.id)) } { code { (shown(&i.id)) } } }
                 td { (shown(&i.room_id)) @if let Some(d) = i.distance { span.muted { " (" (d) " up)" } } }
                 td { (i.reason) }
-                td { (shown(&i.matched.join(", "))) }
+                td { (shown(&scrubbed(&i.matched.join(", ")))) }
                 td { (format!("{:.3}", i.score)) }
                 td { (format!("{:.3}", i.relevance)) }
                 td { (format!("{:.3}", i.time_factor)) }
@@ -227,4 +227,10 @@ fn render_receipt(rp: &Replay, now: Timestamp) -> Markup {
         }
     };
     page("Receipt", "/", body)
+}
+
+/// Receipts written before brief keywords were scanned may hold a secret among them:
+/// shown only through the scanner's redaction.
+fn scrubbed(text: &str) -> String {
+    crate::secrets::scan(text).text
 }

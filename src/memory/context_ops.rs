@@ -22,6 +22,7 @@ const HEADER_UPSTREAM: usize = 8;
 impl Memory {
     /// The predecessor context of a room, recorded by a receipt (its id in `receipt`).
     pub fn get_context(&self, args: ContextArgs, who: &Identity) -> Result<ContextOutput> {
+        let args = self.scrub_keywords(args)?;
         let (mut out, served) = self.compute_context(&args, who)?;
         // A brief with no record is what receipts prevent: a failure to write one fails
         // the call (nothing else was written).
@@ -37,7 +38,23 @@ impl Memory {
         args: ContextArgs,
         who: &Identity,
     ) -> Result<ContextOutput> {
+        let args = self.scrub_keywords(args)?;
         Ok(self.compute_context(&args, who)?.0)
+    }
+
+    /// Brief keywords are text an agent sends that reaches the receipts file and the
+    /// console: they pass the secret policy like every written text (redacted, or the call
+    /// refused), before they rank anything, so the brief, its receipt and its replay all
+    /// see the same words.
+    fn scrub_keywords(&self, mut args: ContextArgs) -> Result<ContextArgs> {
+        if let Some(kw) = args.brief_keywords.take() {
+            let names: Vec<String> = (0..kw.len())
+                .map(|i| format!("brief_keywords[{i}]"))
+                .collect();
+            let fields: Vec<(&str, String)> = names.iter().map(String::as_str).zip(kw).collect();
+            args.brief_keywords = Some(self.guard_fields(&fields, &mut Vec::new())?);
+        }
+        Ok(args)
     }
 
     fn compute_context(

@@ -71,6 +71,8 @@ pub struct Memory {
     state: RwLock<State>,
     /// The last `verify` report with what it was computed over ([`Memory::verify_cached`]).
     verified: std::sync::Mutex<Option<audit_ops::Verified>>,
+    /// Set once this process gave the receipts file the ledger's mode.
+    receipts_mode: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Memory {
@@ -128,6 +130,7 @@ impl Memory {
                 plans: plans::PlanState::new(&plans_backend),
             }),
             verified: std::sync::Mutex::new(None),
+            receipts_mode: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
