@@ -248,6 +248,9 @@ pub fn verify(r: &VerifyReport) -> String {
                 format!(", {} violation(s):", rc.violations.len())
             }
         );
+        if let (Some(h), Some(l)) = (&rc.recorded_head, rc.recorded_head_line) {
+            let _ = write!(s, "\nrecorded receipts head {h} found at line {l}");
+        }
         for v in &rc.violations {
             let _ = write!(s, "\n  receipts line {} [{}] {}", v.line, v.kind, v.message);
         }

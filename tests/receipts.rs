@@ -322,3 +322,247 @@ fn receipts_on_postgresql_are_the_same() {
         .unwrap_or_default();
     assert!(said.contains("append-only"), "{e:?}");
 }
+
+/// A secret among an agent's brief keywords never reaches the receipts file (redacted
+/// there, in the brief and on the console's receipt page), or the call is refused under
+/// `secrets: refuse`; the receipts file is no more readable than the ledger.
+#[test]
+fn a_secret_among_brief_keywords_never_reaches_receipts() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = planned_project();
+    let root = p.path();
+    let ledger = common::ledger(root);
+    std::fs::set_permissions(&ledger, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let secret = "ghp_Zq8xW3vN5mK2pL7rT9yB4cD6fH1jA0sE3gU5";
+    let as_b = [("WARROOM_ROOM_ID", "room-b"), ("WARROOM_ROLE", "manager")];
+    let (code, out, err) = cli_env(
+        root,
+        &[
+            "--json",
+            "context",
+            "--keyword",
+            "auth",
+            "--keyword",
+            secret,
+        ],
+        &as_b,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(!out.contains(secret), "the brief shows no secret: {out}");
+    let file = root.join(".agents/receipts.jsonl");
+    let stored = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !stored.contains(secret),
+        "receipts hold no secret: {stored}"
+    );
+    assert!(
+        stored.contains("[REDACTED:"),
+        "the keyword is redacted: {stored}"
+    );
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "receipts get the ledger's mode, not {mode:o}");
+    // The replay of that receipt, with redacted keywords, is still byte-identical.
+    let (code, r) = replay(root, v["receipt"].as_str().unwrap());
+    assert_eq!(code, 0, "{r}");
+    // Refused under `secrets: refuse`, naming the field; nothing written.
+    let before = std::fs::read_to_string(&file).unwrap();
+    let (code, _, err) = cli_env(
+        root,
+        &["context", "--keyword", secret],
+        &[as_b[0], as_b[1], ("WARROOM_SECRETS", "refuse")],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("brief_keywords[0]"), "{err}");
+    assert!(!err.contains(secret), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+}
+
+/// A recorded receipts head is checked by `verify --receipts-head`: truncation, a
+/// rewrite and a whole re-chained file are caught; `context --replay` compares the whole
+/// receipt (who, when, arguments) and checks its line in the chain.
+#[test]
+fn a_recorded_receipts_head_catches_truncation_rewrites_and_rechains() {
+    let p = planned_project();
+    let root = p.path();
+    let as_b = [("WARROOM_ROOM_ID", "room-b"), ("WARROOM_ROLE", "manager")];
+    for _ in 0..3 {
+        assert_eq!(cli_env(root, &["context"], &as_b).0, 0);
+    }
+    let (code, out, _) = cli(root, &["--json", "verify"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let head = v["receipts"]["head"].as_str().unwrap().to_string();
+    let (code, out, _) = cli(root, &["verify", "--receipts-head", &head]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("recorded receipts head"), "{out}");
+    // More receipts later: the recorded head is still vouched for.
+    assert_eq!(cli_env(root, &["context"], &as_b).0, 0);
+    assert_eq!(cli(root, &["verify", "--receipts-head", &head]).0, 0);
+
+    let file = root.join(".agents/receipts.jsonl");
+    let original = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = original.lines().collect();
+    let head_kind = |text: &str| -> Vec<String> {
+        std::fs::write(&file, text).unwrap();
+        let (code, out, _) = cli(root, &["--json", "verify", "--receipts-head", &head]);
+        assert_eq!(code, 1, "{out}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["receipts"]["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Truncated back before the recorded head: the head is gone.
+    let kinds = head_kind(&(lines[..2].join("\n") + "\n"));
+    assert!(kinds.contains(&"head-missing".to_string()), "{kinds:?}");
+    // The whole file removed.
+    let kinds = head_kind("");
+    assert!(kinds.contains(&"head-missing".to_string()), "{kinds:?}");
+    // Rewritten and re-chained (every link recomputed, so the chain alone is intact):
+    // the recorded head is in no line.
+    let rechained = rechain(&lines, |i, l| {
+        if i == 0 {
+            l.replacen("\"room-b\",\"role\"", "\"room-c\",\"role\"", 1)
+        } else {
+            l.to_string()
+        }
+    });
+    std::fs::write(&file, &rechained).unwrap();
+    assert_eq!(
+        cli(root, &["verify"]).0,
+        0,
+        "a re-chained file passes without a head"
+    );
+    let kinds = head_kind(&rechained);
+    assert!(kinds.contains(&"head-missing".to_string()), "{kinds:?}");
+
+    // The replay compares the whole receipt. Who: a re-chained receipt claiming an agent
+    // of another room asked is caught even without a head; with the head, any rewrite is.
+    let first: Value = serde_json::from_str(lines[0]).unwrap();
+    let id = first["id"].as_str().unwrap();
+    std::fs::write(&file, &rechained).unwrap();
+    let (code, r) = replay(root, id);
+    assert_eq!(code, 1, "{r}");
+    assert!(
+        r["differences"]
+            .to_string()
+            .contains("briefed only for its own room"),
+        "{r}"
+    );
+    // When: a receipt dated before the ledger lines it read.
+    let backdated = rechain(&lines, |i, l| {
+        if i == 0 {
+            let v: Value = serde_json::from_str(l).unwrap();
+            l.replacen(v["ts"].as_str().unwrap(), "2001-01-01T00:00:00Z", 1)
+        } else {
+            l.to_string()
+        }
+    });
+    std::fs::write(&file, &backdated).unwrap();
+    let (code, r) = replay(root, id);
+    assert_eq!(code, 1, "{r}");
+    assert!(
+        r["differences"]
+            .to_string()
+            .contains("before the last ledger line"),
+        "{r}"
+    );
+    // Arguments: keywords that are not those asked.
+    let reasked = rechain(&lines, |i, l| {
+        if i == 0 {
+            l.replacen("\"max_entries\":null", "\"max_entries\":3", 1)
+        } else {
+            l.to_string()
+        }
+    });
+    std::fs::write(&file, &reasked).unwrap();
+    let (code, r) = replay(root, id);
+    assert_eq!(code, 1, "{r}");
+    assert!(r["differences"].to_string().contains("entry limit"), "{r}");
+    // An edit without re-chaining breaks the next line's link: the replay says so.
+    let edited: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                l.replacen("\"manager\"", "\"qa\"", 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&file, edited.join("\n") + "\n").unwrap();
+    let (code, r) = replay(root, id);
+    assert_eq!(code, 1, "{r}");
+    assert!(r["differences"].to_string().contains("broken-link"), "{r}");
+    // The last receipt edited and re-chained: only the recorded head tells.
+    std::fs::write(&file, &original).unwrap();
+    let last: Value = serde_json::from_str(lines[lines.len() - 1]).unwrap();
+    let last_id = last["id"].as_str().unwrap();
+    let n = lines.len();
+    let rewritten = rechain(&lines, |i, l| {
+        if i == n - 1 {
+            l.replacen("\"manager\"", "\"qa\"", 1)
+        } else {
+            l.to_string()
+        }
+    });
+    std::fs::write(&file, &rewritten).unwrap();
+    let new_head = {
+        let (_, out, _) = cli(root, &["--json", "verify"]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["receipts"]["head"].as_str().unwrap().to_string()
+    };
+    let (code, out, err) = cli(
+        root,
+        &[
+            "--json",
+            "context",
+            "--replay",
+            last_id,
+            "--receipts-head",
+            &new_head,
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let recorded_before = {
+        std::fs::write(&file, &original).unwrap();
+        let (_, out, _) = cli(root, &["--json", "verify"]);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        std::fs::write(&file, &rewritten).unwrap();
+        v["receipts"]["head"].as_str().unwrap().to_string()
+    };
+    let (code, out, _) = cli(
+        root,
+        &[
+            "--json",
+            "context",
+            "--replay",
+            last_id,
+            "--receipts-head",
+            &recorded_before,
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("head-missing"), "{out}");
+}
+
+/// The lines, each changed by `f(index, line)`, chained again from the start exactly as
+/// the writer does (what an attacker with write access can do).
+fn rechain(lines: &[&str], f: impl Fn(usize, &str) -> String) -> String {
+    let mut prev = warroom_memory::chain::GENESIS.to_string();
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        let mut v: Value = serde_json::from_str(&f(i, l)).unwrap();
+        v.as_object_mut().unwrap().remove("prev");
+        let bare = serde_json::to_string(&v).unwrap();
+        let sealed = warroom_memory::chain::seal(&bare, &prev);
+        prev = warroom_memory::chain::hex(&warroom_memory::chain::link_of(sealed.as_bytes()));
+        out.push_str(&sealed);
+        out.push('\n');
+    }
+    out
+}

@@ -43,20 +43,20 @@ pub fn verify_project(
             r
         }
     };
-    report.receipts = receipts(paths)?;
+    report.receipts = receipts(paths, opts.receipts_head)?;
     Ok(report)
 }
 
-/// The receipts' check, when the project has any.
-fn receipts(paths: &Paths) -> Result<Option<ReceiptsReport>> {
+/// The receipts' check, when the project has any (or a receipts head was recorded).
+fn receipts(paths: &Paths, head: Option<&str>) -> Result<Option<ReceiptsReport>> {
     let r = match &paths.database {
-        None => receipts_check::check(&paths.receipts())?,
+        None => receipts_check::check(&paths.receipts(), head)?,
         Some(url) => {
             let tmp = export(url, &Stream::Receipts)?;
-            let mut r = receipts_check::check(tmp.path())?;
+            let mut r = receipts_check::check(tmp.path(), head)?;
             r.file = format!("{url} (receipts)");
             r
         }
     };
-    Ok((r.lines > 0).then_some(r))
+    Ok((r.lines > 0 || head.is_some()).then_some(r))
 }

@@ -83,6 +83,8 @@ struct Seen {
 pub struct VerifyOptions<'a> {
     /// A head recorded earlier: it must still be there, with its history.
     pub head: Option<&'a str>,
+    /// A receipts head recorded earlier (`verify` of a project only): likewise.
+    pub receipts_head: Option<&'a str>,
     /// The verifier's now: lines dated beyond it (plus the skew) are `future-dated`.
     pub now: Option<crate::clock::Timestamp>,
     /// Accept unchained lines after chained ones (`allow_unchained` in warroom.yaml).

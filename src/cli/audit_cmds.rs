@@ -174,6 +174,11 @@ pub struct VerifyCmd {
     /// chained line before it in its history.
     #[arg(long, value_name = "HASH")]
     head: Option<String>,
+    /// A receipts head recorded earlier (the `receipts … head` line `verify` prints): the
+    /// receipts stream must still hold it, with every receipt before it in its history —
+    /// so a truncated, rewritten or re-chained receipts file is a violation.
+    #[arg(long, value_name = "HASH")]
+    receipts_head: Option<String>,
     /// Accept lines without a `prev` link after chained ones (also `allow_unchained: true`
     /// in .agents/warroom.yaml); by default such a line is a violation.
     #[arg(long)]
@@ -193,10 +198,15 @@ impl VerifyCmd {
         let (paths, settings, _) = g.layout()?;
         let opts = verify::VerifyOptions {
             head: self.head.as_deref(),
+            receipts_head: self.receipts_head.as_deref(),
             now: Some(g.read_now()?),
             allow_unchained: settings.allow_unchained || self.allow_unchained,
         };
         let report = match &self.file {
+            Some(_) if self.receipts_head.is_some() => anyhow::bail!(
+                "--receipts-head checks the project's receipts, not a ledger file named on \
+                 the command line. Fix: leave FILE out (or use --root to name the project)"
+            ),
             Some(p) => verify::verify(p, &opts, &mut progress)?,
             None => crate::audit::project::verify_project(&paths, &opts, &mut progress)?,
         };

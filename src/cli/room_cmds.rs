@@ -30,15 +30,23 @@ pub struct ContextCmd {
     plan_id: Option<String>,
     /// Instead: recompute the brief of this receipt (from `receipts`) from the ledger as
     /// it was, with its arguments and time, and prove it byte-identical (exit 0) or show
-    /// what differs (exit 1).
+    /// what differs (exit 1). The whole receipt is compared: its reasons, scores and
+    /// omissions are recomputed, its keywords, limit, asker and time checked against its
+    /// arguments and the ledger, and its line against the receipts' hash chain.
     #[arg(long, value_name = "RECEIPT", conflicts_with_all = ["room", "keywords", "no_keywords", "max_entries", "plan_id"])]
     replay: Option<String>,
+    /// With --replay: a receipts head recorded earlier (`verify` prints it); the receipt
+    /// must be in its history, so an edited or re-chained receipt is caught.
+    #[arg(long, value_name = "HASH", requires = "replay")]
+    receipts_head: Option<String>,
 }
 
 impl ContextCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
         if let Some(id) = &self.replay {
-            let r = ctx.memory.replay_receipt(id)?;
+            let r = ctx
+                .memory
+                .replay_receipt_at(id, self.receipts_head.as_deref())?;
             emit(ctx.json, &r, crate::render_audit::replay);
             return Ok(if r.identical {
                 Outcome::Ok

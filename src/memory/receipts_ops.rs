@@ -123,7 +123,41 @@ impl Memory {
             supersedes: None,
         };
         lock.append(&line, keys, opts).map_err(fail)?;
+        if matches!(self.backend(), crate::store::Backend::Files)
+            && (tip.prev == crate::chain::GENESIS || !self.receipts_mode_set())
+        {
+            self.give_receipts_the_ledgers_mode(&path);
+        }
         Ok(id)
+    }
+
+    /// True if this process already gave the receipts file the ledger's mode (and sets it).
+    fn receipts_mode_set(&self) -> bool {
+        self.receipts_mode
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Receipts say who read what, so their file is no more readable than the ledger:
+    /// it gets the ledger's permission bits when it is created (and once per process, for
+    /// a file an older version left at the umask's 0644). A failure is logged, never a
+    /// failed brief: the receipt is written by then.
+    fn give_receipts_the_ledgers_mode(&self, path: &std::path::Path) {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(ledger) = std::fs::metadata(&self.paths().ledger) else {
+            return;
+        };
+        let want = ledger.permissions().mode() & 0o666;
+        let jail = self.append_opts().jail.as_deref();
+        let set = crate::fsx::open_read_in(path, jail).and_then(|f| {
+            let have = f.metadata()?.permissions().mode() & 0o7777;
+            if have != want {
+                f.set_permissions(std::fs::Permissions::from_mode(want))?;
+            }
+            Ok(())
+        });
+        if let Err(e) = set {
+            tracing::warn!(error = %e, "could not give the receipts file the ledger's mode");
+        }
     }
 
     /// Every receipt, oldest first (a malformed line is skipped: `verify` reports it).
@@ -153,15 +187,85 @@ impl Memory {
 
     /// Recomputes the brief of receipt `id` from the ledger as it was at its position.
     pub fn replay_receipt(&self, id: &str) -> Result<Replay> {
-        let receipt = self
-            .receipts()?
-            .into_iter()
-            .find(|r| r.id == id)
-            .ok_or_else(|| {
-                Error::NotFound(format!(
-                    "no receipt `{id}`. Fix: list them with `warroom-memory receipts`"
-                ))
+        self.replay_receipt_at(id, None)
+    }
+
+    /// Finds receipt `id` and checks its line in the receipts' hash chain: the lines up to
+    /// the one after it must be linked (an edited receipt breaks the next line's link), and
+    /// with a recorded receipts head the receipt must be in that head's history (an edited
+    /// last receipt, or a re-chained stream, loses the head). Returns the receipt and what
+    /// the chain says against it.
+    fn find_receipt(&self, id: &str, recorded: Option<&str>) -> Result<(Receipt, Vec<String>)> {
+        let path = self.paths().receipts();
+        let mut source = self.backend().source(
+            Stream::Receipts,
+            path.clone(),
+            self.append_opts().jail.clone(),
+        );
+        let mut chain = crate::audit::chain_check::ChainCheck::default();
+        let mut found: Option<(Receipt, u64)> = None;
+        let mut against = Vec::new();
+        let mut n = 0u64;
+        source
+            .poll(|line| {
+                n += 1;
+                let finding = chain.observe(line.bytes, n);
+                if found.is_none()
+                    && let Ok(r) = serde_json::from_slice::<Receipt>(line.bytes)
+                    && r.id == id
+                {
+                    found = Some((r, n));
+                }
+                let near = found.as_ref().is_none_or(|(_, at)| n <= at + 1);
+                if let (Some((kind, why)), true) = (finding, near) {
+                    against.push(format!(
+                        "receipts line {n} [{kind}] {why}: the receipts up to this one were \
+                         changed after they were written (run `warroom-memory verify`)"
+                    ));
+                }
+            })
+            .map_err(|e| Error::Io {
+                context: format!(
+                    "reading receipts {}",
+                    self.backend().label(&Stream::Receipts, &path)
+                ),
+                source: e,
             })?;
+        let Some((receipt, at)) = found else {
+            return Err(Error::NotFound(format!(
+                "no receipt `{}`. Fix: list them with `warroom-memory receipts`",
+                crate::validate::printable(id)
+            )));
+        };
+        if let Some(h) = recorded {
+            let findings = chain.check_head(h);
+            let head_line = chain.report.recorded_head_line;
+            for (line, kind, why) in findings {
+                if line == 0 || line <= at {
+                    against.push(format!("receipts line {line} [{kind}] {why}"));
+                }
+            }
+            if let Some(l) = head_line
+                && at > l
+            {
+                against.push(format!(
+                    "the receipt is on line {at}, after the recorded receipts head (line {l}): \
+                     the head does not vouch for it"
+                ));
+            }
+        }
+        Ok((receipt, against))
+    }
+
+    /// [`Memory::replay_receipt`], the receipt also checked against a receipts head
+    /// recorded earlier. Everything a receipt records is compared, not only the brief's
+    /// bytes: what a replay recomputes (included entries with their reasons and scores,
+    /// omissions, size, SHA-256) must be equal; what it cannot recompute must agree with
+    /// what it can (the keywords and limit with the arguments, the asker with the room
+    /// briefed, the time with the ledger lines it read) and with the receipts' chain.
+    pub fn replay_receipt_at(&self, id: &str, receipts_head: Option<&str>) -> Result<Replay> {
+        let (receipt, mut differences) = self.find_receipt(id, receipts_head)?;
+        differences.extend(recorded_inputs_disagree(&receipt));
         let (prefix, outputs) =
             {
                 let mut guard = self.fresh()?;
@@ -214,7 +318,7 @@ impl Memory {
         let mut ledger =
             crate::ledger::Ledger::open(&file, crate::store::jsonl::AppendOptions::default())?;
         let at = ledger.position()?;
-        let mut differences = Vec::new();
+        differences.extend(served_before_read(&receipt, &prefix));
         // The head covers the last line; the chain covers the lines before it.
         let mut chain = crate::audit::chain_check::ChainCheck::default();
         for (n, line) in prefix.split(|&b| b == b'\n').enumerate() {
@@ -268,6 +372,34 @@ impl Memory {
                 ids(&receipt.included)
             ));
         }
+        if ids(&out.included) == ids(&receipt.included) && out.included != receipt.included {
+            for (now, then) in out.included.iter().zip(&receipt.included) {
+                if now != then {
+                    differences.push(format!(
+                        "entry {}: recomputed as {} (matched {:?}, score {}, relevance {}, \
+                         time {}); the receipt says {} (matched {:?}, score {}, relevance {}, \
+                         time {})",
+                        now.id,
+                        now.reason,
+                        now.matched,
+                        now.score,
+                        now.relevance,
+                        now.time_factor,
+                        then.reason,
+                        then.matched,
+                        then.score,
+                        then.relevance,
+                        then.time_factor
+                    ));
+                }
+            }
+        }
+        if out.omitted != receipt.omitted {
+            differences.push(format!(
+                "left out now: {:?}; in the receipt: {:?}",
+                out.omitted, receipt.omitted
+            ));
+        }
         if out.bytes != receipt.bytes {
             differences.push(format!(
                 "{} bytes now, {} in the receipt",
@@ -305,5 +437,62 @@ fn scorer_of(r: &Receipt, now: Timestamp) -> Result<Scorer> {
         now,
         half_lives,
         ranking,
+    })
+}
+
+/// What a receipt records that a replay cannot recompute, checked against what it can: the
+/// keywords and entry limit against the arguments asked, the asker against the room
+/// briefed (an agent is briefed only for its own room).
+fn recorded_inputs_disagree(r: &Receipt) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(asked) = &r.args.brief_keywords
+        && *asked != r.keywords
+    {
+        out.push(format!(
+            "the receipt ranked by keywords {:?} but says {:?} were asked",
+            r.keywords, asked
+        ));
+    }
+    let limit = r
+        .args
+        .max_entries
+        .unwrap_or(crate::context::render::MAX_CONTEXT_ENTRIES as u32);
+    if limit != r.max_entries {
+        out.push(format!(
+            "the receipt's entry limit is {} but {limit} was asked",
+            r.max_entries
+        ));
+    }
+    if let Some(room) = &r.by.room
+        && *room != r.room_id
+    {
+        out.push(format!(
+            "the receipt says an agent of room {room} was briefed for room {}: an agent is \
+             briefed only for its own room",
+            r.room_id
+        ));
+    }
+    out
+}
+
+/// A brief cannot have been served before the last ledger line it read was written.
+fn served_before_read(r: &Receipt, prefix: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Ts {
+        ts: String,
+    }
+    let last = prefix
+        .split(|&b| b == b'\n')
+        .rev()
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))?;
+    let line_ts = parse_rfc3339(&serde_json::from_slice::<Ts>(last).ok()?.ts).ok()?;
+    let served = parse_rfc3339(&r.ts).ok()?;
+    (served.0 + crate::chain::SKEW_SECONDS < line_ts.0).then(|| {
+        format!(
+            "the receipt says it was served at {}, before the last ledger line it read was \
+             written ({})",
+            r.ts,
+            line_ts.to_rfc3339()
+        )
     })
 }
