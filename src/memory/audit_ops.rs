@@ -104,6 +104,7 @@ impl Memory {
         }
         let opts = crate::audit::verify::VerifyOptions {
             head,
+            receipts_head: None,
             now: Some(self.now()),
             allow_unchained: self.settings().allow_unchained,
         };
