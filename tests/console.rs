@@ -51,6 +51,22 @@ impl Console {
         r.body
     }
 
+    /// A sign-in address, as `warroom-memory console` prints it.
+    fn login_url(&self) -> String {
+        let out = console_cmd(
+            self.root.path(),
+            self.runtime.path(),
+            &["--json", "--no-start"],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["login_url"].as_str().unwrap().to_string()
+    }
+
     fn authority(&self) -> &str {
         self.base.trim_start_matches("http://")
     }
@@ -120,16 +136,21 @@ fn the_console_guards_every_request() {
         Some("nosniff")
     );
 
-    // A wrong token signs nobody in; the right one sets an HttpOnly, SameSite=Strict
-    // cookie and redirects to a path of ours only.
-    let r = get(&format!("{}/login?token=not-the-token", c.base), &[]).unwrap();
+    // The operator token itself signs nobody in through the address bar, and neither does
+    // a wrong code; a code the command printed sets an HttpOnly, SameSite=Strict session
+    // cookie of its own, once, and redirects to a path of ours only.
+    let r = get(&format!("{}/login?token={}", c.base, c.token), &[]).unwrap();
+    assert_eq!(r.status, 401, "{}", r.body);
+    assert!(r.header("set-cookie").is_none());
+    let r = get(&format!("{}/login?code=1.2.3", c.base), &[]).unwrap();
     assert_eq!(r.status, 401);
     assert!(r.header("set-cookie").is_none());
-    let r = get(
-        &format!("{}/login?token={}&next=//evil.example/x", c.base, c.token),
-        &[],
-    )
-    .unwrap();
+    let login = c.login_url();
+    assert!(
+        !login.contains(&c.token),
+        "the printed address must not carry the operator token: {login}"
+    );
+    let r = get(&format!("{login}&next=//evil.example/x"), &[]).unwrap();
     assert_eq!(r.status, 303, "{}", r.body);
     assert_eq!(r.header("location").as_deref(), Some("/"));
     let cookie = r.header("set-cookie").expect("a cookie");
@@ -137,20 +158,36 @@ fn the_console_guards_every_request() {
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
         "{cookie}"
     );
+    assert!(cookie.contains("Max-Age="), "the session expires: {cookie}");
     assert!(
         !cookie.contains(&c.token),
-        "the cookie must not carry the token itself"
+        "the cookie must not carry the token"
     );
     let pair = cookie.split(';').next().unwrap().to_string();
     let r = get(&url, &[("Cookie", &pair)]).unwrap();
     assert_eq!(r.status, 200, "{}", r.body);
+    // The same address a second time: refused, no new session.
+    let again = get(&login, &[]).unwrap();
+    assert_eq!(again.status, 401, "{}", again.body);
+    assert!(again.body.contains("already used"), "{}", again.body);
+    assert!(again.header("set-cookie").is_none());
+    // Each sign-in gets a session of its own.
+    let second = get(&c.login_url(), &[]).unwrap();
+    let second_pair = second
+        .header("set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_ne!(
+        second_pair, pair,
+        "sessions are random, not derived from the token"
+    );
     let r = get(&url, &[("Cookie", "warroom_console=0000")]).unwrap();
     assert_eq!(r.status, 401);
     let r = get(
-        &format!(
-            "{}/login?token={}&next=/timeline%3Fkind%3Dwarning",
-            c.base, c.token
-        ),
+        &format!("{}&next=/timeline%3Fkind%3Dwarning", c.login_url()),
         &[],
     )
     .unwrap();
@@ -158,6 +195,16 @@ fn the_console_guards_every_request() {
         r.header("location").as_deref(),
         Some("/timeline?kind=warning")
     );
+    // /logout ends that session only, and clears the cookie.
+    let r = get(&format!("{}/logout", c.base), &[("Cookie", &pair)]).unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.header("set-cookie")
+            .is_some_and(|v| v.contains("Max-Age=0")),
+        "the cookie is cleared"
+    );
+    assert_eq!(get(&url, &[("Cookie", &pair)]).unwrap().status, 401);
+    assert_eq!(get(&url, &[("Cookie", &second_pair)]).unwrap().status, 200);
 
     // DNS rebinding and cross-site requests: a foreign Host or Origin is refused even
     // with the credential; our own origin passes.
@@ -585,4 +632,78 @@ fn the_event_stream_delivers_new_entries_and_messages_and_resumes() {
     assert!(refused >= 9, "73 streams for a cap of 64: {statuses:?}");
     drop(open);
     let _ = daemon_cmd(root, c.runtime.path(), &["status"]).output();
+}
+
+/// The cookie pair (`name=value`) a sign-in address sets.
+fn sign_in(root: &Path, runtime: &Path) -> String {
+    let out = console_cmd(root, runtime, &["--json", "--no-start"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = get(v["login_url"].as_str().unwrap(), &[]).unwrap();
+    assert_eq!(r.status, 303, "{}", r.body);
+    r.header("set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn console_sessions_end_when_idle_and_when_the_operator_token_changes() {
+    let root = example_project();
+    let runtime = tempfile::tempdir().unwrap();
+    let args = ["--listen", "127.0.0.1:0", "--console-idle", "2"];
+    let daemon = common::daemon::start_daemon_with(root.path(), runtime.path(), &args);
+    let home = format!(
+        "{}/",
+        url_of(root.path(), runtime.path()).trim_end_matches("/mcp")
+    );
+
+    // Idle: a session used within the idle time lives on; one left alone ends.
+    let busy = sign_in(root.path(), runtime.path());
+    let idle = sign_in(root.path(), runtime.path());
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(1000));
+        assert_eq!(get(&home, &[("Cookie", &busy)]).unwrap().status, 200);
+    }
+    assert_eq!(
+        get(&home, &[("Cookie", &idle)]).unwrap().status,
+        401,
+        "a session idle for 3 s outlived --console-idle 2"
+    );
+
+    // A new operator token (a new token file, the daemon restarted): no old session opens
+    // anything, and the new token's sign-in works.
+    let before = operator_token(root.path(), runtime.path());
+    let live = sign_in(root.path(), runtime.path());
+    assert_eq!(get(&home, &[("Cookie", &live)]).unwrap().status, 200);
+    let status = daemon_cmd(root.path(), runtime.path(), &["status", "--json"])
+        .output()
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let token_file = info["token_file"].as_str().unwrap().to_string();
+    let stopped = daemon_cmd(root.path(), runtime.path(), &["stop"])
+        .output()
+        .unwrap();
+    assert!(
+        stopped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stopped.stderr)
+    );
+    drop(daemon);
+    std::fs::remove_file(&token_file).unwrap();
+    let _daemon = common::daemon::start_daemon_with(root.path(), runtime.path(), &args);
+    assert_ne!(operator_token(root.path(), runtime.path()), before);
+    let home = format!(
+        "{}/",
+        url_of(root.path(), runtime.path()).trim_end_matches("/mcp")
+    );
+    assert_eq!(get(&home, &[("Cookie", &live)]).unwrap().status, 401);
+    let fresh = sign_in(root.path(), runtime.path());
+    assert_eq!(get(&home, &[("Cookie", &fresh)]).unwrap().status, 200);
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::browser::Browser;
 use common::cli;
-use common::daemon::{operator_token, start_daemon, url_of};
+use common::daemon::{console_login_url, start_daemon, url_of};
 use serde_json::{Value, json};
 
 /// A plan of `n` epics in a lattice: each depends on the one before it and, every third,
@@ -88,12 +88,12 @@ fn the_console_works_in_a_real_browser() {
     let base = url_of(root, runtime.path())
         .trim_end_matches("/mcp")
         .to_string();
-    let token = operator_token(root, runtime.path());
+    let login = console_login_url(root, runtime.path());
     let b = Browser::start();
     let mut errors = Vec::new();
 
-    // Signing in: the token leaves the address bar at once.
-    b.goto(&format!("{base}/login?token={token}"));
+    // Signing in: the one-time code leaves the address bar at once.
+    b.goto(&login);
     assert_eq!(b.url(), format!("{base}/"));
 
     // The plans page: every epic a node, every dependency an edge, nodes link to rooms.
@@ -278,6 +278,35 @@ fn the_console_works_in_a_real_browser() {
         "a violation for the rewritten line"
     );
     errors.extend(b.console_errors());
+
+    // Signing out: the link in the header ends the session; the page needs a new
+    // sign-in, and the old address (already used) does not give one.
+    b.eval("document.querySelector('header.top a.signout').click(); return true");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        b.eval("return document.title")
+            .as_str()
+            .unwrap()
+            .contains("Signed out"),
+        "the sign-out page"
+    );
+    b.goto(&format!("{base}/timeline"));
+    assert!(
+        b.eval("return document.title")
+            .as_str()
+            .unwrap()
+            .contains("Sign in"),
+        "signed out: {}",
+        b.eval("return document.body.innerText")
+    );
+    b.goto(&login);
+    assert!(
+        b.eval("return document.body.innerText")
+            .as_str()
+            .unwrap()
+            .contains("already used"),
+        "a used sign-in address is refused"
+    );
 
     assert!(errors.is_empty(), "browser console errors: {errors:?}");
 }

@@ -1,6 +1,7 @@
 //! `console`: open the project's web console. Reuses the daemon that serves the project
 //! (it must serve HTTP), or starts one with HTTP on `--listen`, then prints the sign-in
-//! address: `/login?token=…` trades the operator token for a browser cookie.
+//! address: `/login?code=…` trades a one-time code (good once, for a minute; made with
+//! the operator token, never carrying it) for a browser session of its own.
 
 use clap::Args;
 
@@ -25,8 +26,10 @@ pub struct ConsoleCmd {
 struct ConsoleOut {
     /// The console's address.
     url: String,
-    /// The address that signs a browser in (carries the operator token: keep it private).
+    /// The address that signs a browser in: good once, within `expires_in_seconds`.
     login_url: String,
+    /// Seconds the sign-in address stays good.
+    expires_in_seconds: u64,
     /// The daemon serving it.
     pid: u32,
     /// True if this command started the daemon.
@@ -89,16 +92,23 @@ impl ConsoleCmd {
             ),
         };
         let base = mcp.trim_end_matches("/mcp").to_string();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let code = crate::console::signin::mint_code(&token, now);
+        let lifetime = crate::console::signin::CODE_LIFETIME.as_secs();
         let out = ConsoleOut {
-            login_url: format!("{base}/login?token={token}"),
+            login_url: format!("{base}/login?code={code}"),
+            expires_in_seconds: lifetime,
             url: format!("{base}/"),
             pid: info.pid,
             started,
         };
         note(&format!(
             "the console of {} is served by the daemon (PID {}{}); open the address below \
-             in a browser on this machine: it signs the browser in (it carries the operator \
-             token; do not share it). Stop the daemon with `warroom-memory daemon stop`.",
+             in a browser on this machine within {lifetime} s: it signs that browser in once \
+             (run this command again for another). Sign out at /logout. Stop the daemon with \
+             `warroom-memory daemon stop`.",
             paths.root.display(),
             info.pid,
             if started { ", started now" } else { "" }

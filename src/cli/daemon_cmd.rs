@@ -37,6 +37,10 @@ pub struct DaemonCmd {
     /// Most MCP sessions open at once over HTTP; past it a new one is refused (503).
     #[arg(long, value_name = "N", default_value_t = crate::daemon::http::DEFAULT_MAX_SESSIONS)]
     max_sessions: usize,
+    /// Most MCP sessions one credential (one token) may hold open; past it a new one is
+    /// refused (429), so one agent cannot take every session.
+    #[arg(long, value_name = "N", default_value_t = crate::daemon::http_sessions::DEFAULT_PER_CREDENTIAL)]
+    max_sessions_per_credential: usize,
     /// Seconds without a request after which an HTTP session ends (and its memory is
     /// returned).
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
@@ -45,6 +49,13 @@ pub struct DaemonCmd {
     /// requests, before it is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     header_timeout: u64,
+    /// Seconds a console session (a browser signed in with `warroom-memory console`) may
+    /// go without a request before it ends.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::console::signin::DEFAULT_IDLE.as_secs())]
+    console_idle: u64,
+    /// Seconds after sign-in at which a console session ends, however busy.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::console::signin::DEFAULT_MAX_AGE.as_secs())]
+    console_max_age: u64,
 }
 
 impl DaemonCmd {
@@ -75,8 +86,11 @@ impl DaemonCmd {
             credentials: None,
             max_connections: self.max_connections.max(1),
             max_sessions: self.max_sessions.max(1),
+            max_sessions_per_credential: self.max_sessions_per_credential.max(1),
             session_idle: Duration::from_secs(self.session_idle.max(1)),
             header_timeout: Duration::from_secs(self.header_timeout.max(1)),
+            console_idle: Duration::from_secs(self.console_idle.max(1)),
+            console_max_age: Duration::from_secs(self.console_max_age.max(1)),
         }))
     }
 }

@@ -1,7 +1,8 @@
 //! The console's checks, run before every handler: `Host` allowlist, `Origin`, method,
-//! credential; and the headers every response carries. `/login` trades the operator token
-//! (from the URL `warroom-memory console` prints) for a cookie and redirects to `/`, so the
-//! token leaves the address bar at once.
+//! credential; and the headers every response carries. `/login` trades a one-time code
+//! (from the URL `warroom-memory console` prints) for a session cookie and redirects to
+//! the page, so the code leaves the address bar at once; `/logout` ends the session
+//! ([`super::signin`]).
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::ConsoleOptions;
 use super::layout::error_page;
+use super::signin::{CodeRefused, SignIn};
 
 /// The cookie that carries the browser's credential.
 const COOKIE: &str = "warroom_console";
@@ -22,13 +24,6 @@ const COOKIE: &str = "warroom_console";
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
                    connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/// The cookie value for an operator token: a digest, so the token itself is never kept by
-/// the browser (the cookie opens only the read-only console).
-pub fn cookie_value(token: &str) -> String {
-    let d = Sha256::digest(format!("warroom-console\n{token}").as_bytes());
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Compares two secrets by their digests, so the time taken says nothing about them.
 fn same_secret(a: &str, b: &str) -> bool {
     Sha256::digest(a.as_bytes()) == Sha256::digest(b.as_bytes())
@@ -36,14 +31,32 @@ fn same_secret(a: &str, b: &str) -> bool {
 
 pub(crate) struct Guard {
     token: String,
-    cookie: String,
+    signin: SignIn,
     hosts: Vec<String>,
+}
+
+/// The session cookie values a request carries.
+fn cookies(req: &http::HeaderMap) -> impl Iterator<Item = &str> {
+    req.get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .filter(|(k, _)| *k == COOKIE)
+        .map(|(_, v)| v)
+}
+
+/// The wall clock in unix seconds, for sign-in codes (the console is an edge).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 impl Guard {
     pub(crate) fn new(opts: ConsoleOptions) -> Guard {
         Guard {
-            cookie: cookie_value(&opts.operator_token),
+            signin: SignIn::new(&opts.operator_token, opts.idle, opts.max_age),
             token: opts.operator_token,
             hosts: opts.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
         }
@@ -56,14 +69,8 @@ impl Guard {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .is_some_and(|t| same_secret(t.trim(), &self.token));
-        let cookie = h
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|kv| kv.trim().split_once('='))
-            .any(|(k, v)| k == COOKIE && same_secret(v, &self.cookie));
-        bearer || cookie
+        let now = std::time::Instant::now();
+        bearer || cookies(h).any(|v| self.signin.check(v, now))
     }
 }
 
@@ -126,7 +133,7 @@ fn refuse(g: &Guard, req: &Request) -> Option<Response> {
         return Some(r);
     }
     let path = req.uri().path();
-    if path == "/login" || path.starts_with("/assets/") || g.authorized(req) {
+    if path == "/login" || path == "/logout" || path.starts_with("/assets/") || g.authorized(req) {
         return None;
     }
     Some(error_page(
@@ -140,25 +147,36 @@ fn refuse(g: &Guard, req: &Request) -> Option<Response> {
 
 #[derive(serde::Deserialize)]
 pub(crate) struct Login {
+    /// The one-time code `warroom-memory console` printed.
     #[serde(default)]
-    token: String,
+    code: String,
     /// The console page to go to after signing in (a path of ours; anything else: `/`).
     #[serde(default)]
     next: Option<String>,
 }
 
-/// `/login?token=…[&next=/path]`: the operator token for a session cookie, then the page.
+/// `/login?code=…[&next=/path]`: a one-time code for a session cookie, then the page.
 pub(crate) async fn login(State(c): State<super::Shared>, Query(q): Query<Login>) -> Response {
     let g = &c.guard;
-    if !same_secret(q.token.trim(), &g.token) {
+    if let Err(why) = g.signin.redeem(&q.code, unix_now()) {
+        let why = match why {
+            CodeRefused::Wrong => "That sign-in address is not one this daemon made",
+            CodeRefused::Expired => "That sign-in address has expired (it is good for a minute)",
+            CodeRefused::Used => "That sign-in address was already used (each is good once)",
+        };
         return error_page(
             StatusCode::UNAUTHORIZED,
             "Sign in",
-            "That sign-in address carries a wrong or old token. Run `warroom-memory console` \
-             again and open the address it prints.",
+            &format!(
+                "{why}. Run `warroom-memory console` again and open the new address it prints."
+            ),
         );
     }
-    let cookie = format!("{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict", g.cookie);
+    let value = g.signin.open(std::time::Instant::now());
+    let cookie = format!(
+        "{COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+        g.signin.max_age().as_secs()
+    );
     // Only a path on this site: never an address elsewhere (`//host`, `/\\host`).
     let next = q
         .next
@@ -174,4 +192,22 @@ pub(crate) async fn login(State(c): State<super::Shared>, Query(q): Query<Login>
         [(header::LOCATION, next), (header::SET_COOKIE, cookie)],
     )
         .into_response()
+}
+
+/// `/logout`: ends this browser's session and clears its cookie.
+pub(crate) async fn logout(State(c): State<super::Shared>, req: Request) -> Response {
+    for v in cookies(req.headers()) {
+        c.guard.signin.end(v);
+    }
+    let mut r = error_page(
+        StatusCode::OK,
+        "Signed out",
+        "This browser's console session has ended. To sign in again, run \
+         `warroom-memory console` and open the address it prints.",
+    );
+    r.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_static("warroom_console=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
+    );
+    r
 }

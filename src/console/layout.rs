@@ -47,6 +47,7 @@ pub(crate) fn page(title: &str, active: &str, body: Markup) -> Markup {
                         input type="search" name="q" placeholder="Search the memory" aria-label="Search";
                     }
                     span #live.live title="Live updates" {}
+                    a.signout href="/logout" title="End this browser's console session" { "Sign out" }
                 }
                 main { (body) }
             }

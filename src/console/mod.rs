@@ -12,9 +12,10 @@
 //!
 //! Security ([`guard`]): every request passes the `Host` allowlist (DNS rebinding) and is
 //! refused with a foreign `Origin`; only GET and HEAD; the operator's credential is needed
-//! on every page — a browser brings it once through `/login?token=…` (the URL
-//! `warroom-memory console` prints) and keeps a derived value in an `HttpOnly;
-//! SameSite=Strict` cookie; responses carry a strict Content-Security-Policy (no inline
+//! on every page — a browser signs in once through `/login?code=…` (the URL
+//! `warroom-memory console` prints: a one-time, minute-long code, never the token) and
+//! keeps a random session of its own in an `HttpOnly; SameSite=Strict` cookie, ended by
+//! idle or absolute expiry or `/logout` ([`signin`]); responses carry a strict Content-Security-Policy (no inline
 //! script, no `eval`, nothing from elsewhere), `nosniff`, `frame-ancestors 'none'` and
 //! `no-store`. Agent text is always escaped, with bidi controls and invisible characters
 //! shown as visible markers ([`layout::shown`]).
@@ -28,6 +29,7 @@ mod home;
 mod layout;
 mod room;
 mod search;
+pub mod signin;
 mod timeline;
 
 use std::sync::Arc;
@@ -40,8 +42,6 @@ use tokio_util::sync::CancellationToken;
 use crate::error::Error;
 use crate::memory::Memory;
 
-pub use guard::cookie_value;
-
 /// Most `/events` streams open at once; past it a new one gets 503.
 pub const MAX_EVENT_CLIENTS: usize = 64;
 
@@ -52,6 +52,10 @@ pub struct ConsoleOptions {
     pub operator_token: String,
     /// `Host` values accepted (`name:port`), compared case-insensitively.
     pub hosts: Vec<String>,
+    /// A console session without a request for this long ends (`--console-idle`).
+    pub idle: std::time::Duration,
+    /// A console session ends this long after sign-in (`--console-max-age`).
+    pub max_age: std::time::Duration,
 }
 
 /// Shared by every handler.
@@ -85,6 +89,7 @@ pub fn router(memory: Arc<Memory>, opts: ConsoleOptions, stop: CancellationToken
         .route("/audit/diff", get(audit::diff))
         .route("/events", get(events::stream))
         .route("/login", get(guard::login))
+        .route("/logout", get(guard::logout))
         .route("/assets/console.css", get(layout::css))
         .route("/assets/console.js", get(layout::js))
         .route("/assets/icon.svg", get(layout::icon))

@@ -28,6 +28,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use super::credentials::{CredentialStore, Verifier};
+use super::http_sessions::{CredentialKey, SessionOwners, bind_sessions};
 use crate::mcp::Server;
 
 /// Default address of the daemon's HTTP endpoint.
@@ -49,11 +50,17 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// Cap on open MCP sessions (`--max-sessions`).
     pub max_sessions: usize,
+    /// Cap on the open MCP sessions of one credential (`--max-sessions-per-credential`).
+    pub max_sessions_per_credential: usize,
     /// A session without a request for this long ends (`--session-idle`).
     pub session_idle: std::time::Duration,
     /// A connection sending half a request head, or idle between requests, is closed
     /// after this long (`--header-timeout`).
     pub header_timeout: std::time::Duration,
+    /// A console session without a request for this long ends (`--console-idle`).
+    pub console_idle: std::time::Duration,
+    /// A console session ends this long after sign-in (`--console-max-age`).
+    pub console_max_age: std::time::Duration,
 }
 
 /// Default cap on open MCP sessions (~50 KB each while open).
@@ -122,6 +129,8 @@ pub async fn serve(
                 .clone()
                 .context("the HTTP edge needs an operator token")?,
             hosts: console_hosts(listener.local_addr()?, &opts.allow_origins),
+            idle: opts.console_idle,
+            max_age: opts.console_max_age,
         },
         stop.child_token(),
     );
@@ -135,15 +144,16 @@ pub async fn serve(
         .clone()
         .context("the HTTP edge needs an operator token")?;
     let verifier = Arc::new(Verifier::new(operator, opts.credentials.clone()));
-    let cap = Arc::new(SessionCap {
+    let owners = Arc::new(SessionOwners::new(
         sessions,
-        max: opts.max_sessions,
-    });
-    // Layers run outside in: the credential first, then the session cap. The console
+        opts.max_sessions,
+        opts.max_sessions_per_credential,
+    ));
+    // Layers run outside in: the credential first, then the sessions' owners and caps. The console
     // has its own guard (a browser brings a cookie, not a bearer header).
     let router = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(cap, cap_sessions))
+        .layer(axum::middleware::from_fn_with_state(owners, bind_sessions))
         .layer(axum::middleware::from_fn_with_state(verifier, authenticate))
         .merge(console);
     super::http_conn::serve(
@@ -176,42 +186,6 @@ fn console_hosts(addr: SocketAddr, origins: &[String]) -> Vec<String> {
     hosts
 }
 
-/// The cap on open MCP sessions. A session ends when its client deletes it or after
-/// `--session-idle` without a request; rmcp then drops it (and its memory) from the map
-/// counted here.
-struct SessionCap {
-    sessions: Arc<LocalSessionManager>,
-    max: usize,
-}
-
-/// 503 for a request that would open a session (one without `Mcp-Session-Id`) while
-/// `max` are open; everything else passes.
-async fn cap_sessions(State(cap): State<Arc<SessionCap>>, req: Request, next: Next) -> Response {
-    let opens = req.method() == http::Method::POST && !req.headers().contains_key("mcp-session-id");
-    if opens {
-        let open = cap.sessions.sessions.read().await.len();
-        if open >= cap.max {
-            tracing::warn!(
-                open,
-                max = cap.max,
-                "HTTP: session cap reached; refusing a new one"
-            );
-            return (
-                http::StatusCode::SERVICE_UNAVAILABLE,
-                [(http::header::RETRY_AFTER, "30")],
-                format!(
-                    "{open} MCP sessions are open, the daemon's cap (--max-sessions {}). Fix: \
-                     close sessions you no longer use (HTTP DELETE), wait for idle ones to \
-                     expire, or raise --max-sessions",
-                    cap.max
-                ),
-            )
-                .into_response();
-        }
-    }
-    next.run(req).await
-}
-
 /// 401 unless the request carries `Authorization: Bearer <token>` with a token the
 /// verifier knows; otherwise the request goes on carrying its [`crate::mcp::Credential`].
 async fn authenticate(State(v): State<Arc<Verifier>>, mut req: Request, next: Next) -> Response {
@@ -221,8 +195,9 @@ async fn authenticate(State(v): State<Arc<Verifier>>, mut req: Request, next: Ne
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
-    if let Some(who) = given.and_then(|g| v.check(g)) {
+    if let Some((key, who)) = given.and_then(|g| Some((CredentialKey::of(g), v.check(g)?))) {
         req.extensions_mut().insert(who);
+        req.extensions_mut().insert(key);
         return next.run(req).await;
     }
     (

@@ -23,6 +23,7 @@
 pub mod credentials;
 pub mod http;
 pub mod http_conn;
+pub mod http_sessions;
 mod relay;
 mod server;
 

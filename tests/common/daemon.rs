@@ -121,6 +121,26 @@ pub fn operator_token(root: &Path, runtime: &Path) -> String {
     std::fs::read_to_string(file).unwrap().trim().to_string()
 }
 
+/// A sign-in address of the console, as `warroom-memory console --no-start` prints it.
+pub fn console_login_url(root: &Path, runtime: &Path) -> String {
+    let out = Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["console", "--json", "--no-start"])
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_STATE_HOME", runtime)
+        .env_remove("WARROOM_TOKEN")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["login_url"].as_str().unwrap().to_string()
+}
+
 /// rmcp's Streamable HTTP client to `url` with `token` (sent as `Authorization: Bearer`)
 /// and, for an operator token, the identity to act as.
 pub fn http_transport(
