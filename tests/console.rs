@@ -425,10 +425,41 @@ fn pages_show_the_memory_escaped_paged_and_proven() {
     let diff = c.page(&format!("/audit/diff?since={head_before}"));
     assert!(
         diff.contains("snippet number 0")
-            && diff.contains("and 20 more")
+            && diff.contains("snippet number 39")
             && diff.contains("Append-only"),
         "{diff}"
     );
+    assert!(!diff.contains("rel=\"next\""), "41 changes fit one page");
+    // A diff from the first line is paged like the timeline: 50 changes a page, linked.
+    let first = c.page("/audit/diff?since=line:0");
+    let total: usize = first
+        .split("Changes 1–50 of ")
+        .nth(1)
+        .expect("the page says which changes it shows")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        total > 50 && total < 100,
+        "{total}: the 15 example entries and 41 new ones"
+    );
+    assert!(!first.contains("rel=\"prev\""));
+    let next = first
+        .split("rel=\"next\" href=\"")
+        .nth(1)
+        .expect("a link to the next page")
+        .split('"')
+        .next()
+        .unwrap()
+        .replace("&amp;", "&");
+    let second = c.page(&next);
+    assert!(
+        second.contains(&format!("Changes 51–{total} of {total}")),
+        "{second}"
+    );
+    assert!(second.contains("rel=\"prev\"") && !second.contains("rel=\"next\""));
     let r = c.get("/audit/diff?since=ffffffffffffffffffffffffffffffff");
     assert_eq!(r.status, 404);
 

@@ -542,6 +542,33 @@ fn off_loopback_http_needs_a_token_and_checks_it() {
     let token = "0123456789abcdef0123456789abcdef";
     let token_file = p.path().join("token");
     std::fs::write(&token_file, format!("{token}\n")).unwrap();
+    // A token file others can read or write is refused (another account could choose
+    // or learn the operator's token), naming the file, its mode and the fix.
+    use std::os::unix::fs::PermissionsExt;
+    for mode in [0o666, 0o644, 0o620] {
+        std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let refused = daemon_cmd(
+            p.path(),
+            rt.path(),
+            &[
+                "--listen",
+                "0.0.0.0:0",
+                "--token-file",
+                token_file.to_str().unwrap(),
+            ],
+        )
+        .output()
+        .unwrap();
+        assert_eq!(refused.status.code(), Some(2), "mode {mode:o}");
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            err.contains("--token-file")
+                && err.contains(&format!("mode {mode:o}"))
+                && err.contains("chmod 600"),
+            "{err}"
+        );
+    }
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let _d = start_daemon_with(
         p.path(),
         rt.path(),

@@ -80,7 +80,7 @@ impl ConsoleCmd {
             );
         };
         let token = match (&info.token_file, std::env::var("WARROOM_TOKEN")) {
-            (Some(f), _) => crate::fsx::read_named_text(f, "the operator token file", 4096)?
+            (Some(f), _) => crate::daemon::credentials::read_token_file(f)?
                 .trim()
                 .to_string(),
             (None, Ok(t)) if !t.is_empty() => t,

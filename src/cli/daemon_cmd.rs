@@ -71,7 +71,7 @@ impl DaemonCmd {
         })?;
         let token = match &self.token_file {
             Some(f) => Some(
-                crate::fsx::read_named_text(f, "--token-file", 4096)?
+                crate::daemon::credentials::read_token_file(f)?
                     .trim()
                     .to_string(),
             ),

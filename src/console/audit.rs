@@ -20,8 +20,9 @@ use crate::audit::verify::VerifyReport;
 use crate::clock::Timestamp;
 use crate::error::Error;
 
-/// Entries of one room and kind a diff page lists before "and N more".
-const PER_GROUP: usize = 20;
+/// Changes (violations, supersedes, additions, in that order) on one page of a diff; the
+/// page links to the next like the timeline, so a diff since the first line stays small.
+const DIFF_PAGE: usize = 50;
 
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct AuditQuery {
@@ -31,6 +32,9 @@ pub(crate) struct AuditQuery {
     since: Option<String>,
     #[serde(default)]
     until: Option<String>,
+    /// `/audit/diff`: changes skipped (a page's start).
+    #[serde(default)]
+    offset: Option<usize>,
 }
 
 fn given(v: &Option<String>) -> Option<String> {
@@ -110,6 +114,11 @@ pub(crate) async fn diff(State(c): State<Shared>, Query(aq): Query<AuditQuery>) 
         ));
     };
     let until = given(&aq.until);
+    let offset = aq.offset.unwrap_or(0);
+    let mut link = format!("/audit/diff?since={}", q(&since));
+    if let Some(u) = &until {
+        link.push_str(&format!("&until={}", q(u)));
+    }
     let r = read(&c, move |m| {
         let line = since
             .strip_prefix("line:")
@@ -140,12 +149,34 @@ pub(crate) async fn diff(State(c): State<Shared>, Query(aq): Query<AuditQuery>) 
     })
     .await;
     match r {
-        Ok(report) => html(render_diff(&report)),
+        Ok(report) => html(render_diff(&report, offset, &link)),
         Err(resp) => resp,
     }
 }
 
-fn render_diff(d: &DiffReport) -> Markup {
+/// The part of `list` that falls on the page `[from, to)` of the changes, where `list`
+/// starts at change number `start`.
+fn on_page<T>(list: &[T], start: usize, from: usize, to: usize) -> &[T] {
+    let lo = from.saturating_sub(start).min(list.len());
+    let hi = to.saturating_sub(start).min(list.len());
+    &list[lo..hi]
+}
+
+fn render_diff(d: &DiffReport, offset: usize, link: &str) -> Markup {
+    let (from, to) = (offset, offset + DIFF_PAGE);
+    let violations = on_page(&d.violations, 0, from, to);
+    let sup_start = d.violations.len();
+    let superseded = on_page(&d.superseded, sup_start, from, to);
+    let mut start = sup_start + d.superseded.len();
+    let mut groups = Vec::new();
+    for g in &d.added {
+        let shown_here = on_page(&g.entries, start, from, to);
+        if !shown_here.is_empty() {
+            groups.push((g, shown_here));
+        }
+        start += g.entries.len();
+    }
+    let total = start;
     let body = html! {
         h1 { "What changed" }
         p.sub { (shown(&d.a)) " → " (shown(&d.b)) }
@@ -154,28 +185,34 @@ fn render_diff(d: &DiffReport) -> Markup {
             @else { p.bad-text { "✗ Not append-only: " (d.counts.violations) " violations" } }
             p { (d.counts.added) " added · " (d.counts.superseded) " superseded · "
                 (d.counts.malformed_added) " malformed lines added" }
+            @if total > DIFF_PAGE {
+                p.muted #page { "Changes " (from.min(total) + usize::from(total > 0)) "–" (to.min(total)) " of " (total) " (violations, then supersedes, then additions)." }
+            }
         }
-        @if !d.violations.is_empty() {
+        @if !violations.is_empty() {
             h2 { "Violations" }
-            table.data.violations { tbody { @for v in &d.violations { tr {
+            table.data.violations { tbody { @for v in violations { tr {
                 td { "line " (v.line) } td { span.badge.bad { (v.kind) } } td { (shown(&v.before)) }
             } } } }
         }
-        @if !d.superseded.is_empty() {
+        @if !superseded.is_empty() {
             h2 { "Superseded" }
-            ol.feed { @for s in &d.superseded { li {
+            ol.feed { @for s in superseded { li {
                 div.meta { (kind_badge(s.new.kind.as_str())) a href={ "/entry/" (q(&s.new.id)) } { code { (shown(&s.new.id)) } } " in " (shown(&s.new.room_id)) }
                 div.summary { @match &s.old { Some(o) => { (word_diff(&o.summary, &s.new.summary)) } None => { (shown(&s.new.summary)) } } }
             } } }
         }
-        h2 { "Added, by room and kind" }
-        @if d.added.is_empty() { p.muted { "Nothing was added." } }
-        @for g in &d.added {
+        @if d.added.is_empty() { h2 { "Added, by room and kind" } p.muted { "Nothing was added." } }
+        @if !groups.is_empty() { h2 { "Added, by room and kind" } }
+        @for (g, entries) in &groups {
             h3 { a href={ "/room/" (q(&g.room_id)) } { (shown(&g.room_id)) } " " (kind_badge(g.kind.as_str())) " " (g.entries.len()) }
-            ul { @for e in g.entries.iter().take(PER_GROUP) {
+            ul { @for e in entries.iter() {
                 li { a href={ "/entry/" (q(&e.id)) } { (shown(&e.summary)) } }
-            }
-            @if g.entries.len() > PER_GROUP { li.muted { "and " (g.entries.len() - PER_GROUP) " more" } } }
+            } }
+        }
+        nav.pager {
+            @if offset > 0 { a rel="prev" href={ (link) "&offset=" (offset.saturating_sub(DIFF_PAGE)) } { "← Previous " (DIFF_PAGE) } }
+            @if to < total { a rel="next" href={ (link) "&offset=" (to) } { "Next " (DIFF_PAGE) " changes →" } }
         }
     };
     page("What changed", "/audit", body)

@@ -289,10 +289,30 @@ fn private_dir(dir: &Path) -> io::Result<()> {
 
 /// Reads a credentials file: not through a link, ours, readable by nobody else, bounded.
 fn read_private(path: &Path) -> io::Result<String> {
+    read_owned(
+        path,
+        "Fix: `chmod 600` it, or remove it to have a new one made",
+    )
+}
+
+/// Reads an operator token file named with `--token-file`, under the credentials
+/// directory's rules: a regular file (not a link) of this user that nobody else can read
+/// or write — a token file another account can write would let it choose the operator's
+/// token.
+pub fn read_token_file(path: &Path) -> io::Result<String> {
+    read_owned(
+        path,
+        "Fix: make it a regular file of this user and `chmod 600` it",
+    )
+    .map_err(|e| io::Error::new(e.kind(), format!("--token-file {e}")))
+}
+
+fn read_owned(path: &Path, fix: &str) -> io::Result<String> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
+        .open(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let meta = file.metadata()?;
     if !meta.is_file()
         || meta.uid() != crate::fsx::current_uid()
@@ -301,9 +321,10 @@ fn read_private(path: &Path) -> io::Result<String> {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "{} must be a regular file of this user that nobody else can read (mode {:o}); \
-                 refusing it. Fix: `chmod 600` it, or remove it to have a new one made",
+                "{} must be a regular file of this user that nobody else can read or write \
+                 (it is owned by uid {}, mode {:o}); refusing it. {fix}",
                 path.display(),
+                meta.uid(),
                 meta.permissions().mode() & 0o777
             ),
         ));
