@@ -29,6 +29,7 @@ pub mod mcp;
 pub mod memory;
 pub mod plan;
 pub mod project;
+pub mod ratelog;
 pub mod receipts;
 pub mod render;
 pub mod render_audit;

@@ -106,9 +106,14 @@ pub fn describe_char(c: char) -> String {
     }
 }
 
-/// Text safe to echo in an error message: control characters escaped, at most 80 chars.
+/// Text safe to echo in an error message (which reaches the client, and logs and pages
+/// through it): secrets redacted by the scanner, control characters escaped, at most 80
+/// characters. The scan runs on a bounded prefix before clipping, so a token cut in half
+/// by the clip is still recognised whole.
 pub fn printable(value: &str) -> String {
-    let mut out: String = value
+    let head: String = value.chars().take(256).collect();
+    let scanned = crate::secrets::scan(&head).text;
+    let mut out: String = scanned
         .chars()
         .take(80)
         .flat_map(|c| {
@@ -119,7 +124,7 @@ pub fn printable(value: &str) -> String {
             }
         })
         .collect();
-    if value.chars().count() > 80 {
+    if scanned.chars().count() > 80 || value.chars().count() > 256 {
         out.push('…');
     }
     out

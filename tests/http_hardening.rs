@@ -77,3 +77,110 @@ fn a_session_answers_only_the_credential_that_opened_it() {
     assert!(body.contains("--max-sessions-per-credential 3"), "{body}");
     open(&url, &b).expect("another credential still opens a session");
 }
+
+/// Idle sockets without a credential cannot shut agents out: at the connection cap, a
+/// new connection takes the place of the oldest one that never authenticated.
+#[test]
+fn idle_unauthenticated_connections_do_not_starve_agents() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let _d = start_daemon_with(
+        p.path(),
+        rt.path(),
+        &["--listen", "127.0.0.1:0", "--max-connections", "8"],
+    );
+    let url = url_of(p.path(), rt.path());
+    let (_, token) = issue_token(p.path(), rt.path(), "room-a", "engineer");
+    let bearer = format!("Bearer {token}");
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    // Another local user's idle sockets: more than the cap, never a byte sent.
+    let idle: Vec<std::net::TcpStream> = (0..20)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for i in 0..3 {
+        let sid = open(&url, &bearer);
+        assert!(sid.is_ok(), "attempt {i}: an agent was shut out: {sid:?}");
+    }
+    drop(idle);
+}
+
+/// What a client sends reaches logs only scanned and clipped: a token pasted as a method
+/// name, a tool name or a resource URI is in no log line (and in no error message).
+#[test]
+fn logs_never_echo_a_token_a_client_sent() {
+    let p = project();
+    let token = "ghp_Zq8xW3vN5mK2pL7rT9yB4cD6fH1jA0sE3gU5";
+    let lines = [
+        xtask::http_client::INITIALIZE.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{token}"}}"#),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{token}","arguments":{{}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{{"uri":"warroom://{token}"}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{{"uri":"warroom://room/{token}"}}}}"#
+        ),
+    ];
+    let input = p.path().join("input.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let child = std::process::Command::new(common::BIN)
+        .args(["--root", p.path().to_str().unwrap(), "serve"])
+        .env("WARROOM_DAEMON", "off")
+        .env("WARROOM_LOG", "debug")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // serve ends at the end of its input; a watchdog bounds the wait.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("serve answered within 60 s")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("\"id\":4"), "every call answered: {stdout}");
+    assert!(
+        !stderr.contains(token),
+        "the log echoed the token:\n{stderr}"
+    );
+    let answers: Vec<&str> = stdout.lines().skip(1).collect();
+    for a in &answers {
+        // The method-not-found answer is the client's own method name (rmcp's); every
+        // message of ours names what it echoes only redacted.
+        if !a.contains("-32601") {
+            assert!(!a.contains(token), "an error echoed the token: {a}");
+        }
+    }
+}
+
+/// A flood of requests for a foreign Host, sent before any credential, is logged at most
+/// once per 10 s.
+#[test]
+fn pre_authentication_warnings_are_rate_limited() {
+    let p = project();
+    let rt = tempfile::tempdir().unwrap();
+    let d = start_daemon_with(p.path(), rt.path(), &["--listen", "127.0.0.1:0"]);
+    let url = url_of(p.path(), rt.path());
+    let home = url.trim_end_matches("mcp").to_string();
+    for _ in 0..50 {
+        let r = xtask::http_client::get(&home, &[("Host", "evil.example:80")]).unwrap();
+        assert_eq!(r.status, 403);
+    }
+    drop(d);
+    let log = std::fs::read_to_string(p.path().join("daemon.log")).unwrap();
+    let warned = log.matches("foreign Host").count();
+    assert!(
+        (1..=2).contains(&warned),
+        "{warned} warnings for 50 refused requests:\n{log}"
+    );
+}

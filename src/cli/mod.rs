@@ -268,10 +268,13 @@ impl Global {
 
 /// Sets up logging on stderr. `WARROOM_LOG` (or `RUST_LOG`) picks the level; default info.
 ///
-/// Whatever the level, the MCP library (rmcp) logs at `warn` at most: at `debug` and
+/// Whatever the level, the MCP library (rmcp) logs at `error` at most: at `debug` and
 /// `trace` it logs whole requests and responses — entries' text, a secret before it was
-/// redacted — and logs never carry an entry's raw text (nor the HTTP stack's headers,
-/// which carry bearer tokens). Our own logs name ids, lines and sizes, never texts.
+/// redacted — and at `warn` every error response with its message, which echoes what the
+/// client sent (a method name, a tool name, a URI: a token pasted there reached the log);
+/// the client gets those errors itself. Logs never carry an entry's raw text (nor the
+/// HTTP stack's headers, which carry bearer tokens). Our own logs name ids, lines and
+/// sizes, never texts, and what a client sent only through `validate::printable`.
 pub fn init_logging() {
     use std::io::IsTerminal;
     let filter = std::env::var("WARROOM_LOG")
@@ -280,7 +283,7 @@ pub fn init_logging() {
     let mut filter = tracing_subscriber::EnvFilter::new(filter);
     // The libraries that see requests (and their headers: bearer tokens) are capped too.
     for cap in [
-        "rmcp=warn",
+        "rmcp=error",
         "hyper=info",
         "hyper_util=info",
         "axum=info",

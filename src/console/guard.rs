@@ -102,7 +102,15 @@ fn refuse(g: &Guard, req: &Request) -> Option<Response> {
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     if !g.hosts.contains(&host) {
-        tracing::warn!(host = %host.escape_debug(), "console: refused a request for a foreign Host");
+        static FOREIGN_HOST: crate::ratelog::Limiter = crate::ratelog::Limiter::new();
+        if let Some(held) = FOREIGN_HOST.allow(std::time::Instant::now()) {
+            tracing::warn!(
+                host = %crate::validate::printable(&host),
+                held_back = held,
+                "console: refused a request for a foreign Host (such warnings: at most one \
+                 per 10 s)"
+            );
+        }
         return Some(error_page(
             StatusCode::FORBIDDEN,
             "Host not allowed",

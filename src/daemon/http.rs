@@ -196,6 +196,7 @@ async fn authenticate(State(v): State<Arc<Verifier>>, mut req: Request, next: Ne
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
     if let Some((key, who)) = given.and_then(|g| Some((CredentialKey::of(g), v.check(g)?))) {
+        super::http_conn::Proven::mark(&req);
         req.extensions_mut().insert(who);
         req.extensions_mut().insert(key);
         return next.run(req).await;

@@ -2,9 +2,12 @@
 //! mini-redis's listener and hyper's server guides).
 //!
 //! - **A cap on open connections** (`--max-connections`, default
-//!   [`DEFAULT_MAX_CONNECTIONS`]): past it, a new connection is closed at once; the first
-//!   refusal of a saturation is logged, and the recovery — one line per condition, not
-//!   one per attempt.
+//!   [`DEFAULT_MAX_CONNECTIONS`]). At the cap a new connection takes the place of the
+//!   oldest connection that has not yet made an authenticated request ([`Proven`], set
+//!   by the bearer check and the console's guard): idle sockets opened without a
+//!   credential cannot shut agents or the console out. Only when every open connection
+//!   has proven itself is a new one closed at once; the first refusal of a saturation is
+//!   logged, and the recovery — one line per condition, not one per attempt.
 //! - **Header and idle timeouts** (`--header-timeout`, default [`HEADER_TIMEOUT`]): a
 //!   connection that sends half a request head, or sits idle between requests, is closed
 //!   after it (hyper's header-read timer runs from the moment a connection waits for a
@@ -15,7 +18,9 @@
 //! - **Graceful stop**: on the stop signal, no new connections; open ones finish the
 //!   request in flight (bounded by [`DRAIN`]).
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -32,6 +37,51 @@ const DRAIN: Duration = Duration::from_secs(10);
 const BACKOFF_START: Duration = Duration::from_millis(5);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
+/// Set on a connection once one of its requests carried a valid credential; requests
+/// carry it as an extension so the credential checks can set it.
+#[derive(Debug, Clone, Default)]
+pub struct Proven(pub Arc<AtomicBool>);
+
+impl Proven {
+    /// Marks the request's connection as authenticated (nothing if it has no marker).
+    pub fn mark<B>(req: &http::Request<B>) {
+        if let Some(p) = req.extensions().get::<Proven>() {
+            p.0.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// An open connection as the accept loop sees it.
+struct Open {
+    seq: u64,
+    proven: Proven,
+    close: CancellationToken,
+}
+
+type OpenList = Arc<Mutex<VecDeque<Open>>>;
+
+/// Closes the oldest open connection that has not proven itself; false if none.
+fn evict_unproven(open: &OpenList) -> bool {
+    let mut list = open.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(i) = list
+        .iter()
+        .position(|c| !c.proven.0.load(Ordering::Relaxed))
+    else {
+        return false;
+    };
+    let c = list.remove(i).expect("a position in the list");
+    c.close.cancel();
+    static EVICTED: crate::ratelog::Limiter = crate::ratelog::Limiter::new();
+    if let Some(held) = EVICTED.allow(std::time::Instant::now()) {
+        tracing::warn!(
+            held_back = held,
+            "HTTP: at the connection cap, closed an unauthenticated connection for a new one \
+             (such warnings: at most one per 10 s)"
+        );
+    }
+    true
+}
+
 /// Serves `router` on `listener` until `stop`, within the limits above.
 pub async fn serve(
     listener: tokio::net::TcpListener,
@@ -44,6 +94,8 @@ pub async fn serve(
     let mut tasks = tokio::task::JoinSet::new();
     let mut backoff: Option<Duration> = None;
     let mut saturated = false;
+    let open: OpenList = Arc::default();
+    let mut seq = 0u64;
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
@@ -72,7 +124,18 @@ pub async fn serve(
                 continue;
             }
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(s) => Some(s),
+            // At the cap: an unproven connection makes room (its task ends at once).
+            Err(_) if evict_unproven(&open) => {
+                tokio::time::timeout(Duration::from_secs(1), slots.clone().acquire_owned())
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+            }
+            Err(_) => None,
+        };
+        let Some(slot) = slot else {
             if !saturated {
                 tracing::warn!(
                     "HTTP: {max_connections} connections open (--max-connections); closing new \
@@ -91,9 +154,20 @@ pub async fn serve(
             tracing::debug!("TCP_NODELAY: {e}");
         }
         let (router, stop) = (router.clone(), stop.clone());
+        seq += 1;
+        let me = Open {
+            seq,
+            proven: Proven::default(),
+            close: CancellationToken::new(),
+        };
+        let (proven, close, list, id) = (me.proven.clone(), me.close.clone(), open.clone(), seq);
+        open.lock().unwrap_or_else(|p| p.into_inner()).push_back(me);
         tasks.spawn(async move {
             let _slot = slot;
-            connection(tcp, router, header_timeout, stop).await;
+            connection(tcp, router, header_timeout, stop, proven, close).await;
+            list.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|c| c.seq != id);
         });
         while tasks.try_join_next().is_some() {}
     }
@@ -106,13 +180,21 @@ async fn connection(
     router: axum::Router,
     header_timeout: Duration,
     stop: CancellationToken,
+    proven: Proven,
+    close: CancellationToken,
 ) {
+    let inner = TowerToHyperService::new(router);
+    let service = hyper::service::service_fn(move |mut req: http::Request<_>| {
+        req.extensions_mut().insert(proven.clone());
+        hyper::service::Service::call(&inner, req)
+    });
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(header_timeout)
-        .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(router));
+        .serve_connection(TokioIo::new(tcp), service);
     let mut conn = std::pin::pin!(conn);
     tokio::select! {
+        () = close.cancelled() => {}
         r = conn.as_mut() => {
             if let Err(e) = r {
                 tracing::debug!("HTTP connection ended: {e}");
