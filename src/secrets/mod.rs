@@ -41,6 +41,7 @@
 mod bare;
 mod codes;
 mod command;
+mod data;
 mod formats;
 mod letters;
 mod looks;
@@ -203,6 +204,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
     }
     out.extend(high_entropy_tokens(bytes));
     out.extend(shapes::password_shaped_args(bytes));
+    out.retain(|(r, _)| !data::is_data(bytes, r));
     out
 }
 
