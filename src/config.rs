@@ -186,6 +186,21 @@ pub enum SecretPolicy {
     Refuse,
 }
 
+/// `secrets:` in warroom.yaml: a policy, or a policy and a team's rules file.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum SecretsConfig {
+    /// `secrets: redact` or `secrets: refuse`.
+    Policy(SecretPolicy),
+    /// `secrets: { policy: refuse, rules: .agents/gitleaks.toml }`.
+    Detail {
+        /// `redact` (default) or `refuse`.
+        policy: Option<SecretPolicy>,
+        /// A rules file in gitleaks' TOML format, relative to the root.
+        rules: Option<PathBuf>,
+    },
+}
+
 /// Behaviour switches, from the config file and flags.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -211,6 +226,9 @@ pub struct Settings {
     pub snapshot: Option<crate::store::snapshot::SnapshotPlace>,
     /// `verify` accepts unchained lines after chained ones (`allow_unchained`).
     pub allow_unchained: bool,
+    /// A team's own secret rules in gitleaks' format (`secrets: { rules: FILE }`, else
+    /// `.gitleaks.toml` at the root when it exists).
+    pub secret_rules: Option<PathBuf>,
     /// fsync every context receipt (`receipts_fsync`, default false: written, synced by
     /// the OS within seconds; the ledger's entries are fsynced either way).
     pub receipts_fsync: bool,
@@ -234,6 +252,7 @@ impl Default for Settings {
             fault_after_bytes: None,
             crash_after_bytes: None,
             snapshot: None,
+            secret_rules: None,
         }
     }
 }
@@ -283,8 +302,9 @@ pub struct ConfigFile {
     pub plans: Option<PathBuf>,
     /// `fsync` after each append (default true).
     pub fsync: Option<bool>,
-    /// `redact` (default) or `refuse`.
-    pub secrets: Option<SecretPolicy>,
+    /// `redact` (default) or `refuse`; or `{ policy: redact|refuse, rules: FILE }`, FILE
+    /// being a team's own rules in gitleaks' TOML format (relative to the root).
+    pub secrets: Option<SecretsConfig>,
     /// Per-kind half-life overrides in hours, e.g. `{decision: 500}`.
     pub half_life_hours: Option<std::collections::BTreeMap<String, f64>>,
     /// `blend` (default), `seed` (BM25 × decay exactly) or `relevance` (no decay).
@@ -355,8 +375,17 @@ impl ConfigFile {
         if let Some(f) = self.receipts_fsync {
             settings.receipts_fsync = f;
         }
-        if let Some(s) = self.secrets {
-            settings.secrets = s;
+        match &self.secrets {
+            Some(SecretsConfig::Policy(p)) => settings.secrets = *p,
+            Some(SecretsConfig::Detail { policy, rules }) => {
+                if let Some(p) = policy {
+                    settings.secrets = *p;
+                }
+                if let Some(r) = rules {
+                    settings.secret_rules = Some(paths.rooted(r));
+                }
+            }
+            None => {}
         }
         for (name, hours) in self.half_life_hours.iter().flatten() {
             let kind = Kind::parse(&format!("half_life_hours.{name}"), name)?;

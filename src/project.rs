@@ -82,6 +82,10 @@ pub fn settle(o: &Overrides, env: &dyn Fn(&str) -> Option<String>, cwd: &Path) -
         settings.fsync = false;
     }
     environment(o, env, cwd, &mut settings)?;
+    if settings.secret_rules.is_none() {
+        let default = paths.root.join(".gitleaks.toml");
+        settings.secret_rules = default.is_file().then_some(default);
+    }
     Ok(Project {
         paths,
         settings,

@@ -390,3 +390,113 @@ fn new_secret_shapes_never_reach_the_disk_and_everyday_text_is_kept() {
         assert!(!on_disk.contains(secret), "`{secret}` reached the disk");
     }
 }
+
+/// A team's own rules in gitleaks' format: `.gitleaks.toml` at the root (or the file
+/// `secrets: { rules: FILE }` names) adds rules that find the team's misses and
+/// allowlists that keep its false alarms; a bad file stops the server with an error that
+/// names the file and the rule. And everyday values the red team found altered are kept.
+#[test]
+fn a_teams_gitleaks_rules_and_allowlists_apply_and_a_bad_file_is_refused() {
+    let p = project();
+    let root = p.path();
+    let publish = |summary: &str| -> (i32, Value, String) {
+        let (code, out, err) = cli(
+            root,
+            &[
+                "--json",
+                "publish",
+                "--kind",
+                "decision",
+                "--room",
+                "r1",
+                "--role",
+                "eng",
+                "--summary",
+                summary,
+            ],
+        );
+        (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
+    };
+    let miss = "queue ack_9k2m4p7q1x3z is the staging one";
+    let alarm = "build bld-Zq8xW3vN5mK2pL7rT9yB4cD6fH1jA0 failed on arm64";
+    // Without the team's file: its key is kept, its build id redacted.
+    let (_, v, _) = publish(miss);
+    assert!(
+        v["entry"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("ack_9k2m4p7q1x3z")
+    );
+    let (_, v, _) = publish(alarm);
+    assert!(
+        !v["entry"]["summary"].as_str().unwrap().contains("bld-Zq8x"),
+        "{v}"
+    );
+    std::fs::write(
+        root.join(".gitleaks.toml"),
+        r#"title = "acme"
+[[rules]]
+id = "acme-queue-key"
+description = "Acme's queue keys"
+regex = '''\b(ack_[a-z0-9]{12})\b'''
+keywords = ["ack_"]
+[[allowlists]]
+description = "build ids"
+regexes = ['''^bld-[A-Za-z0-9]{20,}$''']
+"#,
+    )
+    .unwrap();
+    let (code, v, err) = publish(&miss.replace("9k2", "5r7"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["redacted"], json!(["acme-queue-key"]), "{v}");
+    let (_, v, _) = publish(alarm);
+    assert_eq!(
+        v["entry"]["summary"], alarm,
+        "the team's allowlist keeps it"
+    );
+    assert!(!disk(root).contains("ack_5r7m4p7q1x3z"));
+
+    // The same file named in warroom.yaml, elsewhere; a bad one is refused at start.
+    std::fs::rename(
+        root.join(".gitleaks.toml"),
+        root.join(".agents/team-rules.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        "secrets: { policy: refuse, rules: .agents/team-rules.toml }\n",
+    )
+    .unwrap();
+    let (code, _, err) = publish("queue ack_1a2b3c4d5e6f is the staging one");
+    assert_eq!(code, 2, "refused under `policy: refuse`");
+    assert!(err.contains("acme-queue-key"), "{err}");
+    std::fs::write(
+        root.join(".agents/team-rules.toml"),
+        "[[rules]]\nid = \"broken\"\nregex = '''(ack_'''\n",
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(common::ledger(root)).unwrap();
+    let (code, _, err) = publish("anything at all");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("team-rules.toml") && err.contains("rule `broken`") && err.contains("Fix"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(common::ledger(root)).unwrap(),
+        before
+    );
+    std::fs::remove_file(root.join(".agents/warroom.yaml")).unwrap();
+
+    // Everyday values a red team found altered: stored as written.
+    for kept in [
+        "The API token is hashed to 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 in the tokens table",
+        "The JS glue calls wbg.__wbg_randomFillSync_ab2cfe79ebbf2740 which throws",
+        "The PNG data URI iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAGUlEQVR42mNk+M9Qz0AEYBxVSF+FAAhKDveksOjmAAAAAElFTkSuQmCC is the logo",
+        "worker log: decoded payload=CgtyZWZyZXNoLWpvYhIQY2F0YWxvZy1pbmRleGVyGgcIARDoBxgDIgxidWlsZC0yMDI2LTEx for job 42",
+    ] {
+        let (code, v, err) = publish(kept);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(v["entry"]["summary"], kept, "{v}");
+    }
+}

@@ -71,6 +71,8 @@ pub struct Memory {
     state: RwLock<State>,
     /// The last `verify` report with what it was computed over ([`Memory::verify_cached`]).
     verified: std::sync::Mutex<Option<audit_ops::Verified>>,
+    /// A team's own secret rules (`.gitleaks.toml`), compiled at open.
+    secret_rules: Option<Arc<crate::secrets::ProjectRules>>,
     /// Set once this process gave the receipts file the ledger's mode.
     receipts_mode: std::sync::atomic::AtomicBool,
 }
@@ -86,6 +88,12 @@ impl std::fmt::Debug for Memory {
 impl Memory {
     /// Opens the project: reads the ledger whole and builds the index.
     pub fn open(paths: Paths, settings: Settings, clock: Arc<dyn Clock>) -> Result<Memory> {
+        let secret_rules = match &settings.secret_rules {
+            Some(f) => Some(Arc::new(
+                crate::secrets::ProjectRules::load(f).map_err(|e| Error::Refused(e.0))?,
+            )),
+            None => None,
+        };
         let jail = Arc::new(paths.jail());
         let opts = AppendOptions {
             jail: Some(jail.clone()),
@@ -131,6 +139,7 @@ impl Memory {
             }),
             verified: std::sync::Mutex::new(None),
             receipts_mode: std::sync::atomic::AtomicBool::new(false),
+            secret_rules,
         })
     }
 
@@ -230,7 +239,7 @@ impl Memory {
         found: &mut Vec<String>,
     ) -> Result<Vec<String>> {
         let texts: Vec<&str> = fields.iter().map(|(_, t)| t.as_str()).collect();
-        let scans = crate::secrets::scan_fields(&texts);
+        let scans = crate::secrets::scan_fields_with(&texts, self.secret_rules.as_deref());
         let mut out = Vec::with_capacity(scans.len());
         for ((field, _), scan) in fields.iter().zip(scans) {
             if !scan.kinds.is_empty()
@@ -256,7 +265,9 @@ impl Memory {
     /// Refuses an identifier (room, role, ref, plan id…) that contains a secret, whatever
     /// the policy: identifiers name files and link entries, so they are never redacted.
     pub(crate) fn guard_id(&self, field: &str, value: &str) -> Result<()> {
-        let scan = crate::secrets::scan(value);
+        let scan = crate::secrets::scan_fields_with(&[value], self.secret_rules.as_deref())
+            .pop()
+            .expect("one field, one scan");
         if scan.kinds.is_empty() {
             return Ok(());
         }

@@ -47,6 +47,7 @@ mod letters;
 mod looks;
 mod own;
 mod pairs;
+mod project;
 mod rules;
 mod shapes;
 mod told;
@@ -56,6 +57,7 @@ use std::ops::Range;
 
 use unicode_normalization::UnicodeNormalization;
 
+pub use project::{ProjectRules, RulesError};
 pub use rules::rules;
 use rules::{Allow, Target};
 pub use value::entropy;
@@ -340,6 +342,18 @@ pub fn scan(text: &str) -> Scan {
     scan_fields(&[text]).pop().expect("one field, one scan")
 }
 
+/// [`scan_fields`] with a project's own rules and allowlists as well (see
+/// [`ProjectRules`]).
+pub fn scan_fields_with(fields: &[&str], project: Option<&ProjectRules>) -> Vec<Scan> {
+    scan_fields_in(fields, &|text| {
+        let mut found = find(text);
+        if let Some(p) = project {
+            p.apply(text.as_bytes(), &mut found);
+        }
+        found
+    })
+}
+
 /// How much of each side of a junction between two fields is scanned together.
 const JUNCTION: usize = 256;
 
@@ -347,6 +361,12 @@ const JUNCTION: usize = 256;
 /// alone, and every junction of two neighbours as if they were one text, so a token split
 /// between summary and detail is still found — and both of its parts redacted.
 pub fn scan_fields(fields: &[&str]) -> Vec<Scan> {
+    scan_fields_in(fields, &find)
+}
+
+type Finder<'a> = dyn Fn(&str) -> Vec<(Range<usize>, &'static str)> + 'a;
+
+fn scan_fields_in(fields: &[&str], find: &Finder<'_>) -> Vec<Scan> {
     let norms: Vec<String> = fields.iter().map(|f| normalize(f)).collect();
     let mut found: Vec<Vec<(Range<usize>, &'static str)>> = norms.iter().map(|n| find(n)).collect();
     for i in 1..norms.len() {

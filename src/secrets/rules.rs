@@ -38,14 +38,26 @@ struct RuleFile {
     allowlists: Vec<AllowFile>,
 }
 
+/// An allowlist as gitleaks writes it (the bundled file's and a team's, see
+/// [`super::project`]).
 #[derive(Deserialize)]
-struct AllowFile {
+#[serde(deny_unknown_fields)]
+pub(super) struct AllowFile {
     #[serde(default)]
     regexes: Vec<String>,
     #[serde(rename = "regexTarget")]
     regex_target: Option<String>,
     #[serde(default)]
     stopwords: Vec<String>,
+    /// Not used here: a memory scans text, not files or commits.
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    paths: Vec<String>,
+    #[serde(default)]
+    commits: Vec<String>,
+    #[serde(default)]
+    condition: Option<String>,
 }
 
 /// What an allowlist regex is matched against.
@@ -93,7 +105,7 @@ pub struct RuleSet {
     pub skipped: Vec<String>,
 }
 
-fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+pub(super) fn compile(pattern: &str) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern)
         .unicode(false)
         .size_limit(64 << 20)
@@ -101,16 +113,31 @@ fn compile(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
-fn allow(a: &AllowFile) -> Option<Allow> {
+/// The allowlist `a` compiled (None for a path-only one: it does not apply to text); an
+/// error names a regex that does not compile or an unknown `regexTarget`. `lenient`
+/// (the bundled file) skips a regex Go's RE2 takes and Rust's does not (`{{`).
+pub(super) fn allow(a: &AllowFile, lenient: bool) -> Result<Option<Allow>, String> {
+    let _ = (&a.description, &a.paths, &a.commits, &a.condition);
     if a.regexes.is_empty() && a.stopwords.is_empty() {
-        return None; // path-only allowlists do not apply to text
+        return Ok(None); // path-only allowlists do not apply to text
     }
-    Some(Allow {
-        regexes: a.regexes.iter().filter_map(|r| compile(r).ok()).collect(),
+    let regexes = a
+        .regexes
+        .iter()
+        .map(|r| compile(r).map_err(|e| format!("allowlist regex `{r}` does not compile: {e}")))
+        .filter(|r| !(lenient && r.is_err()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(Allow {
+        regexes,
         target: match a.regex_target.as_deref() {
             Some("match") => Target::Match,
             Some("line") => Target::Line,
-            _ => Target::Secret,
+            None | Some("secret") => Target::Secret,
+            Some(other) => {
+                return Err(format!(
+                    "`regexTarget = \"{other}\"` is not one of secret, match, line"
+                ));
+            }
         },
         stopwords: (!a.stopwords.is_empty()).then(|| {
             AhoCorasick::builder()
@@ -118,7 +145,7 @@ fn allow(a: &AllowFile) -> Option<Allow> {
                 .build(&a.stopwords)
                 .expect("stopwords build an automaton")
         }),
-    })
+    }))
 }
 
 /// A rule's id with the rule set's lifetime.
@@ -147,7 +174,11 @@ fn build() -> RuleSet {
                 entropy: r.entropy,
                 group: r.secret_group.filter(|&g| g > 0),
                 keywords: r.keywords.iter().map(|k| k.to_ascii_lowercase()).collect(),
-                allow: r.allowlists.iter().filter_map(allow).collect(),
+                allow: r
+                    .allowlists
+                    .iter()
+                    .filter_map(|a| allow(a, true).expect("the bundled allowlists compile"))
+                    .collect(),
             }),
             Err(e) => skipped.push(format!("{}: {e}", r.id)),
         }
@@ -162,11 +193,15 @@ fn build() -> RuleSet {
             allow: Vec::new(),
         });
     }
-    let global = file.allowlist.as_ref().and_then(allow).unwrap_or(Allow {
-        regexes: Vec::new(),
-        target: Target::Secret,
-        stopwords: None,
-    });
+    let global = file
+        .allowlist
+        .as_ref()
+        .and_then(|a| allow(a, true).expect("the bundled allowlist compiles"))
+        .unwrap_or(Allow {
+            regexes: Vec::new(),
+            target: Target::Secret,
+            stopwords: None,
+        });
     let mut words: Vec<String> = Vec::new();
     let mut owners: Vec<Vec<usize>> = Vec::new();
     let mut always = Vec::new();
