@@ -186,6 +186,10 @@ pub enum SecretPolicy {
     Refuse,
 }
 
+/// Default cap on the new context receipts one asker records per minute: ten briefs a
+/// second, far above an agent's pace, ~1 MB a minute at most.
+pub const DEFAULT_RECEIPTS_PER_MINUTE: u32 = 600;
+
 /// `secrets:` in warroom.yaml: a policy, or a policy and a team's rules file.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
@@ -226,6 +230,9 @@ pub struct Settings {
     pub snapshot: Option<crate::store::snapshot::SnapshotPlace>,
     /// `verify` accepts unchained lines after chained ones (`allow_unchained`).
     pub allow_unchained: bool,
+    /// New context receipts one asker may record per minute (`receipts_per_minute`,
+    /// default [`DEFAULT_RECEIPTS_PER_MINUTE`]); the same brief asked again is not new.
+    pub receipts_per_minute: u32,
     /// A team's own secret rules in gitleaks' format (`secrets: { rules: FILE }`, else
     /// `.gitleaks.toml` at the root when it exists).
     pub secret_rules: Option<PathBuf>,
@@ -253,6 +260,7 @@ impl Default for Settings {
             crash_after_bytes: None,
             snapshot: None,
             secret_rules: None,
+            receipts_per_minute: DEFAULT_RECEIPTS_PER_MINUTE,
         }
     }
 }
@@ -323,6 +331,8 @@ pub struct ConfigFile {
     pub allow_unchained: Option<bool>,
     /// fsync every context receipt (default false; see `Settings::receipts_fsync`).
     pub receipts_fsync: Option<bool>,
+    /// New context receipts one asker may record per minute (default 600).
+    pub receipts_per_minute: Option<u32>,
 }
 
 impl ConfigFile {
@@ -374,6 +384,16 @@ impl ConfigFile {
         }
         if let Some(f) = self.receipts_fsync {
             settings.receipts_fsync = f;
+        }
+        if let Some(n) = self.receipts_per_minute {
+            if n == 0 {
+                return Err(Error::invalid(
+                    "receipts_per_minute",
+                    "0 would refuse every brief",
+                    "give a number such as 600",
+                ));
+            }
+            settings.receipts_per_minute = n;
         }
         match &self.secrets {
             Some(SecretsConfig::Policy(p)) => settings.secrets = *p,

@@ -196,8 +196,13 @@ fn a_receipt_replays_byte_for_byte_after_later_writes() {
 fn a_tampered_receipts_file_is_reported_by_verify() {
     let p = planned_project();
     let root = p.path();
-    for room in ["room-b", "room-c", "room-b"] {
-        assert_eq!(cli(root, &["context", room]).0, 0);
+    // Three different briefs (the same brief asked again is recorded once).
+    for args in [
+        &["context", "room-b"][..],
+        &["context", "room-c"],
+        &["context", "room-b", "--keyword", "auth"],
+    ] {
+        assert_eq!(cli(root, args).0, 0);
     }
     let (code, out, _) = cli(root, &["--json", "verify"]);
     assert_eq!(code, 0, "{out}");
@@ -247,8 +252,14 @@ async fn concurrent_briefs_leave_every_receipt_exactly_once() {
     }
     let ids = futures::future::join_all(agents.iter().map(|a| async move {
         let mut ids = Vec::new();
-        for _ in 0..5 {
-            let r = a.ok("memory_get_context", json!({})).await;
+        // Five different briefs each (the same brief asked again is recorded once).
+        for k in 0..5 {
+            let r = a
+                .ok(
+                    "memory_get_context",
+                    json!({"brief_keywords": [format!("auth{k}")]}),
+                )
+                .await;
             ids.push(r["receipt"].as_str().unwrap().to_string());
         }
         ids
@@ -565,4 +576,65 @@ fn rechain(lines: &[&str], f: impl Fn(usize, &str) -> String) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What one asker can make the server write is bounded: the same brief asked again at the
+/// same ledger position is recorded once (the call returns that receipt), and new
+/// receipts are capped per asker and minute (`receipts_per_minute`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_asker_cannot_make_receipts_grow_without_bound() {
+    let p = planned_project();
+    let root = p.path();
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        "receipts_per_minute: 3\n",
+    )
+    .unwrap();
+    let file = root.join(".agents/receipts.jsonl");
+    let clock = common::scenario_clock(root, "2027-01-20T10:00:00Z");
+    let manager = agent(root)
+        .room("room-b")
+        .role("manager")
+        .env("WARROOM_DAEMON", "off")
+        .env("WARROOM_NOW_FILE", &clock.display().to_string())
+        .start()
+        .await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let v = manager
+            .ok("memory_get_context", json!({"brief_keywords": ["auth"]}))
+            .await;
+        ids.push(v["receipt"].as_str().unwrap().to_string());
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "the same brief five times: one receipt");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 1);
+    assert_eq!(replay(root, &ids[0]).0, 0);
+    // Two more different briefs fit the cap of 3 a minute; the fourth is refused, and
+    // nothing is written for it.
+    for k in ["catalog", "sessions"] {
+        manager
+            .ok("memory_get_context", json!({"brief_keywords": [k]}))
+            .await;
+    }
+    let before = std::fs::read_to_string(&file).unwrap();
+    let err = manager
+        .err("memory_get_context", json!({"brief_keywords": ["tokens"]}))
+        .await;
+    assert!(err.contains("receipts_per_minute"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    // A later minute admits new briefs again.
+    common::scenario_clock(root, "2027-01-20T10:01:00Z");
+    manager
+        .ok("memory_get_context", json!({"brief_keywords": ["tokens"]}))
+        .await;
+    // Listing reads through the index: the newest first, as many as asked.
+    let (code, out, _) = cli(
+        root,
+        &["--json", "receipts", "--room", "room-b", "--last", "2"],
+    );
+    assert_eq!(code, 0);
+    let list: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    assert_eq!(list[1]["keywords"], json!(["tokens"]));
 }

@@ -26,17 +26,10 @@ impl ReceiptsCmd {
             Some(t) => Some(crate::clock::parse_time_arg(t, ctx.memory.now())?),
             None => None,
         };
-        let mut list: Vec<_> = ctx
+        let mut list = ctx
             .memory
-            .receipts()?
-            .into_iter()
-            .filter(|r| self.room.as_ref().is_none_or(|room| &r.room_id == room))
-            .filter(|r| {
-                since.is_none_or(|s| crate::clock::parse_rfc3339(&r.ts).is_ok_and(|t| t.0 >= s.0))
-            })
-            .collect();
-        let skip = list.len().saturating_sub(self.last);
-        list.drain(..skip);
+            .receipts_newest(self.room.as_deref(), since, self.last)?;
+        list.reverse();
         emit(ctx.json, &list, |l| crate::render_audit::receipts(l));
         Ok(if list.is_empty() {
             Outcome::NothingFound

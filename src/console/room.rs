@@ -77,13 +77,7 @@ pub(crate) async fn handler(State(c): State<Shared>, Path(room): Path<String>) -
             plan_id: None,
         };
         let brief = m.get_context_unrecorded(args, &Identity::default())?;
-        let mut receipts: Vec<Receipt> = m
-            .receipts()?
-            .into_iter()
-            .filter(|r| r.room_id == room)
-            .collect();
-        receipts.reverse();
-        receipts.truncate(RECEIPTS);
+        let receipts: Vec<Receipt> = m.receipts_newest(Some(&room), None, RECEIPTS)?;
         Ok(Data {
             upstream: m.upstream_rooms(&room)?,
             downstream,

@@ -16,7 +16,9 @@ mod plans;
 mod provenance;
 mod publish;
 mod read;
+mod receipts_index;
 mod receipts_ops;
+mod replay;
 
 pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
 pub use receipts_ops::Replay;
@@ -71,6 +73,10 @@ pub struct Memory {
     state: RwLock<State>,
     /// The last `verify` report with what it was computed over ([`Memory::verify_cached`]).
     verified: std::sync::Mutex<Option<audit_ops::Verified>>,
+    /// Where each receipt is (built on first use, then followed).
+    receipt_index: std::sync::Mutex<Option<receipts_index::ReceiptIndex>>,
+    /// What briefs may still write ([`receipts_index::Limits`]).
+    receipt_limits: std::sync::Mutex<receipts_index::Limits>,
     /// A team's own secret rules (`.gitleaks.toml`), compiled at open.
     secret_rules: Option<Arc<crate::secrets::ProjectRules>>,
     /// Set once this process gave the receipts file the ledger's mode.
@@ -140,6 +146,8 @@ impl Memory {
             verified: std::sync::Mutex::new(None),
             receipts_mode: std::sync::atomic::AtomicBool::new(false),
             secret_rules,
+            receipt_index: std::sync::Mutex::new(None),
+            receipt_limits: std::sync::Mutex::default(),
         })
     }
 

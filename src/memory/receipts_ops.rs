@@ -4,12 +4,12 @@
 //! SHA-256 (see [`crate::receipts`]).
 
 use super::Memory;
-use super::context_ops::{BriefInputs, BriefOutput, brief};
+use super::receipts_index::ReceiptIndex;
 use crate::api::context::{ContextArgs, ContextOutput};
-use crate::clock::{Timestamp, parse_rfc3339};
+use crate::clock::Timestamp;
 use crate::config::Identity;
 use crate::error::{Error, Result};
-use crate::index::{Ranking, Scorer};
+use crate::index::Ranking;
 use crate::receipts::{
     AskedArgs, Asker, LedgerPosition, OutputRef, RankingUsed, Receipt, new_id, sha256_hex,
 };
@@ -58,6 +58,52 @@ impl Memory {
             outputs,
         } = served;
         let ts = self.write_now();
+        // Bounded writes: the same brief for the same asker, room and arguments at the
+        // same ledger position is recorded once; new receipts are capped per asker.
+        let asker = (who.room_id.clone(), who.role.clone());
+        let key = *blake3::hash(
+            serde_json::to_string(&(
+                &asker,
+                &out.room_id,
+                &args.brief_keywords,
+                args.max_entries,
+                &args.plan_id,
+            ))
+            .expect("arguments serialize")
+            .as_bytes(),
+        )
+        .as_bytes();
+        let what = format!(
+            "{}:{}:{}",
+            ledger.lines,
+            ledger.head,
+            sha256_hex(&out.markdown)
+        );
+        let recorded = self
+            .receipt_limits
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .recorded(&key, &what)
+            .map(str::to_string);
+        if let Some(id) = recorded
+            && self.with_receipt_index(|ix| Ok(ix.get(&id).is_some()))?
+        {
+            return Ok(id);
+        }
+        let cap = self.settings.receipts_per_minute;
+        if !self
+            .receipt_limits
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .admit(&asker, ts.0, cap)
+        {
+            return Err(Error::Refused(format!(
+                "this session asked for more than {cap} different briefs in a minute, the \
+                 cap on what one asker may make the memory record (receipts_per_minute in \
+                 .agents/warroom.yaml). Fix: ask again in a minute; the same brief asked \
+                 again is not counted"
+            )));
+        }
         let id = new_id(ts);
         let r = &self.settings.ranking;
         let receipt = Receipt {
@@ -128,6 +174,10 @@ impl Memory {
         {
             self.give_receipts_the_ledgers_mode(&path);
         }
+        self.receipt_limits
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remember(key, what, id.clone());
         Ok(id)
     }
 
@@ -160,339 +210,56 @@ impl Memory {
         }
     }
 
-    /// Every receipt, oldest first (a malformed line is skipped: `verify` reports it).
-    pub fn receipts(&self) -> Result<Vec<Receipt>> {
+    /// Runs `f` on the receipts' index, first caught up with the stream (only what was
+    /// appended since the last look is read).
+    pub(crate) fn with_receipt_index<T>(
+        &self,
+        f: impl FnOnce(&ReceiptIndex) -> Result<T>,
+    ) -> Result<T> {
         let path = self.paths().receipts();
-        let mut source = self.backend().source(
-            Stream::Receipts,
-            path.clone(),
-            self.append_opts().jail.clone(),
-        );
-        let mut out = Vec::new();
-        source
-            .poll(|line| {
-                if let Ok(r) = serde_json::from_slice::<Receipt>(line.bytes) {
-                    out.push(r);
-                }
-            })
-            .map_err(|e| Error::Io {
-                context: format!(
-                    "reading receipts {}",
-                    self.backend().label(&Stream::Receipts, &path)
-                ),
-                source: e,
-            })?;
-        Ok(out)
+        let mut guard = self.receipt_index.lock().unwrap_or_else(|p| p.into_inner());
+        let ix = guard.get_or_insert_with(|| {
+            ReceiptIndex::new(self.backend().source(
+                Stream::Receipts,
+                path.clone(),
+                self.append_opts().jail.clone(),
+            ))
+        });
+        ix.refresh().map_err(|e| self.receipts_io(e))?;
+        f(ix)
     }
 
-    /// Recomputes the brief of receipt `id` from the ledger as it was at its position.
-    pub fn replay_receipt(&self, id: &str) -> Result<Replay> {
-        self.replay_receipt_at(id, None)
-    }
-
-    /// Finds receipt `id` and checks its line in the receipts' hash chain: the lines up to
-    /// the one after it must be linked (an edited receipt breaks the next line's link), and
-    /// with a recorded receipts head the receipt must be in that head's history (an edited
-    /// last receipt, or a re-chained stream, loses the head). Returns the receipt and what
-    /// the chain says against it.
-    fn find_receipt(&self, id: &str, recorded: Option<&str>) -> Result<(Receipt, Vec<String>)> {
+    pub(crate) fn receipts_io(&self, e: std::io::Error) -> Error {
         let path = self.paths().receipts();
-        let mut source = self.backend().source(
-            Stream::Receipts,
-            path.clone(),
-            self.append_opts().jail.clone(),
-        );
-        let mut chain = crate::audit::chain_check::ChainCheck::default();
-        let mut found: Option<(Receipt, u64)> = None;
-        let mut against = Vec::new();
-        let mut n = 0u64;
-        source
-            .poll(|line| {
-                n += 1;
-                let finding = chain.observe(line.bytes, n);
-                if found.is_none()
-                    && let Ok(r) = serde_json::from_slice::<Receipt>(line.bytes)
-                    && r.id == id
-                {
-                    found = Some((r, n));
-                }
-                let near = found.as_ref().is_none_or(|(_, at)| n <= at + 1);
-                if let (Some((kind, why)), true) = (finding, near) {
-                    against.push(format!(
-                        "receipts line {n} [{kind}] {why}: the receipts up to this one were \
-                         changed after they were written (run `warroom-memory verify`)"
-                    ));
-                }
-            })
-            .map_err(|e| Error::Io {
-                context: format!(
-                    "reading receipts {}",
-                    self.backend().label(&Stream::Receipts, &path)
-                ),
-                source: e,
-            })?;
-        let Some((receipt, at)) = found else {
-            return Err(Error::NotFound(format!(
-                "no receipt `{}`. Fix: list them with `warroom-memory receipts`",
-                crate::validate::printable(id)
-            )));
-        };
-        if let Some(h) = recorded {
-            let findings = chain.check_head(h);
-            let head_line = chain.report.recorded_head_line;
-            for (line, kind, why) in findings {
-                if line == 0 || line <= at {
-                    against.push(format!("receipts line {line} [{kind}] {why}"));
-                }
-            }
-            if let Some(l) = head_line
-                && at > l
-            {
-                against.push(format!(
-                    "the receipt is on line {at}, after the recorded receipts head (line {l}): \
-                     the head does not vouch for it"
-                ));
-            }
+        Error::Io {
+            context: format!(
+                "reading receipts {}",
+                self.backend().label(&Stream::Receipts, &path)
+            ),
+            source: e,
         }
-        Ok((receipt, against))
     }
 
-    /// [`Memory::replay_receipt`], the receipt also checked against a receipts head
-    /// recorded earlier. Everything a receipt records is compared, not only the brief's
-    /// bytes: what a replay recomputes (included entries with their reasons and scores,
-    /// omissions, size, SHA-256) must be equal; what it cannot recompute must agree with
-    /// what it can (the keywords and limit with the arguments, the asker with the room
-    /// briefed, the time with the ledger lines it read) and with the receipts' chain.
-    pub fn replay_receipt_at(&self, id: &str, receipts_head: Option<&str>) -> Result<Replay> {
-        let (receipt, mut differences) = self.find_receipt(id, receipts_head)?;
-        differences.extend(recorded_inputs_disagree(&receipt));
-        let (prefix, outputs) =
-            {
-                let mut guard = self.fresh()?;
-                let state = &mut *guard;
-                let prefix = state
-                    .ledger
-                    .source()
-                    .read_range(1, 0, receipt.ledger.bytes)
-                    .map_err(|e| Error::Io {
-                        context: format!(
-                            "reading the ledger's first {} bytes, where receipt {id} was computed \
-                         (a shorter ledger lost lines: run `warroom-memory verify`)",
-                            receipt.ledger.bytes
-                        ),
-                        source: e,
-                    })?;
-                let mut outputs = Vec::new();
-                for o in &receipt.outputs {
-                    let ch = state
-                        .channels
-                        .get(&o.room_id, self.paths().channel(&o.room_id))?;
-                    let m = ch.messages().iter().find(|m| m.msg.id == o.id).ok_or_else(|| {
-                    Error::NotFound(format!(
-                        "the `done` message {} of room {} that the brief included is no longer \
-                         in its channel",
-                        o.id, o.room_id
-                    ))
-                })?;
-                    let ref_ = receipt
-                        .upstream
-                        .iter()
-                        .find(|u| u.room_id == o.room_id && u.distance == 1)
-                        .map(|u| u.ref_.clone())
-                        .unwrap_or_default();
-                    outputs.push(BriefOutput {
-                        room_id: o.room_id.clone(),
-                        ref_,
-                        from: m.msg.from.clone(),
-                        ts: m.ts,
-                        id: m.msg.id.clone(),
-                        body: m.msg.body.clone(),
-                    });
-                }
-                (prefix, outputs)
-            };
-        let dir =
-            tempfile::tempdir().map_err(|e| Error::io("creating", &std::env::temp_dir(), e))?;
-        let file = dir.path().join("ledger.jsonl");
-        std::fs::write(&file, &prefix).map_err(|e| Error::io("writing", &file, e))?;
-        let mut ledger =
-            crate::ledger::Ledger::open(&file, crate::store::jsonl::AppendOptions::default())?;
-        let at = ledger.position()?;
-        differences.extend(served_before_read(&receipt, &prefix));
-        // The head covers the last line; the chain covers the lines before it.
-        let mut chain = crate::audit::chain_check::ChainCheck::default();
-        for (n, line) in prefix.split(|&b| b == b'\n').enumerate() {
-            if n as u64 >= at.lines {
-                break;
-            }
-            if let Some((kind @ ("broken-link" | "bad-link"), why)) =
-                chain.observe(line, n as u64 + 1)
-            {
-                differences.push(format!(
-                    "the ledger's first {} lines are not those the brief read: line {} [{kind}] \
-                     {why} (run `warroom-memory verify`)",
-                    receipt.ledger.lines,
-                    n + 1
-                ));
-            }
-        }
-        if at.head != receipt.ledger.head || at.lines != receipt.ledger.lines {
-            differences.push(format!(
-                "the ledger's first {} bytes are not those the brief read: {} lines with head {} \
-                 now, {} lines with head {} in the receipt (run `warroom-memory verify`)",
-                receipt.ledger.bytes, at.lines, at.head, receipt.ledger.lines, receipt.ledger.head
-            ));
-        }
-        let now = parse_rfc3339(&receipt.now).map_err(|e| {
-            Error::invalid(
-                "now",
-                format!("the receipt's time does not parse: {e}"),
-                "the receipt is damaged: run `warroom-memory verify`",
-            )
-        })?;
-        let scorer = scorer_of(&receipt, now)?;
-        let inputs = BriefInputs {
-            room: receipt.room_id.clone(),
-            plan_id: receipt.plan_id.clone(),
-            epic_ref: receipt.epic_ref.clone(),
-            keywords: receipt.keywords.clone(),
-            upstream: receipt.upstream.clone(),
-            outputs,
-            max: receipt.max_entries as usize,
-        };
-        let out = brief(&mut ledger, &scorer, &inputs)?.output(inputs);
-        let sha256 = sha256_hex(&out.markdown);
-        let ids = |v: &[crate::api::context::IncludedOut]| {
-            v.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
-        };
-        if ids(&out.included) != ids(&receipt.included) {
-            differences.push(format!(
-                "included now: {:?}; in the receipt: {:?}",
-                ids(&out.included),
-                ids(&receipt.included)
-            ));
-        }
-        if ids(&out.included) == ids(&receipt.included) && out.included != receipt.included {
-            for (now, then) in out.included.iter().zip(&receipt.included) {
-                if now != then {
-                    differences.push(format!(
-                        "entry {}: recomputed as {} (matched {:?}, score {}, relevance {}, \
-                         time {}); the receipt says {} (matched {:?}, score {}, relevance {}, \
-                         time {})",
-                        now.id,
-                        now.reason,
-                        now.matched,
-                        now.score,
-                        now.relevance,
-                        now.time_factor,
-                        then.reason,
-                        then.matched,
-                        then.score,
-                        then.relevance,
-                        then.time_factor
-                    ));
-                }
-            }
-        }
-        if out.omitted != receipt.omitted {
-            differences.push(format!(
-                "left out now: {:?}; in the receipt: {:?}",
-                out.omitted, receipt.omitted
-            ));
-        }
-        if out.bytes != receipt.bytes {
-            differences.push(format!(
-                "{} bytes now, {} in the receipt",
-                out.bytes, receipt.bytes
-            ));
-        }
-        let identical = sha256 == receipt.sha256 && differences.is_empty();
-        if !identical && differences.is_empty() {
-            differences.push(format!(
-                "the markdown's SHA-256 is {sha256} now, {} in the receipt",
-                receipt.sha256
-            ));
-        }
-        Ok(Replay {
-            receipt,
-            identical,
-            sha256,
-            markdown: out.markdown,
-            differences,
+    /// The newest `last` receipts (of `room`; served at or after `since`), newest first:
+    /// only their lines are read.
+    pub fn receipts_newest(
+        &self,
+        room: Option<&str>,
+        since: Option<Timestamp>,
+        last: usize,
+    ) -> Result<Vec<Receipt>> {
+        self.with_receipt_index(|ix| {
+            ix.newest(room, since.map(|t| t.0), last)
+                .iter()
+                .map(|row| ix.receipt(row).map_err(|e| self.receipts_io(e)))
+                .collect()
         })
     }
-}
 
-/// The scorer a receipt's brief was ranked with.
-fn scorer_of(r: &Receipt, now: Timestamp) -> Result<Scorer> {
-    let ranking = crate::config::parse_ranking(Some(&r.ranking.name), r.ranking.floor)?;
-    let half_lives: [f64; 6] = r.ranking.half_lives.clone().try_into().map_err(|_| {
-        Error::invalid(
-            "ranking.half_lives",
-            "the receipt does not list six half-lives",
-            "the receipt is damaged: run `warroom-memory verify`",
-        )
-    })?;
-    Ok(Scorer {
-        now,
-        half_lives,
-        ranking,
-    })
-}
-
-/// What a receipt records that a replay cannot recompute, checked against what it can: the
-/// keywords and entry limit against the arguments asked, the asker against the room
-/// briefed (an agent is briefed only for its own room).
-fn recorded_inputs_disagree(r: &Receipt) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(asked) = &r.args.brief_keywords
-        && *asked != r.keywords
-    {
-        out.push(format!(
-            "the receipt ranked by keywords {:?} but says {:?} were asked",
-            r.keywords, asked
-        ));
+    /// Every receipt, oldest first (a malformed line is skipped: `verify` reports it).
+    pub fn receipts(&self) -> Result<Vec<Receipt>> {
+        let mut all = self.receipts_newest(None, None, usize::MAX)?;
+        all.reverse();
+        Ok(all)
     }
-    let limit = r
-        .args
-        .max_entries
-        .unwrap_or(crate::context::render::MAX_CONTEXT_ENTRIES as u32);
-    if limit != r.max_entries {
-        out.push(format!(
-            "the receipt's entry limit is {} but {limit} was asked",
-            r.max_entries
-        ));
-    }
-    if let Some(room) = &r.by.room
-        && *room != r.room_id
-    {
-        out.push(format!(
-            "the receipt says an agent of room {room} was briefed for room {}: an agent is \
-             briefed only for its own room",
-            r.room_id
-        ));
-    }
-    out
-}
-
-/// A brief cannot have been served before the last ledger line it read was written.
-fn served_before_read(r: &Receipt, prefix: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Ts {
-        ts: String,
-    }
-    let last = prefix
-        .split(|&b| b == b'\n')
-        .rev()
-        .find(|l| !l.iter().all(u8::is_ascii_whitespace))?;
-    let line_ts = parse_rfc3339(&serde_json::from_slice::<Ts>(last).ok()?.ts).ok()?;
-    let served = parse_rfc3339(&r.ts).ok()?;
-    (served.0 + crate::chain::SKEW_SECONDS < line_ts.0).then(|| {
-        format!(
-            "the receipt says it was served at {}, before the last ledger line it read was \
-             written ({})",
-            r.ts,
-            line_ts.to_rfc3339()
-        )
-    })
 }

@@ -1,0 +1,348 @@
+//! Replaying a receipt: the brief recomputed from the ledger as it was at the receipt's
+//! position, with its arguments, scope and time, compared byte for byte by its SHA-256 —
+//! and the whole receipt checked, not only the brief's bytes (what a replay recomputes
+//! must be equal; what it cannot must agree with what it can and with the receipts'
+//! hash chain).
+
+use super::Memory;
+use super::context_ops::{BriefInputs, BriefOutput, brief};
+use crate::clock::{Timestamp, parse_rfc3339};
+use crate::error::{Error, Result};
+use crate::index::Scorer;
+use crate::receipts::{Receipt, sha256_hex};
+
+pub use super::receipts_ops::Replay;
+
+impl Memory {
+    /// Recomputes the brief of receipt `id` from the ledger as it was at its position.
+    pub fn replay_receipt(&self, id: &str) -> Result<Replay> {
+        self.replay_receipt_at(id, None)
+    }
+
+    /// Finds receipt `id` and checks its line in the receipts' hash chain: it must link to
+    /// the line before it, and the line after it to it (an edited receipt breaks that
+    /// link) — three lines read, whatever the stream's size. With a recorded receipts head
+    /// the whole stream is checked: the receipt must be in that head's history (an edited
+    /// last receipt, or a re-chained stream, loses the head). Returns the receipt and what
+    /// the chain says against it.
+    fn find_receipt(&self, id: &str, recorded: Option<&str>) -> Result<(Receipt, Vec<String>)> {
+        let (receipt, at, mut against) = self.with_receipt_index(|ix| {
+            let row = ix.get(id).ok_or_else(|| {
+                Error::NotFound(format!(
+                    "no receipt `{}`. Fix: list them with `warroom-memory receipts`",
+                    crate::validate::printable(id)
+                ))
+            })?;
+            let bytes = ix.line(row).map_err(|e| self.receipts_io(e))?;
+            let receipt: Receipt = serde_json::from_slice(&bytes).map_err(|e| {
+                self.receipts_io(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            })?;
+            let mut against = Vec::new();
+            let link = |b: &[u8]| crate::chain::hex(&crate::chain::link_of(b));
+            let want_prev = match row.line {
+                1 => Some(crate::chain::GENESIS.to_string()),
+                n => match ix.on_line(n - 1) {
+                    Some(before) => Some(link(&ix.line(before).map_err(|e| self.receipts_io(e))?)),
+                    None => None,
+                },
+            };
+            if want_prev.is_none() || receipt.prev != want_prev {
+                against.push(format!(
+                    "receipts line {} [broken-link] does not link to the receipt before it: \
+                     the receipts up to this one were changed after they were written (run \
+                     `warroom-memory verify`)",
+                    row.line
+                ));
+            }
+            if let Some(next) = ix.on_line(row.line + 1) {
+                let next: Receipt = ix.receipt(next).map_err(|e| self.receipts_io(e))?;
+                if next.prev.as_deref() != Some(link(&bytes).as_str()) {
+                    against.push(format!(
+                        "receipts line {} [broken-link] does not link to this receipt: this \
+                         receipt was changed after it was written (run `warroom-memory verify`)",
+                        row.line + 1
+                    ));
+                }
+            }
+            Ok((receipt, row.line, against))
+        })?;
+        if let Some(h) = recorded {
+            against.extend(self.against_recorded_head(h, at)?);
+        }
+        Ok((receipt, against))
+    }
+
+    /// What the whole receipts stream says of the receipt on line `at` against the
+    /// recorded head `h`.
+    fn against_recorded_head(&self, h: &str, at: u64) -> Result<Vec<String>> {
+        let path = self.paths().receipts();
+        let mut source = self.backend().source(
+            crate::store::Stream::Receipts,
+            path,
+            self.append_opts().jail.clone(),
+        );
+        let mut chain = crate::audit::chain_check::ChainCheck::default();
+        let mut n = 0u64;
+        source
+            .poll(|line| {
+                n += 1;
+                chain.observe(line.bytes, n);
+            })
+            .map_err(|e| self.receipts_io(e))?;
+        let mut against = Vec::new();
+        let findings = chain.check_head(h);
+        for (line, kind, why) in findings {
+            if line == 0 || line <= at {
+                against.push(format!("receipts line {line} [{kind}] {why}"));
+            }
+        }
+        if let Some(l) = chain.report.recorded_head_line
+            && at > l
+        {
+            against.push(format!(
+                "the receipt is on line {at}, after the recorded receipts head (line {l}): the \
+                 head does not vouch for it"
+            ));
+        }
+        Ok(against)
+    }
+
+    /// [`Memory::replay_receipt`], the receipt also checked against a receipts head
+    /// recorded earlier. Everything a receipt records is compared, not only the brief's
+    /// bytes: what a replay recomputes (included entries with their reasons and scores,
+    /// omissions, size, SHA-256) must be equal; what it cannot recompute must agree with
+    /// what it can (the keywords and limit with the arguments, the asker with the room
+    /// briefed, the time with the ledger lines it read) and with the receipts' chain.
+    pub fn replay_receipt_at(&self, id: &str, receipts_head: Option<&str>) -> Result<Replay> {
+        let (receipt, mut differences) = self.find_receipt(id, receipts_head)?;
+        differences.extend(recorded_inputs_disagree(&receipt));
+        let (prefix, outputs) =
+            {
+                let mut guard = self.fresh()?;
+                let state = &mut *guard;
+                let prefix = state
+                    .ledger
+                    .source()
+                    .read_range(1, 0, receipt.ledger.bytes)
+                    .map_err(|e| Error::Io {
+                        context: format!(
+                            "reading the ledger's first {} bytes, where receipt {id} was computed \
+                         (a shorter ledger lost lines: run `warroom-memory verify`)",
+                            receipt.ledger.bytes
+                        ),
+                        source: e,
+                    })?;
+                let mut outputs = Vec::new();
+                for o in &receipt.outputs {
+                    let ch = state
+                        .channels
+                        .get(&o.room_id, self.paths().channel(&o.room_id))?;
+                    let m = ch.messages().iter().find(|m| m.msg.id == o.id).ok_or_else(|| {
+                    Error::NotFound(format!(
+                        "the `done` message {} of room {} that the brief included is no longer \
+                         in its channel",
+                        o.id, o.room_id
+                    ))
+                })?;
+                    let ref_ = receipt
+                        .upstream
+                        .iter()
+                        .find(|u| u.room_id == o.room_id && u.distance == 1)
+                        .map(|u| u.ref_.clone())
+                        .unwrap_or_default();
+                    outputs.push(BriefOutput {
+                        room_id: o.room_id.clone(),
+                        ref_,
+                        from: m.msg.from.clone(),
+                        ts: m.ts,
+                        id: m.msg.id.clone(),
+                        body: m.msg.body.clone(),
+                    });
+                }
+                (prefix, outputs)
+            };
+        let dir =
+            tempfile::tempdir().map_err(|e| Error::io("creating", &std::env::temp_dir(), e))?;
+        let file = dir.path().join("ledger.jsonl");
+        std::fs::write(&file, &prefix).map_err(|e| Error::io("writing", &file, e))?;
+        let mut ledger =
+            crate::ledger::Ledger::open(&file, crate::store::jsonl::AppendOptions::default())?;
+        let at = ledger.position()?;
+        differences.extend(served_before_read(&receipt, &prefix));
+        // The head covers the last line; the chain covers the lines before it.
+        let mut chain = crate::audit::chain_check::ChainCheck::default();
+        for (n, line) in prefix.split(|&b| b == b'\n').enumerate() {
+            if n as u64 >= at.lines {
+                break;
+            }
+            if let Some((kind @ ("broken-link" | "bad-link"), why)) =
+                chain.observe(line, n as u64 + 1)
+            {
+                differences.push(format!(
+                    "the ledger's first {} lines are not those the brief read: line {} [{kind}] \
+                     {why} (run `warroom-memory verify`)",
+                    receipt.ledger.lines,
+                    n + 1
+                ));
+            }
+        }
+        if at.head != receipt.ledger.head || at.lines != receipt.ledger.lines {
+            differences.push(format!(
+                "the ledger's first {} bytes are not those the brief read: {} lines with head {} \
+                 now, {} lines with head {} in the receipt (run `warroom-memory verify`)",
+                receipt.ledger.bytes, at.lines, at.head, receipt.ledger.lines, receipt.ledger.head
+            ));
+        }
+        let now = parse_rfc3339(&receipt.now).map_err(|e| {
+            Error::invalid(
+                "now",
+                format!("the receipt's time does not parse: {e}"),
+                "the receipt is damaged: run `warroom-memory verify`",
+            )
+        })?;
+        let scorer = scorer_of(&receipt, now)?;
+        let inputs = BriefInputs {
+            room: receipt.room_id.clone(),
+            plan_id: receipt.plan_id.clone(),
+            epic_ref: receipt.epic_ref.clone(),
+            keywords: receipt.keywords.clone(),
+            upstream: receipt.upstream.clone(),
+            outputs,
+            max: receipt.max_entries as usize,
+        };
+        let out = brief(&mut ledger, &scorer, &inputs)?.output(inputs);
+        let sha256 = sha256_hex(&out.markdown);
+        let ids = |v: &[crate::api::context::IncludedOut]| {
+            v.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
+        };
+        if ids(&out.included) != ids(&receipt.included) {
+            differences.push(format!(
+                "included now: {:?}; in the receipt: {:?}",
+                ids(&out.included),
+                ids(&receipt.included)
+            ));
+        }
+        if ids(&out.included) == ids(&receipt.included) && out.included != receipt.included {
+            for (now, then) in out.included.iter().zip(&receipt.included) {
+                if now != then {
+                    differences.push(format!(
+                        "entry {}: recomputed as {} (matched {:?}, score {}, relevance {}, \
+                         time {}); the receipt says {} (matched {:?}, score {}, relevance {}, \
+                         time {})",
+                        now.id,
+                        now.reason,
+                        now.matched,
+                        now.score,
+                        now.relevance,
+                        now.time_factor,
+                        then.reason,
+                        then.matched,
+                        then.score,
+                        then.relevance,
+                        then.time_factor
+                    ));
+                }
+            }
+        }
+        if out.omitted != receipt.omitted {
+            differences.push(format!(
+                "left out now: {:?}; in the receipt: {:?}",
+                out.omitted, receipt.omitted
+            ));
+        }
+        if out.bytes != receipt.bytes {
+            differences.push(format!(
+                "{} bytes now, {} in the receipt",
+                out.bytes, receipt.bytes
+            ));
+        }
+        let identical = sha256 == receipt.sha256 && differences.is_empty();
+        if !identical && differences.is_empty() {
+            differences.push(format!(
+                "the markdown's SHA-256 is {sha256} now, {} in the receipt",
+                receipt.sha256
+            ));
+        }
+        Ok(Replay {
+            receipt,
+            identical,
+            sha256,
+            markdown: out.markdown,
+            differences,
+        })
+    }
+}
+
+/// The scorer a receipt's brief was ranked with.
+fn scorer_of(r: &Receipt, now: Timestamp) -> Result<Scorer> {
+    let ranking = crate::config::parse_ranking(Some(&r.ranking.name), r.ranking.floor)?;
+    let half_lives: [f64; 6] = r.ranking.half_lives.clone().try_into().map_err(|_| {
+        Error::invalid(
+            "ranking.half_lives",
+            "the receipt does not list six half-lives",
+            "the receipt is damaged: run `warroom-memory verify`",
+        )
+    })?;
+    Ok(Scorer {
+        now,
+        half_lives,
+        ranking,
+    })
+}
+
+/// What a receipt records that a replay cannot recompute, checked against what it can: the
+/// keywords and entry limit against the arguments asked, the asker against the room
+/// briefed (an agent is briefed only for its own room).
+fn recorded_inputs_disagree(r: &Receipt) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(asked) = &r.args.brief_keywords
+        && *asked != r.keywords
+    {
+        out.push(format!(
+            "the receipt ranked by keywords {:?} but says {:?} were asked",
+            r.keywords, asked
+        ));
+    }
+    let limit = r
+        .args
+        .max_entries
+        .unwrap_or(crate::context::render::MAX_CONTEXT_ENTRIES as u32);
+    if limit != r.max_entries {
+        out.push(format!(
+            "the receipt's entry limit is {} but {limit} was asked",
+            r.max_entries
+        ));
+    }
+    if let Some(room) = &r.by.room
+        && *room != r.room_id
+    {
+        out.push(format!(
+            "the receipt says an agent of room {room} was briefed for room {}: an agent is \
+             briefed only for its own room",
+            r.room_id
+        ));
+    }
+    out
+}
+
+/// A brief cannot have been served before the last ledger line it read was written.
+fn served_before_read(r: &Receipt, prefix: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Ts {
+        ts: String,
+    }
+    let last = prefix
+        .split(|&b| b == b'\n')
+        .rev()
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace))?;
+    let line_ts = parse_rfc3339(&serde_json::from_slice::<Ts>(last).ok()?.ts).ok()?;
+    let served = parse_rfc3339(&r.ts).ok()?;
+    (served.0 + crate::chain::SKEW_SECONDS < line_ts.0).then(|| {
+        format!(
+            "the receipt says it was served at {}, before the last ledger line it read was \
+             written ({})",
+            r.ts,
+            line_ts.to_rfc3339()
+        )
+    })
+}
