@@ -16,6 +16,7 @@ pub mod channel;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod conn;
 pub mod console;
 pub mod context;
 pub mod daemon;

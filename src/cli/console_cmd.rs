@@ -92,9 +92,10 @@ impl ConsoleCmd {
             ),
         };
         let base = mcp.trim_end_matches("/mcp").to_string();
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = {
+            use crate::clock::Clock;
+            crate::clock::SystemClock.now().0.max(0) as u64
+        };
         let code = crate::console::signin::mint_code(&token, now);
         let lifetime = crate::console::signin::CODE_LIFETIME.as_secs();
         let out = ConsoleOut {

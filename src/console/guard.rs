@@ -48,9 +48,8 @@ fn cookies(req: &http::HeaderMap) -> impl Iterator<Item = &str> {
 
 /// The wall clock in unix seconds, for sign-in codes (the console is an edge).
 fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    use crate::clock::Clock;
+    crate::clock::SystemClock.now().0.max(0) as u64
 }
 
 impl Guard {
@@ -141,7 +140,11 @@ fn refuse(g: &Guard, req: &Request) -> Option<Response> {
         return Some(r);
     }
     let path = req.uri().path();
-    if path == "/login" || path == "/logout" || path.starts_with("/assets/") || g.authorized(req) {
+    if g.authorized(req) {
+        crate::conn::Proven::mark(req);
+        return None;
+    }
+    if path == "/login" || path == "/logout" || path.starts_with("/assets/") {
         return None;
     }
     Some(error_page(

@@ -19,7 +19,6 @@
 //!   request in flight (bounded by [`DRAIN`]).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -37,19 +36,7 @@ const DRAIN: Duration = Duration::from_secs(10);
 const BACKOFF_START: Duration = Duration::from_millis(5);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
-/// Set on a connection once one of its requests carried a valid credential; requests
-/// carry it as an extension so the credential checks can set it.
-#[derive(Debug, Clone, Default)]
-pub struct Proven(pub Arc<AtomicBool>);
-
-impl Proven {
-    /// Marks the request's connection as authenticated (nothing if it has no marker).
-    pub fn mark<B>(req: &http::Request<B>) {
-        if let Some(p) = req.extensions().get::<Proven>() {
-            p.0.store(true, Ordering::Relaxed);
-        }
-    }
-}
+pub use crate::conn::Proven;
 
 /// An open connection as the accept loop sees it.
 struct Open {
@@ -63,10 +50,7 @@ type OpenList = Arc<Mutex<VecDeque<Open>>>;
 /// Closes the oldest open connection that has not proven itself; false if none.
 fn evict_unproven(open: &OpenList) -> bool {
     let mut list = open.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(i) = list
-        .iter()
-        .position(|c| !c.proven.0.load(Ordering::Relaxed))
-    else {
+    let Some(i) = list.iter().position(|c| !c.proven.is_set()) else {
         return false;
     };
     let c = list.remove(i).expect("a position in the list");
