@@ -110,11 +110,23 @@ pub fn url_of(root: &Path, runtime: &Path) -> String {
 /// The operator token of the daemon of `root`: read from the file `daemon status --json`
 /// names (the daemon made it, 0600, on first start).
 pub fn operator_token(root: &Path, runtime: &Path) -> String {
-    let out = daemon_cmd(root, runtime, &["status"])
-        .arg("--json")
-        .output()
-        .unwrap();
-    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // A daemon restarting rewrites its info file: ask again for a few seconds.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let info: serde_json::Value = loop {
+        let out = daemon_cmd(root, runtime, &["status"])
+            .arg("--json")
+            .output()
+            .unwrap();
+        match serde_json::from_slice(&out.stdout) {
+            Ok(v) => break v,
+            Err(e) if Instant::now() > deadline => panic!(
+                "daemon status --json: {e}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    };
     let file = info["token_file"]
         .as_str()
         .expect("the daemon names its token file");
