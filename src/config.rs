@@ -190,6 +190,48 @@ pub enum SecretPolicy {
 /// second, far above an agent's pace, ~1 MB a minute at most.
 pub const DEFAULT_RECEIPTS_PER_MINUTE: u32 = 600;
 
+/// `on` / `off` (YAML's booleans too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnOff(pub bool);
+
+impl<'de> Deserialize<'de> for OnOff {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Bool(bool),
+            Word(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Bool(b) => Ok(OnOff(b)),
+            Raw::Word(w) => match w.as_str() {
+                "on" | "true" | "yes" => Ok(OnOff(true)),
+                "off" | "false" | "no" => Ok(OnOff(false)),
+                other => Err(serde::de::Error::custom(format!(
+                    "`{other}` is neither on nor off"
+                ))),
+            },
+        }
+    }
+}
+
+/// `semantic:` in warroom.yaml.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum SemanticConfig {
+    /// `semantic: on` / `off`.
+    Switch(OnOff),
+    /// `semantic: { model: DIR, weight: 0.5 }` (on unless `on: false`).
+    Detail {
+        /// On (default when the map is given).
+        on: Option<bool>,
+        /// A sentence-transformers directory, relative to the root.
+        model: Option<PathBuf>,
+        /// The lexical side's share in the fusion (0..=1).
+        weight: Option<f64>,
+    },
+}
+
 /// `secrets:` in warroom.yaml: a policy, or a policy and a team's rules file.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
@@ -230,6 +272,8 @@ pub struct Settings {
     pub snapshot: Option<crate::store::snapshot::SnapshotPlace>,
     /// `verify` accepts unchained lines after chained ones (`allow_unchained`).
     pub allow_unchained: bool,
+    /// Semantic ranking (`semantic:`; `WARROOM_SEMANTIC`).
+    pub semantic: crate::semantic::SemanticSettings,
     /// New context receipts one asker may record per minute (`receipts_per_minute`,
     /// default [`DEFAULT_RECEIPTS_PER_MINUTE`]); the same brief asked again is not new.
     pub receipts_per_minute: u32,
@@ -261,6 +305,11 @@ impl Default for Settings {
             snapshot: None,
             secret_rules: None,
             receipts_per_minute: DEFAULT_RECEIPTS_PER_MINUTE,
+            semantic: crate::semantic::SemanticSettings {
+                on: false,
+                model: None,
+                weight: crate::semantic::DEFAULT_WEIGHT,
+            },
         }
     }
 }
@@ -333,6 +382,8 @@ pub struct ConfigFile {
     pub receipts_fsync: Option<bool>,
     /// New context receipts one asker may record per minute (default 600).
     pub receipts_per_minute: Option<u32>,
+    /// `on`, `off` (default), or `{ on: true, model: DIR, weight: 0.5 }`.
+    pub semantic: Option<SemanticConfig>,
 }
 
 impl ConfigFile {
@@ -384,6 +435,24 @@ impl ConfigFile {
         }
         if let Some(f) = self.receipts_fsync {
             settings.receipts_fsync = f;
+        }
+        match &self.semantic {
+            None => {}
+            Some(SemanticConfig::Switch(on)) => settings.semantic.on = on.0,
+            Some(SemanticConfig::Detail { on, model, weight }) => {
+                settings.semantic.on = on.unwrap_or(true);
+                settings.semantic.model = model.as_ref().map(|m| paths.rooted(m));
+                if let Some(w) = *weight {
+                    if !(0.0..=1.0).contains(&w) {
+                        return Err(Error::invalid(
+                            "semantic.weight",
+                            format!("{w} is outside 0..=1"),
+                            "give the lexical side's share, e.g. 0.5",
+                        ));
+                    }
+                    settings.semantic.weight = w;
+                }
+            }
         }
         if let Some(n) = self.receipts_per_minute {
             if n == 0 {

@@ -37,5 +37,6 @@ pub mod render_audit;
 pub mod scenario;
 pub mod schema;
 pub mod secrets;
+pub mod semantic;
 pub mod store;
 pub mod validate;

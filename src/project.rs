@@ -120,6 +120,22 @@ fn environment(
     .map_or(crate::store::snapshot::DEFAULT_MIN_ENTRIES, |n| n as usize);
     settings.snapshot =
         snapshot_dir.map(|dir| crate::store::snapshot::SnapshotPlace { dir, min_entries });
+    if let Some(v) = env("WARROOM_SEMANTIC").filter(|v| !v.is_empty()) {
+        settings.semantic.on = match v.as_str() {
+            "on" | "true" | "1" => true,
+            "off" | "false" | "0" => false,
+            other => {
+                return Err(Error::invalid(
+                    "WARROOM_SEMANTIC",
+                    format!(
+                        "`{}` is neither on nor off",
+                        crate::validate::printable(other)
+                    ),
+                    "set it to on or off",
+                ));
+            }
+        };
+    }
     if let Some(p) = env("WARROOM_SECRETS") {
         settings.secrets = match p.as_str() {
             "redact" => SecretPolicy::Redact,

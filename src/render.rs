@@ -188,7 +188,34 @@ pub fn explain(
         w::W_DETAIL,
         w::W_REF
     );
+    if let Some(w) = o.hits.iter().find_map(|h| h.weight) {
+        let _ = write!(
+            s,
+            "\n  semantic: relevance = {w} × lexical + {} × semantic; lexical = min(1, BM25F / \
+             the query's ideal BM25F); semantic = the cosine above the query's baseline (the \
+             90th percentile of its candidates' cosines)",
+            1.0 - w
+        );
+    }
     for (i, (h, e)) in o.hits.iter().zip(ex).enumerate() {
+        if let (Some(lex), Some(cos), Some(sem), Some(w)) =
+            (h.lexical, h.cosine, h.semantic, h.weight)
+        {
+            let _ = write!(
+                s,
+                "\n  {}. {:.6} = ({w} × lexical {:.4} + {:.1} × semantic {:.4}) × time {:.6}   \
+                 [BM25F {:.4}, cosine {:.4}]",
+                i + 1,
+                h.score,
+                lex,
+                1.0 - w,
+                sem,
+                h.time_factor,
+                h.bm25,
+                cos
+            );
+            continue;
+        }
         let _ = write!(
             s,
             "\n  {}. {:.6} = {:.6} × {:.6}   [summary {:.4}, tags {:.4}, detail {:.4}, ref {:.4}]   \

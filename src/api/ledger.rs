@@ -138,6 +138,21 @@ pub struct SearchHitOut {
     pub time_factor: f64,
     /// Age of the entry in hours at the server's now.
     pub age_hours: f64,
+    /// With semantic ranking: the lexical part, BM25F over the query's ideal score
+    /// (capped at 1); `score = (weight × lexical + (1 − weight) × semantic) × time_factor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<f64>,
+    /// With semantic ranking: the cosine of the query's and the entry's vectors (0 when
+    /// the entry has no vector yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f64>,
+    /// With semantic ranking: the cosine above the query's baseline (the 90th percentile
+    /// of its candidates' cosines), on 0..=1: what the fusion uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<f64>,
+    /// With semantic ranking: the lexical part's weight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
 }
 
 /// Result of `memory_search`.

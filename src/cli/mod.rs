@@ -12,6 +12,7 @@ pub mod out;
 mod receipts_cmd;
 mod room_cmds;
 mod scenario_cmd;
+mod semantic_cmd;
 mod serve;
 mod token_cmd;
 
@@ -151,6 +152,10 @@ enum Command {
     /// list, revoke.
     #[command(subcommand)]
     Token(token_cmd::TokenCmd),
+    /// Semantic ranking (opt-in, `semantic: on`): `status`, and `backfill` to embed the
+    /// entries that have no vector yet.
+    #[command(subcommand)]
+    Semantic(semantic_cmd::SemanticCmd),
 }
 
 /// Everything a command needs from the global options.
@@ -333,6 +338,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Scenario(cmd) => cmd.run(g.json),
         Command::Db(cmd) => cmd.run(g),
         Command::Token(cmd) => cmd.run(g),
+        Command::Semantic(cmd) => cmd.run(&g.open()?),
     }
 }
 

@@ -67,6 +67,16 @@ pub fn note(text: &str) {
     eprintln!("{text}");
 }
 
+/// Rewrites the progress line on stderr (a terminal's; `done` ends it with a newline).
+#[allow(clippy::print_stderr)]
+pub fn progress(text: &str, done: bool) {
+    if done {
+        eprintln!();
+    } else {
+        eprint!("\r{text}  ");
+    }
+}
+
 /// True if stdout is a terminal (colour, progress).
 pub fn stdout_is_tty() -> bool {
     use std::io::IsTerminal;

@@ -76,14 +76,21 @@ fn render(
             button type="submit" { "Search" }
         }
         @match &result {
-            None => { p.muted { "Ranked as agents' " code { "memory_search" } " ranks: BM25F over summary, tags, detail and ref, times a per-kind time factor." } }
+            None => { p.muted { "Ranked as agents' " code { "memory_search" } " ranks: BM25F over summary, tags, detail and ref (fused with the cosine of the entries' vectors when semantic ranking is on), times a per-kind time factor." } }
             Some((out, why, now)) => {
                 p.sub { (out.total) @if !out.total_exact { "+" } " matches · terms: " code { (out.terms.join(" ")) } " · now " (out.now) }
                 ol.feed.hits {
                     @for (i, hit) in out.hits.iter().enumerate() {
                         @let h = HistoryEntry { entry: hit.entry.clone(), live: true, superseded_by: None, line: 0 };
                         (entry_row(&h, *now))
-                        @if let Some(x) = why.iter().find(|x| x.id == hit.entry.id) {
+                        @if let (Some(lex), Some(cos), Some(sem), Some(w)) = (hit.lexical, hit.cosine, hit.semantic, hit.weight) {
+                            li.explain.semantic {
+                                "#" (i + 1) " score " (format!("{:.3}", hit.score)) " = (" (w) " × lexical " (format!("{:.3}", lex))
+                                " + " (format!("{:.1}", 1.0 - w)) " × semantic " (format!("{:.3}", sem)) " [cosine " (format!("{:.3}", cos)) "])"
+                                " × time " (format!("{:.3}", hit.time_factor)) " (decay " (format!("{:.3}", hit.decay))
+                                ", age " (format!("{:.1}", hit.age_hours)) " h) · BM25F " (format!("{:.3}", hit.bm25))
+                            }
+                        } @else if let Some(x) = why.iter().find(|x| x.id == hit.entry.id) {
                             li.explain {
                                 "#" (i + 1) " score " (format!("{:.3}", hit.score)) " = BM25F " (format!("{:.3}", hit.bm25))
                                 " (summary " (format!("{:.2}", x.fields[0])) ", tags " (format!("{:.2}", x.fields[1]))

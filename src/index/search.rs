@@ -191,6 +191,17 @@ impl LedgerIndex {
         other && (filter.tags.is_none() || filter.matches_tags(self.tags_of(pos)))
     }
 
+    /// True if the entry at `pos` passes `filter` (for rankings beside the text index's,
+    /// such as the semantic one).
+    pub fn passes_filter(&self, filter: &Compiled, pos: u32) -> bool {
+        self.passes(filter, pos)
+    }
+
+    /// The hit for the entry at `pos` with relevance `relevance`, timed by `scorer`.
+    pub fn hit_at(&self, pos: u32, relevance: f64, scorer: &Scorer) -> SearchHit {
+        SearchHit::at(self, pos, relevance, scorer)
+    }
+
     /// Full-text search, ranked by `scorer`.
     pub fn search(
         &self,

@@ -19,9 +19,11 @@ mod read;
 mod receipts_index;
 mod receipts_ops;
 mod replay;
+mod semantic_ops;
 
 pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
 pub use receipts_ops::Replay;
+pub use semantic_ops::{Backfilled, SemanticStatus};
 
 pub use live_ops::Cursor;
 
@@ -77,6 +79,8 @@ pub struct Memory {
     receipt_index: std::sync::Mutex<Option<receipts_index::ReceiptIndex>>,
     /// What briefs may still write ([`receipts_index::Limits`]).
     receipt_limits: std::sync::Mutex<receipts_index::Limits>,
+    /// Semantic ranking (`semantic: on`): the model and the entries' vectors.
+    semantic: Option<Arc<semantic_ops::SemanticState>>,
     /// A team's own secret rules (`.gitleaks.toml`), compiled at open.
     secret_rules: Option<Arc<crate::secrets::ProjectRules>>,
     /// Set once this process gave the receipts file the ledger's mode.
@@ -131,6 +135,25 @@ impl Memory {
         )?;
         let channel_backend = backend.clone();
         let plans_backend = backend.clone();
+        let label = match &paths.database {
+            Some(url) => url.to_string(),
+            None => paths
+                .ledger
+                .canonicalize()
+                .unwrap_or_else(|_| paths.ledger.clone())
+                .display()
+                .to_string(),
+        };
+        let place = settings.snapshot.clone().or_else(|| {
+            crate::store::snapshot::SnapshotPlace::default_dir().map(|dir| {
+                crate::store::snapshot::SnapshotPlace {
+                    dir,
+                    min_entries: crate::store::snapshot::DEFAULT_MIN_ENTRIES,
+                }
+            })
+        });
+        let semantic =
+            semantic_ops::open(&settings.semantic, place.as_ref(), &label, ledger.index());
         Ok(Memory {
             paths,
             settings,
@@ -146,6 +169,7 @@ impl Memory {
             verified: std::sync::Mutex::new(None),
             receipts_mode: std::sync::atomic::AtomicBool::new(false),
             secret_rules,
+            semantic,
             receipt_index: std::sync::Mutex::new(None),
             receipt_limits: std::sync::Mutex::default(),
         })

@@ -24,6 +24,15 @@ impl Memory {
             self.check_idempotency_key(k)?;
         }
         let mut entry = self.build_entry(args, who)?;
+        // Semantic ranking: the entry's vector, computed before any lock is taken (an
+        // embedding that fails leaves the entry lexical; it never fails the publish).
+        let vector = self.semantic().and_then(|s| {
+            s.embed_one(&crate::semantic::entry_text(
+                &entry.summary,
+                &entry.tags,
+                &entry.detail,
+            ))
+        });
         // The file lock first, the state second: a publish waiting for another process
         // never keeps this process's readers waiting.
         let lock = Ledger::lock(self.backend(), &self.paths().ledger, self.append_opts())?;
@@ -78,6 +87,10 @@ impl Memory {
             .index()
             .entry(pos)
             .unwrap_or_else(|_| entry.clone());
+        drop(state);
+        if let (Some(s), Some(v)) = (self.semantic(), vector) {
+            s.store(pos, &stored.id, &v);
+        }
         Ok(PublishOutput {
             redacted: stored.redacted.clone(),
             entry: stored,

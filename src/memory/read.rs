@@ -177,20 +177,37 @@ impl Memory {
         let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let compiled = filter.compile(ix);
-        let r = ix.search(&args.text, &compiled, limit, &self.scorer(now));
+        let scorer = self.scorer(now);
+        // With semantic ranking, a pool of lexical candidates is fused with the nearest
+        // vectors; without it (or when the query cannot be embedded) today's ranking.
+        let pool = if self.semantic().is_some() {
+            limit.max(crate::semantic::POOL)
+        } else {
+            limit
+        };
+        let r = ix.search(&args.text, &compiled, pool, &scorer);
+        let fused = self.fused(ix, &args.text, &compiled, &r.hits, limit, &scorer);
+        let hits: Vec<(crate::index::SearchHit, Option<crate::semantic::Fused>)> = match fused {
+            Some(f) => f.into_iter().map(|f| (f.hit, Some(f.parts))).collect(),
+            None => r.hits.iter().take(limit).map(|h| (*h, None)).collect(),
+        };
+        let weight = self.semantic().map(|s| s.weight);
         Ok(SearchOutput {
-            truncated: r.total > r.hits.len(),
-            hits: r
-                .hits
+            truncated: r.total > hits.len(),
+            hits: hits
                 .iter()
-                .zip(ix.entries(&r.hits.iter().map(|h| h.pos).collect::<Vec<_>>())?)
-                .map(|(h, entry)| SearchHitOut {
+                .zip(ix.entries(&hits.iter().map(|h| h.0.pos).collect::<Vec<_>>())?)
+                .map(|((h, parts), entry)| SearchHitOut {
                     entry,
                     score: h.score,
                     bm25: h.bm25,
                     decay: h.decay,
                     time_factor: h.time_factor,
                     age_hours: h.age_hours,
+                    lexical: parts.map(|p| p.lexical),
+                    cosine: parts.map(|p| p.cosine),
+                    semantic: parts.map(|p| p.semantic),
+                    weight: parts.and(weight),
                 })
                 .collect(),
             total: r.total,

@@ -81,7 +81,7 @@ impl SnapshotPlace {
 
     /// The MAC key, created on first use. An error (with the reason) if it, or the
     /// directory it is in, cannot be trusted.
-    fn key(&self, create: bool) -> io::Result<[u8; 32]> {
+    pub(crate) fn key(&self, create: bool) -> io::Result<[u8; 32]> {
         let path = self.dir.join("key");
         if self.dir.exists() {
             trusted_dir(&self.dir)?;

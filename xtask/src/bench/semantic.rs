@@ -7,8 +7,11 @@
 //! Rankers, all over the same index and the same entries:
 //! - `lexical`: the server's search (BM25F × the default time factor), top 10;
 //! - `dense`: cosine similarity of the model's vectors alone;
-//! - `hybrid w`: candidates = lexical top 100 ∪ dense top 100, score = (w × BM25F / the
-//!   query's best BM25F + (1 − w) × cosine) × the same time factor; `w` chosen by
+//! - `hybrid w`: candidates = lexical top 100 ∪ dense top 100, score = (w × lexical +
+//!   (1 − w) × semantic) × the same time factor, with each side put on one scale by a
+//!   [`Fusion`]: BM25F over the query's best or over its ideal (the sum of its terms' idf);
+//!   the cosine raw, min-max, or above the candidates' 90th percentile (what ships, see
+//!   `warroom_memory::semantic`); or reciprocal ranks. `w` chosen by
 //!   leave-one-conversation-out on LoCoMo (each conversation ranked with the `w` that does
 //!   best on the nine others), never on the questions it is scored on.
 //!
@@ -31,6 +34,35 @@ use warroom_memory::store::jsonl::AppendOptions;
 const WEIGHTS: [f64; 9] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 /// Candidates taken from each side before fusing.
 const POOL: usize = 100;
+/// Reciprocal rank fusion's constant (Elasticsearch's and OpenSearch's default).
+const RRF_K: f64 = 60.0;
+
+/// How the two sides are put on one scale before the weighted sum.
+#[derive(Debug, Clone, Copy)]
+enum Fusion {
+    /// BM25F over the query's best BM25F; the cosine raw or min-max over the candidates.
+    Best { mm: bool },
+    /// BM25F over the query's ideal score (the sum of its terms' idf), capped at 1: a weak
+    /// best match stays weak. The cosine raw.
+    Ideal,
+    /// Reciprocal rank fusion: 1/(k + rank) on each side.
+    Rrf,
+    /// BM25F over the ideal; the cosine above the candidates' 90th percentile `m` (the
+    /// query's baseline similarity): `(c − m) / (1 − m)`, clipped at 0 — the product's.
+    Centred,
+}
+
+impl Fusion {
+    fn label(self) -> &'static str {
+        match self {
+            Fusion::Best { mm: false } => "BM25/best, raw cosine",
+            Fusion::Best { mm: true } => "BM25/best, cosine min-max",
+            Fusion::Ideal => "BM25/ideal, raw cosine",
+            Fusion::Rrf => "reciprocal rank",
+            Fusion::Centred => "BM25/ideal, cosine above its 90th percentile (shipped)",
+        }
+    }
+}
 
 /// Everything one case needs to be ranked any way, computed once.
 struct Scored {
@@ -38,6 +70,9 @@ struct Scored {
     lexical: Vec<String>,
     /// Lexical pool: (position, BM25F).
     pool: Vec<(u32, f64)>,
+    /// The query's ideal BM25F: the sum of its terms' idf (an entry holding every term
+    /// once, in a field of average length, scores about this).
+    ideal: f64,
     /// Cosine of every entry, by position.
     cos: Vec<f32>,
     /// Time factor of every entry, by position.
@@ -59,12 +94,20 @@ impl Scored {
             .collect()
     }
 
-    /// `mm`: cosine min-max normalised over the candidates too (else raw, clipped at 0).
-    fn hybrid(&self, w: f64, mm: bool) -> Vec<String> {
+    /// Fused ranking with weight `w` on the lexical side.
+    fn hybrid(&self, w: f64, fusion: Fusion) -> Vec<String> {
+        let mm = matches!(fusion, Fusion::Best { mm: true });
         let best = self.pool.iter().map(|p| p.1).fold(0.0, f64::max);
         let mut bm: BTreeMap<u32, f64> = BTreeMap::new();
-        for &(p, s) in &self.pool {
-            bm.insert(p, if best > 0.0 { s / best } else { 0.0 });
+        for (rank, &(p, s)) in self.pool.iter().enumerate() {
+            let lex = match fusion {
+                Fusion::Best { .. } if best > 0.0 => s / best,
+                Fusion::Best { .. } => 0.0,
+                Fusion::Ideal | Fusion::Centred if self.ideal > 0.0 => (s / self.ideal).min(1.0),
+                Fusion::Ideal | Fusion::Centred => 0.0,
+                Fusion::Rrf => 1.0 / (RRF_K + rank as f64 + 1.0),
+            };
+            bm.insert(p, lex);
         }
         let mut dense: Vec<u32> = (0..self.cos.len() as u32).collect();
         dense.sort_by(|&a, &b| self.cos[b as usize].total_cmp(&self.cos[a as usize]));
@@ -76,13 +119,32 @@ impl Scored {
             let c = f64::from(self.cos[p as usize]);
             (lo.min(c), hi.max(c))
         });
+        let median = {
+            let mut cs: Vec<f64> = cands
+                .iter()
+                .map(|&p| f64::from(self.cos[p as usize]))
+                .collect();
+            cs.sort_by(f64::total_cmp);
+            // The product's baseline: the 90th percentile of the candidates' cosines.
+            let i = ((cs.len() as f64 * 0.9) as usize).min(cs.len().saturating_sub(1));
+            cs.get(i).copied().unwrap_or(0.0)
+        };
+        let mut dense_rank: BTreeMap<u32, usize> = BTreeMap::new();
+        if matches!(fusion, Fusion::Rrf) {
+            let mut by_cos = cands.clone();
+            by_cos.sort_by(|&a, &b| self.cos[b as usize].total_cmp(&self.cos[a as usize]));
+            for (r, p) in by_cos.into_iter().enumerate() {
+                dense_rank.insert(p, r);
+            }
+        }
         let score = |p: u32| {
             let lex = bm.get(&p).copied().unwrap_or(0.0);
             let c = f64::from(self.cos[p as usize]);
-            let cos = if mm && hi > lo {
-                (c - lo) / (hi - lo)
-            } else {
-                c.max(0.0)
+            let cos = match fusion {
+                Fusion::Rrf => 1.0 / (RRF_K + dense_rank[&p] as f64 + 1.0),
+                Fusion::Centred => ((c - median) / (1.0 - median).max(1e-6)).max(0.0),
+                _ if mm && hi > lo => (c - lo) / (hi - lo),
+                _ => c.max(0.0),
             };
             (w * lex + (1.0 - w) * cos) * self.time[p as usize]
         };
@@ -317,9 +379,11 @@ fn score_groups(
                 .iter()
                 .map(|h| (h.pos, h.bm25))
                 .collect();
+            let ideal = ix.text().query(&c.query).iter().map(|q| q.idf).sum();
             scored.push(Scored {
                 lexical,
                 pool,
+                ideal,
                 cos: vectors.iter().map(|v| dot(v, q)).collect(),
                 time: time.clone(),
                 ids: ids.clone(),
@@ -396,7 +460,7 @@ pub fn evaluate(
         metrics("lexical", &scored, &|_, s| s.lexical.clone(), headline),
         metrics("dense", &scored, &|_, s| s.dense(), headline),
     ];
-    let r10 = |w: f64, mm: bool, skip: Option<usize>| {
+    let r10 = |w: f64, mm: Fusion, skip: Option<usize>| {
         let mut m = Metrics::default();
         for (gi, g) in scored.iter().enumerate() {
             if Some(gi) == skip {
@@ -409,7 +473,13 @@ pub fn evaluate(
         m.finish().r10
     };
     let mut weights = Vec::new();
-    for mm in [false, true] {
+    for mm in [
+        Fusion::Best { mm: false },
+        Fusion::Best { mm: true },
+        Fusion::Ideal,
+        Fusion::Rrf,
+        Fusion::Centred,
+    ] {
         let chosen: Vec<f64> = if loco {
             (0..scored.len())
                 .map(|gi| {
@@ -423,7 +493,7 @@ pub fn evaluate(
         } else {
             vec![fixed; scored.len()]
         };
-        let how = if mm { "cosine min-max" } else { "raw cosine" };
+        let how = mm.label();
         let label = if loco {
             format!("hybrid, {how} (w by leave-one-out)")
         } else {

@@ -1,0 +1,368 @@
+//! Semantic ranking in the core (see [`crate::semantic`]): the embedder and the vectors
+//! beside the index, what a publish embeds, `semantic backfill` and `semantic status`, and
+//! the fused re-ranking of a search.
+//!
+//! Nothing here fails a call because of the model: a model that does not load leaves the
+//! memory lexical (the reason is logged and shown by `semantic status`); an embedding that
+//! fails leaves that entry (or query) lexical.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+
+use super::Memory;
+use crate::error::{Error, Result};
+use crate::index::{Compiled, LedgerIndex, Scorer, SearchHit};
+use crate::semantic::cache::CachePlace;
+use crate::semantic::{Embedder, Fused, POOL, SemanticSettings, Vectors, entry_text, fuse, id_key};
+
+/// Vectors embedded since the last save after which a publish saves the cache again.
+const SAVE_EVERY: usize = 256;
+
+/// The semantic side of one memory.
+pub(crate) struct SemanticState {
+    pub embedder: Option<Arc<dyn Embedder>>,
+    /// Why the model did not load, when it did not.
+    pub error: Option<String>,
+    pub vectors: RwLock<Vectors>,
+    pub cache: Option<CachePlace>,
+    pub weight: f64,
+    unsaved: AtomicUsize,
+}
+
+/// What `semantic status` reports.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct SemanticStatus {
+    /// True if `semantic: on`.
+    pub on: bool,
+    /// The model's name, when it loaded.
+    pub model: Option<String>,
+    /// The model's id (a hash of its weights).
+    pub model_id: Option<String>,
+    /// Why the model did not load (ranking is lexical meanwhile).
+    pub error: Option<String>,
+    /// Dimensions of a vector.
+    pub dimensions: usize,
+    /// Entries in the index.
+    pub entries: usize,
+    /// Entries with a vector.
+    pub with_vector: usize,
+    /// Entries without one (found lexically only until `semantic backfill`).
+    pub without_vector: usize,
+    /// The cache file and its size in bytes.
+    pub cache: Option<String>,
+    /// Bytes of the cache file.
+    pub cache_bytes: u64,
+    /// The lexical side's weight in the fusion.
+    pub weight: f64,
+}
+
+/// What a backfill did.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct Backfilled {
+    /// Entries embedded now.
+    pub embedded: usize,
+    /// Entries that already had a vector.
+    pub already: usize,
+    /// Entries whose embedding failed (left lexical).
+    pub failed: usize,
+    /// True if it was stopped before the end (what was done is saved).
+    pub interrupted: bool,
+}
+
+/// The semantic state for `settings`, for the ledger `label` whose index is `ix`.
+pub(crate) fn open(
+    settings: &SemanticSettings,
+    place: Option<&crate::store::snapshot::SnapshotPlace>,
+    label: &str,
+    ix: &LedgerIndex,
+) -> Option<Arc<SemanticState>> {
+    if !settings.on {
+        return None;
+    }
+    let (embedder, error) = match crate::semantic::load(settings) {
+        Ok(e) => (Some(e), None),
+        Err(e) => {
+            tracing::warn!("semantic ranking is off, ranking stays lexical: {e}");
+            (None, Some(e))
+        }
+    };
+    let dims = embedder.as_ref().map_or(0, |e| e.dims());
+    let cache = match (&embedder, place) {
+        (Some(e), Some(p)) => Some(CachePlace::new(p, label, e.model_id())),
+        _ => None,
+    };
+    let vectors = match &cache {
+        Some(c) => {
+            let keep = |pos: u32, key: u64| {
+                (pos as usize) < ix.len() && id_key(&ix.stored(pos).id) == key.max(1)
+            };
+            match c.load(dims, &keep) {
+                Ok(v) => v,
+                Err(e) => {
+                    if e.kind() != std::io::ErrorKind::NotFound {
+                        tracing::warn!(file = %c.file.display(), "vector cache not used: {e}");
+                    }
+                    Vectors::new(dims)
+                }
+            }
+        }
+        None => Vectors::new(dims),
+    };
+    Some(Arc::new(SemanticState {
+        embedder,
+        error,
+        vectors: RwLock::new(vectors),
+        cache,
+        weight: settings.weight,
+        unsaved: AtomicUsize::new(0),
+    }))
+}
+
+impl SemanticState {
+    /// The vector of an entry about to be published (None: off, or it failed — logged).
+    pub(crate) fn embed_one(&self, text: &str) -> Option<Vec<f32>> {
+        let e = self.embedder.as_ref()?;
+        match e.embed(&[text]) {
+            Ok(mut v) => v.pop(),
+            Err(err) => {
+                tracing::warn!("an entry was not embedded (it is found lexically): {err}");
+                None
+            }
+        }
+    }
+
+    /// Stores a published entry's vector; saves the cache every [`SAVE_EVERY`] of them.
+    pub(crate) fn store(&self, pos: u32, id: &str, v: &[f32]) {
+        self.vectors
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .set(pos, id_key(id), v);
+        if self.unsaved.fetch_add(1, Ordering::Relaxed) + 1 >= SAVE_EVERY {
+            self.save();
+        }
+    }
+
+    /// Saves the cache (a failure is logged: the vectors are derived state).
+    pub(crate) fn save(&self) {
+        let Some(c) = &self.cache else { return };
+        self.unsaved.store(0, Ordering::Relaxed);
+        let v = self
+            .vectors
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Err(e) = c.save(&v) {
+            tracing::warn!(file = %c.file.display(), "vector cache not saved: {e}");
+        }
+    }
+}
+
+impl Drop for SemanticState {
+    /// What a short-lived process (a CLI publish) embedded is kept for the next one.
+    fn drop(&mut self) {
+        if self.unsaved.load(Ordering::Relaxed) > 0 {
+            self.save();
+        }
+    }
+}
+
+/// A hit re-ranked with its semantic parts.
+pub(crate) struct FusedHit {
+    pub hit: SearchHit,
+    pub parts: Fused,
+}
+
+impl Memory {
+    pub(crate) fn semantic(&self) -> Option<&Arc<SemanticState>> {
+        self.semantic.as_ref()
+    }
+
+    /// Re-ranks a search: the lexical pool (`lexical`, scored up to [`POOL`]) and the
+    /// [`POOL`] nearest vectors passing `filter`, fused, times the time factor; the best
+    /// `limit`. None when semantic ranking is off or the query could not be embedded.
+    pub(crate) fn fused(
+        &self,
+        ix: &LedgerIndex,
+        text: &str,
+        filter: &Compiled,
+        lexical: &[SearchHit],
+        limit: usize,
+        scorer: &Scorer,
+    ) -> Option<Vec<FusedHit>> {
+        let s = self.semantic.as_ref()?;
+        let q = s.embed_one(text)?;
+        let ideal: f64 = ix.text().query(text).iter().map(|t| t.idf).sum();
+        let vectors = s.vectors.read().unwrap_or_else(|p| p.into_inner());
+        let near = vectors.nearest(&q, POOL, &|pos| {
+            (pos as usize) < ix.len() && ix.passes_filter(filter, pos)
+        });
+        let mut cands: Vec<(u32, f64)> = lexical.iter().map(|h| (h.pos, h.bm25)).collect();
+        for (pos, _) in &near {
+            if !cands.iter().any(|c| c.0 == *pos) {
+                cands.push((*pos, 0.0));
+            }
+        }
+        let cosines: Vec<f64> = cands
+            .iter()
+            .map(|&(pos, _)| {
+                let key = id_key(&ix.stored(pos).id);
+                vectors
+                    .row(pos, key)
+                    .map_or(0.0, |_| f64::from(vectors.cosine(pos, &q).unwrap_or(0.0)))
+            })
+            .collect();
+        let base = crate::semantic::baseline(&cosines);
+        let mut out: Vec<FusedHit> = cands
+            .into_iter()
+            .zip(cosines)
+            .map(|((pos, bm25), cos)| {
+                let parts = fuse(bm25, ideal, cos, base, s.weight);
+                let mut hit = ix.hit_at(pos, parts.relevance, scorer);
+                hit.bm25 = bm25;
+                FusedHit { hit, parts }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.hit
+                .score
+                .total_cmp(&a.hit.score)
+                .then_with(|| ix.meta(b.hit.pos).ts.cmp(&ix.meta(a.hit.pos).ts))
+                .then_with(|| b.hit.pos.cmp(&a.hit.pos))
+        });
+        out.retain(|f| f.hit.score > 0.0);
+        out.truncate(limit);
+        Some(out)
+    }
+
+    /// `semantic status`.
+    pub fn semantic_status(&self) -> Result<SemanticStatus> {
+        let state = self.fresh_read()?;
+        let entries = state.ledger.index().len();
+        let Some(s) = &self.semantic else {
+            return Ok(SemanticStatus {
+                on: false,
+                model: None,
+                model_id: None,
+                error: None,
+                dimensions: 0,
+                entries,
+                with_vector: 0,
+                without_vector: entries,
+                cache: None,
+                cache_bytes: 0,
+                weight: crate::semantic::DEFAULT_WEIGHT,
+            });
+        };
+        let v = s.vectors.read().unwrap_or_else(|p| p.into_inner());
+        let with = (0..entries as u32).filter(|&p| v.has(p)).count();
+        Ok(SemanticStatus {
+            on: true,
+            model: s.embedder.as_ref().map(|e| e.name().to_string()),
+            model_id: s.embedder.as_ref().map(|e| e.model_id().to_string()),
+            error: s.error.clone(),
+            dimensions: v.dims(),
+            entries,
+            with_vector: with,
+            without_vector: entries - with,
+            cache: s.cache.as_ref().map(|c| c.file.display().to_string()),
+            cache_bytes: s.cache.as_ref().map_or(0, CachePlace::size),
+            weight: s.weight,
+        })
+    }
+
+    /// `semantic backfill`: embeds every entry without a vector, `threads` at a time in
+    /// batches, saving the cache after every batch round (so a stop loses at most one
+    /// round); `progress(done, total)` after each round; `stop` ends it between rounds.
+    pub fn semantic_backfill(
+        &self,
+        threads: usize,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Backfilled> {
+        let Some(s) = &self.semantic else {
+            return Err(Error::invalid(
+                "semantic",
+                "semantic ranking is off",
+                "set `semantic: on` in .agents/warroom.yaml (or WARROOM_SEMANTIC=on)",
+            ));
+        };
+        let Some(embedder) = &s.embedder else {
+            return Err(Error::Refused(format!(
+                "the model did not load: {}",
+                s.error.as_deref().unwrap_or("unknown")
+            )));
+        };
+        let state = self.fresh_read()?;
+        let ix = state.ledger.index();
+        let missing: Vec<u32> = {
+            let v = s.vectors.read().unwrap_or_else(|p| p.into_inner());
+            (0..ix.len() as u32)
+                .filter(|&p| v.row(p, id_key(&ix.stored(p).id)).is_none())
+                .collect()
+        };
+        let already = ix.len() - missing.len();
+        let total = missing.len();
+        let (mut embedded, mut failed, mut interrupted) = (0, 0, false);
+        const BATCH: usize = 32;
+        for round in missing.chunks(BATCH * threads.max(1)) {
+            if stop.load(Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
+            let texts: Vec<(u32, String)> = round
+                .iter()
+                .map(|&p| {
+                    let e = ix.entry(p)?;
+                    Ok((p, entry_text(&e.summary, &e.tags, &e.detail)))
+                })
+                .collect::<Result<_>>()?;
+            let results: Vec<(u32, Option<Vec<f32>>)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = texts
+                    .chunks(BATCH)
+                    .map(|chunk| {
+                        let embedder = embedder.clone();
+                        scope.spawn(move || {
+                            let refs: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
+                            match embedder.embed(&refs) {
+                                Ok(vs) => chunk
+                                    .iter()
+                                    .map(|(p, _)| *p)
+                                    .zip(vs.into_iter().map(Some))
+                                    .collect(),
+                                Err(e) => {
+                                    tracing::warn!("a batch was not embedded: {e}");
+                                    chunk.iter().map(|(p, _)| (*p, None)).collect::<Vec<_>>()
+                                }
+                            }
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
+            });
+            {
+                let mut v = s.vectors.write().unwrap_or_else(|p| p.into_inner());
+                for (p, vec) in results {
+                    match vec {
+                        Some(vec) => {
+                            v.set(p, id_key(&ix.stored(p).id), &vec);
+                            embedded += 1;
+                        }
+                        None => failed += 1,
+                    }
+                }
+            }
+            s.save();
+            progress(embedded + failed, total);
+        }
+        s.save();
+        Ok(Backfilled {
+            embedded,
+            already,
+            failed,
+            interrupted,
+        })
+    }
+}

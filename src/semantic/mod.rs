@@ -1,0 +1,211 @@
+//! Semantic recall (DESIGN.md §12): opt-in ranking by meaning beside the lexical one.
+//!
+//! With `semantic: on`, every entry gets a vector from a small local sentence-embedding
+//! model, and every ranked search fuses the lexical relevance (BM25F) with the cosine of
+//! the query's vector before the time factor. Vectors are derived state, like the
+//! snapshot: kept in [`Vectors`] (int8 rows by entry position), cached beside the
+//! snapshot keyed by the model ([`cache`]), never written to the ledger; an entry without
+//! a vector yet is still found lexically.
+//!
+//! The model stays behind one seam, [`Embedder`]: the index, the brief and the console
+//! never name the runtime. The runtime (candle, and the bundled paraphrase-MiniLM-L3-v2
+//! of crates.io's `pocket-encoder`) is compiled only with the cargo feature `semantic`
+//! ([`model`]); without it, turning semantic ranking on is an error that says how to get
+//! a build that has it.
+//!
+//! **Fusion** ([`fuse`]): `relevance = w × lexical + (1 − w) × semantic`, then the time
+//! factor, as for lexical ranking. `lexical = min(1, BM25F / ideal)`, where `ideal` is the
+//! query's ideal BM25F — the sum of its terms' idf, about what an entry holding every
+//! query term once scores — so a weak lexical match (one shared common word) stays weak;
+//! normalised by the query's *best* match instead it became a full 1.0 and beat the true
+//! paraphrase. `semantic = max(0, (cos − z) / (1 − z))`, the cosine above `z`, the
+//! [`CENTRE_QUANTILE`] of the candidates' cosines: a small model's cosines are compressed
+//! (unrelated text still scores 0.3–0.5), so raw cosines made every candidate "comparably
+//! relevant" and let the time factor pick the freshest; above the candidates' own
+//! baseline, only the nearest few count (docs/semantic.md has the measurements).
+
+pub mod cache;
+#[cfg(feature = "semantic")]
+pub mod model;
+pub mod vectors;
+
+use std::path::PathBuf;
+
+pub use vectors::{Vectors, id_key};
+
+/// A sentence encoder: one unit vector per text.
+pub trait Embedder: Send + Sync {
+    /// What the vectors come from, including a hash of the weights: vectors of another
+    /// model id are never compared with these.
+    fn model_id(&self) -> &str;
+    /// A short name for people (`paraphrase-MiniLM-L3-v2 (bundled)`).
+    fn name(&self) -> &str;
+    /// Dimensions of a vector.
+    fn dims(&self) -> usize;
+    /// One L2-normalised vector per text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String>;
+}
+
+/// `semantic:` in warroom.yaml.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SemanticSettings {
+    /// Fuse the cosine into every ranking.
+    pub on: bool,
+    /// A sentence-transformers model directory; none: the bundled model.
+    pub model: Option<PathBuf>,
+    /// The share of the lexical side in the fusion (default [`DEFAULT_WEIGHT`]).
+    pub weight: f64,
+}
+
+/// Default share of the lexical side (chosen by `cargo xtask bench semantic`).
+pub const DEFAULT_WEIGHT: f64 = 0.2;
+
+/// The quantile of the candidates' cosines taken as the query's baseline similarity.
+pub const CENTRE_QUANTILE: f64 = 0.9;
+
+/// Candidates taken from each side before fusing.
+pub const POOL: usize = 100;
+
+/// The text of an entry a vector is computed from: the summary, its tags and the start
+/// of its detail (the model reads 128 tokens).
+pub fn entry_text(summary: &str, tags: &[String], detail: &str) -> String {
+    let mut t = summary.to_string();
+    if !tags.is_empty() {
+        t.push_str(" (");
+        t.push_str(&tags.join(", "));
+        t.push(')');
+    }
+    if !detail.is_empty() {
+        t.push_str(". ");
+        let cut = detail
+            .char_indices()
+            .nth(600)
+            .map_or(detail.len(), |(i, _)| i);
+        t.push_str(&detail[..cut]);
+    }
+    t
+}
+
+/// The parts of a fused score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fused {
+    /// BM25F over the query's ideal, capped at 1.
+    pub lexical: f64,
+    /// The raw cosine of the query's and the entry's vectors.
+    pub cosine: f64,
+    /// The cosine above the candidates' baseline, on 0..=1.
+    pub semantic: f64,
+    /// `w × lexical + (1 − w) × semantic`.
+    pub relevance: f64,
+}
+
+/// The baseline of a query's candidate cosines: their [`CENTRE_QUANTILE`].
+pub fn baseline(cosines: &[f64]) -> f64 {
+    let mut c: Vec<f64> = cosines.to_vec();
+    c.sort_by(f64::total_cmp);
+    let i = ((c.len() as f64 * CENTRE_QUANTILE) as usize).min(c.len().saturating_sub(1));
+    c.get(i).copied().unwrap_or(0.0)
+}
+
+/// Fuses a BM25F score and a cosine, given the query's ideal BM25F and cosine baseline
+/// (see the module doc).
+pub fn fuse(bm25: f64, ideal: f64, cosine: f64, base: f64, w: f64) -> Fused {
+    let lexical = if ideal > 0.0 {
+        (bm25 / ideal).min(1.0)
+    } else {
+        0.0
+    };
+    let semantic = ((cosine - base) / (1.0 - base).max(1e-6)).clamp(0.0, 1.0);
+    Fused {
+        lexical,
+        cosine,
+        semantic,
+        relevance: w * lexical + (1.0 - w) * semantic,
+    }
+}
+
+/// Loads the embedder the settings name: the bundled model, or a model directory. The
+/// error says which file is wrong and how to fix it.
+pub fn load(s: &SemanticSettings) -> Result<std::sync::Arc<dyn Embedder>, String> {
+    #[cfg(feature = "semantic")]
+    {
+        model::load(s.model.as_deref())
+    }
+    #[cfg(not(feature = "semantic"))]
+    {
+        let _ = s;
+        Err(
+            "this build of warroom-memory has no semantic ranking (the cargo feature \
+             `semantic`). Fix: install it with `cargo install --path . --features semantic`, \
+             or set `semantic: off`"
+                .to_string(),
+        )
+    }
+}
+
+/// A fake embedder for tests: texts sharing a "topic word" get near vectors. Each
+/// dimension counts one word class, so paraphrase tests can be written against it.
+#[doc(hidden)]
+pub struct WordClasses {
+    /// Word classes: each its words; a text's vector counts its words per class.
+    pub classes: Vec<Vec<&'static str>>,
+}
+
+impl Embedder for WordClasses {
+    fn model_id(&self) -> &str {
+        "test/word-classes"
+    }
+    fn name(&self) -> &str {
+        "word classes (tests)"
+    }
+    fn dims(&self) -> usize {
+        self.classes.len() + 1
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let lower = t.to_lowercase();
+                let mut v: Vec<f32> = self
+                    .classes
+                    .iter()
+                    .map(|c| c.iter().filter(|w| lower.contains(*w)).count() as f32)
+                    .collect();
+                v.push(0.05);
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / n).collect()
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_weak_lexical_match_stays_weak_beside_a_strong_cosine() {
+        // Candidates' cosines: most around 0.3–0.5 (unrelated text), a few near.
+        let cands = [
+            0.31, 0.35, 0.4, 0.42, 0.45, 0.38, 0.5, 0.33, 0.36, 0.55, 0.71,
+        ];
+        let base = baseline(&cands);
+        assert!((base - 0.55).abs() < 1e-9, "{base}");
+        // The trap: one common shared word (bm25 1.2 of an ideal 9), a middling cosine;
+        // the paraphrase: no shared word, the nearest vector.
+        let trap = fuse(1.2, 9.0, 0.5, base, DEFAULT_WEIGHT);
+        let target = fuse(0.0, 9.0, 0.71, base, DEFAULT_WEIGHT);
+        assert!(target.relevance > trap.relevance, "{target:?} vs {trap:?}");
+        // A full lexical match still counts fully.
+        let exact = fuse(12.0, 9.0, 0.4, base, DEFAULT_WEIGHT);
+        assert!((exact.lexical - 1.0).abs() < 1e-9);
+        assert_eq!(exact.semantic, 0.0);
+    }
+
+    #[test]
+    fn entry_text_is_summary_tags_and_a_bounded_detail() {
+        let t = entry_text("Tokens expire", &["auth".into()], &"x".repeat(5000));
+        assert!(t.starts_with("Tokens expire (auth). "));
+        assert!(t.len() < 700);
+    }
+}
