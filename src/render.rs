@@ -103,6 +103,26 @@ pub fn publish(o: &PublishOutput) -> String {
             o.redacted.join(", ")
         );
     }
+    for r in &o.related {
+        let verb = match r.kind.as_str() {
+            "decision" => "decided",
+            "interface" => "defined",
+            "convention" => "agreed",
+            "warning" => "warned",
+            _ => "published",
+        };
+        let _ = write!(
+            s,
+            "\nrelated: {} {verb} \"{}\" ({}; {}): supersede it or reconcile in the channel",
+            r.room_id,
+            clip(&r.summary, 120),
+            r.id,
+            r.why.join("; ")
+        );
+    }
+    if let Some(w) = &o.related_warning {
+        let _ = write!(s, "\nnote: {w}");
+    }
     s
 }
 

@@ -765,7 +765,8 @@ fn http_connections_and_sessions_are_bounded() {
         .unwrap();
     let got = closed_by_peer(&mut half, Duration::from_secs(20)).expect("closed");
     assert!(!String::from_utf8_lossy(&got).contains("200 OK"));
-    // Three idle connections fill the cap; a fourth is closed at once, unanswered.
+    // Three idle connections fill the cap; a fourth takes the place of the oldest one that
+    // never authenticated (issue #40: idle sockets must not starve agents) and is served.
     let mut idle: Vec<_> = (0..3)
         .map(|_| std::net::TcpStream::connect(&addr).unwrap())
         .collect();
@@ -776,14 +777,18 @@ fn http_connections_and_sessions_are_bounded() {
         INIT.len()
     );
     let _ = fourth.write_all(request.as_bytes());
-    let got = closed_by_peer(&mut fourth, Duration::from_secs(20)).expect("closed");
+    let mut answer = [0u8; 12];
+    std::io::Read::read_exact(&mut fourth, &mut answer).unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 200", "the fourth is answered");
+    let got = closed_by_peer(&mut idle[0], Duration::from_secs(20)).expect("the oldest closed");
     assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
-    // The idle ones time out, and the daemon serves again.
-    for s in &mut idle {
+    drop(fourth);
+    // The other idle ones time out, and the daemon serves again.
+    for s in &mut idle[1..] {
         closed_by_peer(s, Duration::from_secs(20)).expect("idle connection closed");
     }
-    // Two sessions fill the session cap; a third initialize is refused, saying why.
-    assert_eq!(http_post(&url, &auth, INIT).0, 200);
+    // The fourth's session and one more fill the session cap of two; a third initialize
+    // is refused, saying why.
     assert_eq!(http_post(&url, &auth, INIT).0, 200);
     let (status, head, body) = http_post(&url, &auth, INIT);
     assert_eq!(status, 503, "{head}");

@@ -108,6 +108,15 @@ pub struct PublishOutput {
     pub entry: Entry,
     /// Kinds of secrets found and redacted before writing (empty when none).
     pub redacted: Vec<String>,
+    /// Up to 3 live entries of other rooms about the same subject (a decision, interface
+    /// or convention; a warning: other warnings), each with why. Judge whether the new
+    /// entry contradicts, duplicates or refines them: supersede, or reconcile in the
+    /// channel. Absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<crate::memory::Related>,
+    /// Why `related` could not be looked for (the entry was written all the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related_warning: Option<String>,
 }
 
 /// Result of `memory_query` and of the `log` command.

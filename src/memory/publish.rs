@@ -47,6 +47,8 @@ impl Memory {
                 Ok(PublishOutput {
                     redacted: first.redacted.clone(),
                     entry: first,
+                    related: Vec::new(),
+                    related_warning: None,
                 })
             } else {
                 Err(Error::Conflict(format!(
@@ -87,6 +89,19 @@ impl Memory {
             .index()
             .entry(pos)
             .unwrap_or_else(|_| entry.clone());
+        // Other rooms' entries on the same subject: looked for after the write, and a
+        // failure never fails the publish (the entry is written either way).
+        let (related, related_warning) =
+            match self.related_to(state.ledger.index(), &stored, pos, vector.as_deref()) {
+                Ok(r) => (r, None),
+                Err(e) => {
+                    tracing::warn!(id = %stored.id, "related entries not looked for: {e}");
+                    (
+                        Vec::new(),
+                        Some(format!("related entries were not looked for: {e}")),
+                    )
+                }
+            };
         drop(state);
         if let (Some(s), Some(v)) = (self.semantic(), vector) {
             s.store(pos, &stored.id, &v);
@@ -94,7 +109,37 @@ impl Memory {
         Ok(PublishOutput {
             redacted: stored.redacted.clone(),
             entry: stored,
+            related,
+            related_warning,
         })
+    }
+
+    /// [`super::overlaps::related`] for the entry just written at `pos`, with its vector
+    /// when semantic ranking is on.
+    fn related_to(
+        &self,
+        ix: &crate::index::LedgerIndex,
+        e: &crate::entry::Entry,
+        pos: u32,
+        vector: Option<&[f32]>,
+    ) -> Result<Vec<super::Related>> {
+        let sem = self.semantic().zip(vector);
+        let near: Vec<u32> = sem.map_or_else(Vec::new, |(s, v)| {
+            let vs = s.vectors.read().unwrap_or_else(|p| p.into_inner());
+            vs.nearest(v, super::overlaps::CANDIDATES, &|p| {
+                (p as usize) < ix.len() && p != pos
+            })
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect()
+        });
+        let cosine = |p: u32| -> Option<f64> {
+            let (s, v) = sem?;
+            let vs = s.vectors.read().unwrap_or_else(|p| p.into_inner());
+            vs.row(p, crate::semantic::id_key(&ix.stored(p).id))?;
+            vs.cosine(p, v).map(f64::from)
+        };
+        super::overlaps::related(ix, e, Some(pos), self.now(), &cosine, &near)
     }
 
     fn build_entry(&self, args: PublishArgs, who: &Identity) -> Result<Entry> {

@@ -1,0 +1,244 @@
+//! Overlaps (DESIGN.md §13): when an agent publishes a decision, interface or convention
+//! (or a warning), the memory looks for live entries of *other* rooms about the same
+//! subject and returns up to [`MAX_RELATED`] as `related`, each with why — never blocking
+//! the write. The server finds candidates cheaply; the agent, a language model, judges
+//! whether the new entry contradicts, duplicates or refines them, and reconciles by
+//! superseding or in the channel.
+//!
+//! Candidates are the lexical top [`CANDIDATES`] for the new entry's summary, tags and ref
+//! (and, with semantic ranking on, its nearest vectors), among live entries of other rooms
+//! of a comparable kind (decision, interface and convention with each other; a warning
+//! with warnings). A candidate is *related* when it has evidence beyond shared words:
+//!
+//! - the same `ref` (one epic, decided twice), or
+//! - a shared identifier (`require_user`, `/auth/refresh`, `UUIDv7`, `order.placed`), or
+//! - at least [`MIN_SHARED_TERMS`] shared content words (after stop words and stemming)
+//!   making at least [`MIN_OVERLAP`] of the shorter entry's content words (so "background
+//!   job queue" and "background image", one shared word, stay apart). An overlap share,
+//!   not a BM25 share: idf depends on the ledger's size, and a young ledger's shared words
+//!   weigh almost nothing; or
+//! - with semantic ranking on, a cosine of at least [`MIN_COSINE`].
+//!
+//! Superseded entries and the author's own room are never related.
+
+use std::collections::BTreeSet;
+
+use crate::entry::{Entry, Kind};
+use crate::index::{Filter, LedgerIndex, Ranking, Scorer};
+
+/// Most related entries returned.
+pub const MAX_RELATED: usize = 3;
+/// Lexical candidates looked at.
+pub const CANDIDATES: usize = 20;
+/// Shared content words needed for words alone to count…
+pub const MIN_SHARED_TERMS: usize = 2;
+/// …and the share of the shorter entry's content words they must make.
+pub const MIN_OVERLAP: f64 = 0.3;
+/// A cosine that counts alone (semantic ranking on).
+pub const MIN_COSINE: f64 = 0.7;
+
+/// One related entry and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Related {
+    /// The related entry's id.
+    pub id: String,
+    /// Its room.
+    pub room_id: String,
+    /// Its kind (decision, interface, convention, warning).
+    pub kind: String,
+    /// Its summary.
+    pub summary: String,
+    /// Why it is related: `same ref EPIC-007`, `identifiers: require_user`, `words: …`,
+    /// `cosine 0.74`.
+    pub why: Vec<String>,
+    /// How strongly (for ordering: each part's strength summed).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub score: f64,
+}
+
+/// Kinds an entry of `k` is compared with (none: not compared).
+pub fn comparable(k: Kind) -> &'static [Kind] {
+    match k {
+        Kind::Decision | Kind::Interface | Kind::Convention => {
+            &[Kind::Decision, Kind::Interface, Kind::Convention]
+        }
+        Kind::Warning => &[Kind::Warning],
+        _ => &[],
+    }
+}
+
+/// Identifiers in `text`: words with an inner `_ / . : -` between letters or digits, a
+/// lower-then-upper case change, or letters and digits mixed (`UUIDv7`, `RS256`) — and
+/// paths. Lower-cased, trailing punctuation cut.
+pub fn identifiers(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for raw in text.split(|c: char| c.is_whitespace() || ",;()[]{}\"'`".contains(c)) {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '_');
+        if w.len() < 3 {
+            continue;
+        }
+        let inner = w.len() > 2
+            && w[1..w.len() - 1]
+                .chars()
+                .any(|c| matches!(c, '_' | '/' | '.' | ':'));
+        let camel = w
+            .as_bytes()
+            .windows(2)
+            .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase());
+        let mixed = w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().any(char::is_alphabetic)
+            && !w
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == '-');
+        let path = w.starts_with('/') && w.len() > 2;
+        if inner || camel || mixed || path {
+            out.insert(w.to_lowercase());
+        }
+    }
+    out
+}
+
+/// The text an entry is compared by.
+fn subject(e: &Entry) -> String {
+    let mut t = e.summary.clone();
+    for tag in &e.tags {
+        t.push(' ');
+        t.push_str(tag);
+    }
+    if !e.ref_.is_empty() {
+        t.push(' ');
+        t.push_str(&e.ref_);
+    }
+    t
+}
+
+/// Live entries of other rooms about the same subject as `e` (just published at `own`),
+/// best first, at most [`MAX_RELATED`]. `cosine(pos)` gives the semantic side when on.
+pub fn related(
+    ix: &LedgerIndex,
+    e: &Entry,
+    own: Option<u32>,
+    now: crate::clock::Timestamp,
+    cosine: &dyn Fn(u32) -> Option<f64>,
+    near: &[u32],
+) -> crate::error::Result<Vec<Related>> {
+    let kinds = comparable(e.kind);
+    if kinds.is_empty() {
+        return Ok(Vec::new());
+    }
+    let text = subject(e);
+    let filter = Filter {
+        exclude_room: Some(crate::index::RoomPattern::parse("room", &e.room_id)?),
+        ..Filter::default()
+    }
+    .compile(ix);
+    let scorer = Scorer {
+        now,
+        half_lives: crate::config::Settings::default().half_life_hours,
+        ranking: Ranking::Relevance,
+    };
+    let mine_terms: BTreeSet<String> = ix.text().tokenize(&e.summary).into_iter().collect();
+    let mine_ids = identifiers(&e.summary);
+    let mut cands: Vec<(u32, f64)> = ix
+        .search(&text, &filter, CANDIDATES, &scorer)
+        .hits
+        .iter()
+        .map(|h| (h.pos, h.bm25))
+        .collect();
+    for &p in near {
+        if !cands.iter().any(|c| c.0 == p) && ix.passes_filter(&filter, p) {
+            cands.push((p, 0.0));
+        }
+    }
+    let mut out = Vec::new();
+    for (pos, _bm25) in cands {
+        if Some(pos) == own || !kinds.contains(&ix.meta(pos).kind) {
+            continue;
+        }
+        let other = ix.entry(pos)?;
+        let mut why = Vec::new();
+        let mut score = 0.0;
+        if !e.ref_.is_empty() && e.ref_ == other.ref_ {
+            why.push(format!("same ref {}", other.ref_));
+            score += 1.0;
+        }
+        let shared_ids: Vec<String> = identifiers(&other.summary)
+            .intersection(&mine_ids)
+            .cloned()
+            .collect();
+        if !shared_ids.is_empty() {
+            why.push(format!("identifiers: {}", shared_ids.join(", ")));
+            score += 1.0;
+        }
+        let theirs: BTreeSet<String> = ix.text().tokenize(&other.summary).into_iter().collect();
+        let shared: Vec<&String> = mine_terms.intersection(&theirs).collect();
+        let overlap = shared.len() as f64 / mine_terms.len().min(theirs.len()).max(1) as f64;
+        if shared.len() >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
+            why.push(format!(
+                "words: {} ({:.0} % of the shorter entry's)",
+                shared
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                overlap * 100.0
+            ));
+            score += overlap;
+        }
+        if let Some(c) = cosine(pos).filter(|&c| c >= MIN_COSINE) {
+            why.push(format!("cosine {c:.2}"));
+            score += c;
+        }
+        if why.is_empty() {
+            continue;
+        }
+        let shared_tags: Vec<&String> = e.tags.iter().filter(|t| other.tags.contains(t)).collect();
+        if !shared_tags.is_empty() {
+            why.push(format!(
+                "tags: {}",
+                shared_tags
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        out.push(Related {
+            id: other.id.clone(),
+            room_id: other.room_id.clone(),
+            kind: other.kind.as_str().to_string(),
+            summary: other.summary.clone(),
+            why,
+            score,
+        });
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    out.truncate(MAX_RELATED);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_names_paths_and_mixed_words_not_prose() {
+        let ids = identifiers(
+            "Services call require_user(scope) at /auth/refresh; keys are UUIDv7, events \
+             order.placed, verifyToken; prices in 2026, v1.2 and plain words.",
+        );
+        for want in [
+            "require_user",
+            "/auth/refresh",
+            "uuidv7",
+            "order.placed",
+            "verifytoken",
+        ] {
+            assert!(ids.contains(want), "{want}: {ids:?}");
+        }
+        for not in ["prices", "2026", "plain", "words"] {
+            assert!(!ids.contains(not), "{not}: {ids:?}");
+        }
+    }
+}

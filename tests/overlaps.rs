@@ -1,0 +1,207 @@
+//! Overlaps through the real binary (issue #42): a publish points at other rooms' live
+//! entries on the same subject (`related`, with why), not at entries that only share
+//! words; its own room and superseded entries are never pointed at. Measured on the
+//! fixture of 42 pairs written before the search was built
+//! (`tests/fixtures/overlaps/pairs.yaml`), against the issue's targets.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+#[derive(serde::Deserialize)]
+struct Pairs {
+    pairs: Vec<Pair>,
+}
+
+#[derive(serde::Deserialize)]
+struct Pair {
+    same: bool,
+    a: Side,
+    b: Side,
+}
+
+#[derive(serde::Deserialize)]
+struct Side {
+    kind: String,
+    summary: String,
+    #[serde(default, rename = "ref")]
+    ref_: Option<String>,
+}
+
+fn publish(root: &Path, room: &str, s: &Side) -> Value {
+    let mut args = vec![
+        "--json",
+        "publish",
+        "--kind",
+        &s.kind,
+        "--room",
+        room,
+        "--role",
+        "architect",
+        "--summary",
+        &s.summary,
+    ];
+    if let Some(r) = &s.ref_ {
+        args.extend(["--ref", r.as_str()]);
+    }
+    let (code, out, err) = cli(root, &args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn the_fixture_points_at_the_same_subject_and_not_at_shared_words() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/overlaps/pairs.yaml"),
+    )
+    .unwrap();
+    let pairs: Pairs = serde_saphyr::from_str(&text).unwrap();
+    assert!(pairs.pairs.len() >= 40);
+    // One project, as a real one: every pair's first entry published by a room of its
+    // own, then each pair's second entry by another room — pointed at its pair's first or
+    // not (another pair's entry on the same subject may be pointed at too: that is no
+    // false alarm of this pair).
+    let p = project();
+    let firsts: Vec<String> = pairs
+        .pairs
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let a = publish(p.path(), &format!("room-a{i:02}"), &pair.a);
+            a["entry"]["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let (mut same, mut found, mut apart, mut alarms) = (0, 0, 0, 0);
+    let mut missed = Vec::new();
+    let mut false_alarms = Vec::new();
+    for (i, pair) in pairs.pairs.iter().enumerate() {
+        let b = publish(p.path(), &format!("room-b{i:02}"), &pair.b);
+        let a_id = firsts[i].as_str();
+        let pointed = b["related"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|x| x["id"] == a_id));
+        if pair.same {
+            same += 1;
+            if pointed {
+                found += 1;
+            } else {
+                missed.push(pair.b.summary.clone());
+            }
+        } else {
+            apart += 1;
+            if pointed {
+                alarms += 1;
+                false_alarms.push(format!(
+                    "{} / {}: {}",
+                    pair.a.summary, pair.b.summary, b["related"]
+                ));
+            }
+        }
+    }
+    let recall = found as f64 / same as f64;
+    let alarm_rate = alarms as f64 / apart as f64;
+    eprintln!(
+        "overlaps, lexical: {found}/{same} same-subject pairs pointed at ({recall:.2}), \
+         {alarms}/{apart} word-sharing pairs pointed at ({alarm_rate:.2})\nmissed: {missed:#?}\n\
+         false alarms: {false_alarms:#?}"
+    );
+    assert!(
+        recall >= 0.5,
+        "lexically ≥ 50 % of same-subject pairs: {recall}"
+    );
+    assert!(alarm_rate <= 0.10, "false alarms ≤ 10 %: {alarm_rate}");
+}
+
+#[test]
+fn related_names_why_and_leaves_out_the_own_room_and_superseded_entries() {
+    let p = project();
+    let root = p.path();
+    let a = publish(
+        root,
+        "room-001",
+        &Side {
+            kind: "interface".into(),
+            summary:
+                "Access tokens expire after 15 minutes; clients renew them through /auth/refresh."
+                    .into(),
+            ref_: Some("EPIC-001".into()),
+        },
+    );
+    let a_id = a["entry"]["id"].as_str().unwrap().to_string();
+    // Another room decides otherwise on the same epic: pointed at, with why, as JSON and
+    // as the text line an agent reads.
+    let b_side = Side {
+        kind: "decision".into(),
+        summary: "Access tokens stay valid for 24 hours; /auth/refresh is not needed.".into(),
+        ref_: Some("EPIC-001".into()),
+    };
+    let b = publish(root, "room-002", &b_side);
+    let r = &b["related"][0];
+    assert_eq!(r["id"], a_id.as_str(), "{b}");
+    assert_eq!(r["room_id"], "room-001");
+    let why = r["why"].to_string();
+    assert!(
+        why.contains("same ref EPIC-001") && why.contains("/auth/refresh"),
+        "{why}"
+    );
+    let (code, text, _) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "room-003",
+            "--role",
+            "qa",
+            "--summary",
+            "Access tokens last one hour, renewed through /auth/refresh.",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        text.contains(&format!("related: room-001 defined"))
+            && text.contains("supersede it or reconcile"),
+        "{text}"
+    );
+    // The own room is never pointed at.
+    let own = publish(root, "room-001", &b_side);
+    let rel = own["related"].to_string();
+    assert!(!rel.contains(&a_id), "its own room's entry: {rel}");
+    // A superseded entry is not either.
+    let (code, _, err) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "interface",
+            "--room",
+            "room-001",
+            "--role",
+            "architect",
+            "--summary",
+            "Access tokens expire after 30 minutes; renewed through /auth/refresh.",
+            "--ref",
+            "EPIC-001",
+            "--supersedes",
+            &a_id,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let c = publish(root, "room-004", &b_side);
+    assert!(!c["related"].to_string().contains(&a_id), "superseded: {c}");
+    // A kind that is not compared (code) gets none; nothing else changes.
+    let code_entry = publish(
+        root,
+        "room-005",
+        &Side {
+            kind: "code".into(),
+            summary: "Access tokens expire after 15 minutes; see /auth/refresh.".into(),
+            ref_: Some("EPIC-001".into()),
+        },
+    );
+    assert!(code_entry.get("related").is_none(), "{code_entry}");
+}
