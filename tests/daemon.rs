@@ -440,7 +440,9 @@ fn loopback_http_needs_a_credential_even_from_this_machine() {
         ])
         .args(["--data", INIT, &url]);
     as_other(&mut curl);
-    let out = curl.output().expect("curl runs (.ci/run installs it)");
+    let out = curl
+        .output()
+        .expect("curl is missing. Fix: run `scripts/test`, which installs what the tests need");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "401");
     if warroom_memory::fsx::current_uid() == 0 {
         let mut cat = Command::new("cat");

@@ -22,7 +22,7 @@ fn ip(args: &[&str]) {
     let out = Command::new("ip")
         .args(args)
         .output()
-        .expect("iproute2 is installed");
+        .expect("`ip` (iproute2) is missing. Fix: run `scripts/test` as root, which installs what the tests need and runs them all");
     assert!(
         out.status.success(),
         "ip {args:?}: {}",

@@ -35,8 +35,8 @@ impl Browser {
         for f in [CHROMIUM, DRIVER] {
             assert!(
                 std::path::Path::new(f).exists(),
-                "{f} is missing: install Debian's `chromium` and `chromium-driver` \
-                 (apt-get install chromium chromium-driver; .ci/run does)"
+                "{f} is missing (Debian's `chromium` and `chromium-driver`). Fix: run \
+                 `scripts/test`, which installs what the tests need and runs them all"
             );
         }
         let port = free_port();

@@ -40,8 +40,8 @@ pub fn bin_dir() -> PathBuf {
     dirs.pop().unwrap_or_else(|| {
         panic!(
             "PostgreSQL's server programs are not installed (no /usr/lib/postgresql/*/bin/initdb). \
-             Fix: `apt-get install -y postgresql` (what .ci/run does), or set \
-             WARROOM_TEST_DATABASE_URL to an administrator's connection string"
+             Fix: run `scripts/test`, which installs what the tests need and runs them all \
+             (or set WARROOM_TEST_DATABASE_URL to an administrator's connection string)"
         )
     })
 }
