@@ -161,13 +161,7 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
         if !run[i] {
             continue;
         }
-        for caps in rule.re.captures_iter(bytes) {
-            let whole = caps.get(0).expect("a match");
-            let secret = match rule.group {
-                Some(g) => caps.get(g),
-                None => (1..caps.len()).find_map(|g| caps.get(g)).or(Some(whole)),
-            };
-            let Some(secret) = secret else { continue };
+        for (whole, secret) in rule.matches(bytes) {
             let value = secret.as_bytes();
             if rule
                 .entropy

@@ -202,13 +202,7 @@ impl ProjectRules {
             {
                 continue;
             }
-            for caps in rule.re.captures_iter(text) {
-                let whole = caps.get(0).expect("a match");
-                let secret = match rule.group {
-                    Some(g) => caps.get(g),
-                    None => (1..caps.len()).find_map(|g| caps.get(g)).or(Some(whole)),
-                };
-                let Some(secret) = secret else { continue };
+            for (whole, secret) in rule.matches(text) {
                 let value = secret.as_bytes();
                 if rule.entropy.is_some_and(|e| super::entropy(value) <= e)
                     || rule

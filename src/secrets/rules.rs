@@ -148,6 +148,24 @@ pub(super) fn allow(a: &AllowFile, lenient: bool) -> Result<Option<Allow>, Strin
     }))
 }
 
+impl Rule {
+    /// Every match of the rule in `text`: (the whole match, the secret in it) — the
+    /// capture group `secretGroup` names, else the first group that matched, else all.
+    pub(super) fn matches<'t>(
+        &self,
+        text: &'t [u8],
+    ) -> impl Iterator<Item = (regex::bytes::Match<'t>, regex::bytes::Match<'t>)> {
+        self.re.captures_iter(text).filter_map(|caps| {
+            let whole = caps.get(0).expect("a match");
+            let secret = match self.group {
+                Some(g) => caps.get(g),
+                None => (1..caps.len()).find_map(|g| caps.get(g)).or(Some(whole)),
+            };
+            secret.map(|s| (whole, s))
+        })
+    }
+}
+
 /// A rule's id with the rule set's lifetime.
 pub fn id_of(rule: &'static Rule) -> &'static str {
     &rule.id
