@@ -146,11 +146,9 @@ impl SemanticState {
     pub(crate) fn save(&self) {
         let Some(c) = &self.cache else { return };
         self.unsaved.store(0, Ordering::Relaxed);
-        let v = self
-            .vectors
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        // Written under the read lock, not from a copy: a copy at 1M entries is ~400 MB;
+        // readers go on meanwhile, a publish's vector waits for the write.
+        let v = self.vectors.read().unwrap_or_else(|p| p.into_inner());
         if let Err(e) = c.save(&v) {
             tracing::warn!(file = %c.file.display(), "vector cache not saved: {e}");
         }
