@@ -53,18 +53,7 @@ impl Console {
 
     /// A sign-in address, as `warroom-memory console` prints it.
     fn login_url(&self) -> String {
-        let out = console_cmd(
-            self.root.path(),
-            self.runtime.path(),
-            &["--json", "--no-start"],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["login_url"].as_str().unwrap().to_string()
+        common::daemon::console_login_url(self.root.path(), self.runtime.path())
     }
 
     fn authority(&self) -> &str {
@@ -667,14 +656,7 @@ fn the_event_stream_delivers_new_entries_and_messages_and_resumes() {
 
 /// The cookie pair (`name=value`) a sign-in address sets.
 fn sign_in(root: &Path, runtime: &Path) -> String {
-    let out = console_cmd(root, runtime, &["--json", "--no-start"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let r = get(v["login_url"].as_str().unwrap(), &[]).unwrap();
+    let r = get(&common::daemon::console_login_url(root, runtime), &[]).unwrap();
     assert_eq!(r.status, 303, "{}", r.body);
     r.header("set-cookie")
         .unwrap()
