@@ -143,6 +143,14 @@ fn related_names_why_and_leaves_out_the_own_room_and_superseded_entries() {
     let r = &b["related"][0];
     assert_eq!(r["id"], a_id.as_str(), "{b}");
     assert_eq!(r["room_id"], "room-001");
+    // The JSON stands on its own (some clients show only structuredContent).
+    let step = b["next_step"]
+        .as_str()
+        .expect("a next step with related entries");
+    assert!(
+        step.contains(&a_id) && step.contains("supersedes=") && step.contains("channel_post"),
+        "{step}"
+    );
     let why = r["why"].to_string();
     assert!(
         why.contains("same ref EPIC-001") && why.contains("/auth/refresh"),

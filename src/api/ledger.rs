@@ -117,6 +117,38 @@ pub struct PublishOutput {
     /// Why `related` could not be looked for (the entry was written all the same).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub related_warning: Option<String>,
+    /// What to do about `related`, in words (for clients that show only this JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<String>,
+}
+
+impl PublishOutput {
+    /// The output for `entry` and what was found related to it.
+    pub fn new(
+        entry: Entry,
+        related: Vec<crate::memory::Related>,
+        related_warning: Option<String>,
+    ) -> Self {
+        let next_step = (!related.is_empty()).then(|| {
+            format!(
+                "Other rooms already published about this subject ({}). If yours contradicts \
+                 or repeats theirs, publish again with supersedes=<their id>, or reconcile \
+                 with them in the channel (channel_post).",
+                related
+                    .iter()
+                    .map(|r| format!("{} in {}", r.id, r.room_id))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+        PublishOutput {
+            redacted: entry.redacted.clone(),
+            entry,
+            related,
+            related_warning,
+            next_step,
+        }
+    }
 }
 
 /// Result of `memory_query` and of the `log` command.

@@ -44,12 +44,7 @@ impl Memory {
         {
             let first = state.ledger.index().entry(pos)?;
             return if same_content(&first, &entry) {
-                Ok(PublishOutput {
-                    redacted: first.redacted.clone(),
-                    entry: first,
-                    related: Vec::new(),
-                    related_warning: None,
-                })
+                Ok(PublishOutput::new(first, Vec::new(), None))
             } else {
                 Err(Error::Conflict(format!(
                     "idempotency_key `{}` was already used by room `{}` for entry `{}`, with \
@@ -106,12 +101,7 @@ impl Memory {
         if let (Some(s), Some(v)) = (self.semantic(), vector) {
             s.store(pos, &stored.id, &v);
         }
-        Ok(PublishOutput {
-            redacted: stored.redacted.clone(),
-            entry: stored,
-            related,
-            related_warning,
-        })
+        Ok(PublishOutput::new(stored, related, related_warning))
     }
 
     /// [`super::overlaps::related`] for the entry just written at `pos`, with its vector
