@@ -12,7 +12,12 @@
 //! subscription is a task that maps those rooms onto its URI (the DAG is read at that
 //! moment, so a plan registered later counts) and sends `notifications/resources/updated`;
 //! the client then reads the resource. Subscriptions end with `resources/unsubscribe` or
-//! the session. (The 2026-07-28 draft's `subscriptions/listen` is not served yet.)
+//! the session.
+//!
+//! MCP 2026-07-28 replaces subscribe/unsubscribe with one long-lived request:
+//! `subscriptions/listen` names the URIs, is acknowledged with the ones served, and carries
+//! `notifications/resources/updated` until the client cancels it. [`listen`] runs it on
+//! the same feed, so both revisions see a publish within the same [`POLL`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,9 +25,9 @@ use std::time::Duration;
 
 use rmcp::model::{
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-    ResourceUpdatedNotificationParam,
+    ResourceUpdatedNotificationParam, SubscriptionFilter,
 };
-use rmcp::service::Peer;
+use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer};
 use tokio::sync::broadcast;
 
@@ -259,5 +264,69 @@ pub fn unsubscribe(subs: &Subscriptions, uri: &str) {
         .remove(uri)
     {
         t.abort();
+    }
+}
+
+/// `subscriptions/listen`: the part of `requested` this server serves — the URIs of
+/// [`list`]'s shapes, at most [`MAX_SUBSCRIPTIONS`] of them (the rest are left out of the
+/// acknowledgment, which is how the revision says "not served").
+pub fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let uris: Vec<String> = requested
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter(|u| parse(u).is_ok())
+        .take(MAX_SUBSCRIPTIONS)
+        .cloned()
+        .collect();
+    SubscriptionFilter::builder()
+        .resource_subscriptions(uris)
+        .build()
+}
+
+/// Runs one `subscriptions/listen` stream until the client cancels it or goes away:
+/// every batch of new entries is mapped onto each accepted URI (the DAG read at that
+/// moment), and a covered URI gets `notifications/resources/updated`.
+pub async fn listen(
+    feed: &Feed,
+    memory: Arc<Memory>,
+    who: Identity,
+    context: SubscriptionContext,
+) -> Result<(), McpError> {
+    let targets: Vec<(String, Target)> = context
+        .accepted()
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter_map(|u| parse(u).ok().map(|t| (u.clone(), t)))
+        .collect();
+    let mut rx = feed.tx.subscribe();
+    loop {
+        let batch = tokio::select! {
+            _ = context.cancelled() => return Ok(()),
+            b = rx.recv() => match b {
+                Ok(b) => b,
+                // A lagged receiver missed batches: every URI is told to re-read.
+                Err(broadcast::error::RecvError::Lagged(_)) => Arc::new(Vec::new()),
+                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            },
+        };
+        for (uri, target) in &targets {
+            let (m, t, w) = (memory.clone(), target.clone(), who.clone());
+            let covered = tokio::task::spawn_blocking(move || rooms(&m, &t, &w))
+                .await
+                .unwrap_or(Some(Vec::new()));
+            let hit =
+                batch.is_empty() || covered.is_none_or(|rs| batch.iter().any(|b| rs.contains(b)));
+            if hit
+                && context
+                    .sink()
+                    .notify_resource_updated(uri.clone())
+                    .await
+                    .is_err()
+            {
+                return Ok(()); // the stream or the session is gone
+            }
+        }
     }
 }

@@ -20,12 +20,12 @@ pub use profiles::ToolSet;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::config::Identity;
@@ -34,6 +34,16 @@ use crate::memory::Memory;
 /// Largest JSON-RPC message accepted on stdin (bytes). Larger lines are dropped by the
 /// transport without being buffered whole, so a hostile client cannot exhaust memory.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How long a 2026-07-28 client may cache lists that never change while a server runs
+/// (tools, resource templates). `resources/list` grows with the rooms: not cached.
+pub const LIST_TTL_MS: u64 = 60 * 60 * 1000;
+
+/// True for a request of the 2026-07-28 lifecycle (it names its protocol version in its
+/// own `_meta`); a 2025 session's answers stay exactly as they were.
+fn inline(context: &RequestContext<RoleServer>) -> bool {
+    context.meta.protocol_version().is_some()
+}
 
 /// What agents are told when they connect (the server's `instructions`).
 pub fn instructions(who: &Identity) -> String {
@@ -240,9 +250,17 @@ impl ServerHandler for Server {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(profiles::list(self.tools)))
+        // Fixed for the life of the process; private because a session's tool profile is
+        // its own (MCP 2026-07-28 caching hints; older clients never see them).
+        let list = ListToolsResult::with_all_items(profiles::list(self.tools));
+        Ok(if inline(&context) {
+            list.with_ttl_ms(LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Private)
+        } else {
+            list
+        })
     }
 
     async fn list_resources(
@@ -263,11 +281,15 @@ impl ServerHandler for Server {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            live::templates(),
-        ))
+        let list = ListResourceTemplatesResult::with_all_items(live::templates());
+        Ok(if inline(&context) {
+            list.with_ttl_ms(LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            list
+        })
     }
 
     async fn read_resource(
@@ -308,6 +330,26 @@ impl ServerHandler for Server {
             request.uri,
             context.peer,
         )
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.feed.as_ref().map(|_| live::accepted(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let who = self
+            .caller(context.request_context())
+            .map_err(|m| McpError::invalid_request(m, None))?;
+        let Some(feed) = &self.feed else {
+            return Err(McpError::invalid_request(
+                "this server does not serve subscriptions",
+                None,
+            ));
+        };
+        live::listen(feed, self.memory.clone(), who, context).await
     }
 
     #[allow(deprecated)]

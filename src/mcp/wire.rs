@@ -9,8 +9,11 @@
 //! - a line over [`super::MAX_MESSAGE_BYTES`]: dropped unread (never buffered whole), then
 //!   `-32600`, `"id": null`;
 //! - JSON that is no MCP message: `-32600` with the message's `id` when it has one;
-//! - a request before `initialize`: [`NOT_INITIALIZED`] naming the fix. Notifications sent
-//!   before `initialize` have nobody to answer and are dropped (logged).
+//! - a request before any lifecycle began: [`NOT_INITIALIZED`] naming the fix. Both MCP
+//!   lifecycles open a session: 2025-11-25's `initialize` handshake, and 2026-07-28's
+//!   handshake-free one (`server/discover` is answered at any time; a request whose `_meta`
+//!   names its protocol version starts it). Notifications sent before either have nobody
+//!   to answer and are dropped (logged).
 //!
 //! Everything else is handed to rmcp unchanged. Writes go through one mutex so the error
 //! answers written here never interleave with rmcp's responses.
@@ -18,7 +21,7 @@
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientRequest, GetMeta, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -168,19 +171,21 @@ where
         };
         if !self.initialized {
             match &msg {
-                JsonRpcMessage::Request(r)
-                    if matches!(r.request, ClientRequest::InitializeRequest(_)) =>
-                {
-                    self.initialized = true;
-                }
-                JsonRpcMessage::Request(r) => {
-                    let msg = format!(
-                        "not initialized: send `initialize` first (MCP lifecycle); `{}` was not run",
-                        r.request.method()
-                    );
-                    self.answer_error(id, NOT_INITIALIZED, msg).await;
-                    return None;
-                }
+                JsonRpcMessage::Request(r) => match opening(&r.request) {
+                    Opening::Starts => self.initialized = true,
+                    Opening::Probe => {}
+                    Opening::Refused => {
+                        let msg = format!(
+                            "not initialized: send `initialize` first (MCP 2025-11-25), or \
+                             `server/discover` and requests whose `_meta` carries \
+                             `io.modelcontextprotocol/protocolVersion` (MCP 2026-07-28); `{}` \
+                             was not run",
+                            r.request.method()
+                        );
+                        self.answer_error(id, NOT_INITIALIZED, msg).await;
+                        return None;
+                    }
+                },
                 _ => {
                     tracing::info!("dropped a message sent before `initialize`");
                     return None;
@@ -188,6 +193,26 @@ where
             }
         }
         Some(msg)
+    }
+}
+
+/// What a request sent before any lifecycle began does to it.
+enum Opening {
+    /// `initialize` (2025-11-25) or a request carrying its own protocol version in `_meta`
+    /// (2026-07-28, no handshake): the session's lifecycle starts; rmcp checks the rest.
+    Starts,
+    /// `server/discover` and `ping`: answered without starting a lifecycle.
+    Probe,
+    /// Anything else: answered here with [`NOT_INITIALIZED`].
+    Refused,
+}
+
+fn opening(request: &ClientRequest) -> Opening {
+    match request {
+        ClientRequest::InitializeRequest(_) => Opening::Starts,
+        ClientRequest::DiscoverRequest(_) | ClientRequest::PingRequest(_) => Opening::Probe,
+        r if r.get_meta().protocol_version().is_some() => Opening::Starts,
+        _ => Opening::Refused,
     }
 }
 

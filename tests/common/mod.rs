@@ -106,7 +106,14 @@ impl Spawn<'_> {
         self
     }
 
+    /// Starts the server and connects with the 2025-11-25 `initialize` handshake.
     pub async fn start(self) -> Agent {
+        self.start_with(rmcp::service::ClientLifecycleMode::Initialize)
+            .await
+    }
+
+    /// Starts the server and connects with `lifecycle` (e.g. discover only: MCP 2026-07-28).
+    pub async fn start_with(self, lifecycle: rmcp::service::ClientLifecycleMode) -> Agent {
         let n = SPAWNED.fetch_add(1, Ordering::SeqCst);
         let stderr_log = self.root.join(format!("stderr-{n}.log"));
         let log = std::fs::File::create(&stderr_log).unwrap();
@@ -131,7 +138,10 @@ impl Spawn<'_> {
             .spawn()
             .unwrap();
         let pid = transport.id().expect("the server has a pid");
-        let client = ().serve(transport).await.expect("server initializes");
+        let client =
+            rmcp::service::ClientServiceExt::serve_with_lifecycle((), transport, lifecycle)
+                .await
+                .expect("server initializes");
         Agent {
             client,
             stderr_log,
