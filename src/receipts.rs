@@ -110,6 +110,13 @@ pub struct Receipt {
     pub omitted: OmittedOut,
     /// Size of the markdown in bytes.
     pub bytes: usize,
+    /// Rooms beside the briefed one, as the DAG said then (absent on receipts written
+    /// before briefs showed open overlaps: their replay computes none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub siblings: Option<Vec<String>>,
+    /// The open overlaps the brief showed, with why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlaps: Option<Vec<crate::memory::Overlap>>,
     /// SHA-256 of the markdown, hex.
     pub sha256: String,
     /// The chain link of the previous receipt line (written by the store).

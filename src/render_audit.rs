@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::api::audit::{Change, DiffPage, HistoryOutput};
 use crate::audit::diff::DiffReport;
 use crate::audit::verify::VerifyReport;
-use crate::render::{clip, entry_block};
+use crate::render::{clip, count, entry_block};
 
 /// Colours the (already terminal-safe) text of a diff by the shape of each line: our
 /// headers start at column 0, violation marks with `  ✗`, diff lines with `    +` / `    -`.
@@ -366,4 +366,36 @@ pub fn receipts(list: &[crate::receipts::Receipt]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Text of `overlaps`: each open pair, its two sides and why.
+pub fn overlaps(pairs: &[crate::memory::Overlap], examined: usize, room: Option<&str>) -> String {
+    let scope = room.map_or(String::new(), |r| format!(" involving {r}"));
+    if pairs.is_empty() {
+        return format!(
+            "no open overlaps{scope} ({} looked up)",
+            count(examined, "live entry", "live entries")
+        );
+    }
+    let mut s = format!(
+        "{}{scope} ({} looked up); each: reconcile in the channel, or supersede one side",
+        count(pairs.len(), "open overlap", "open overlaps"),
+        count(examined, "live entry", "live entries")
+    );
+    for p in pairs {
+        for (tag, side) in [("  ", &p.a), ("vs", &p.b)] {
+            let _ = write!(
+                s,
+                "\n{tag} [{}] {} · {}/{} · {}\n     {}",
+                side.kind,
+                side.id,
+                side.room_id,
+                side.author_role,
+                side.ts,
+                clip(&side.summary.replace('\n', " "), 200)
+            );
+        }
+        let _ = write!(s, "\n   why: {}\n", p.why.join("; "));
+    }
+    s
 }

@@ -91,7 +91,12 @@ async fn two_daemons_on_one_database_serve_a_client_that_alternates_between_them
     let token_arg = token_file.display().to_string();
     let (root_a, root_b) = (project_on(&db), project_on(&db));
     let (run_a, run_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let args = ["--listen", "127.0.0.1:0", "--token-file", token_arg.as_str()];
+    let args = [
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        token_arg.as_str(),
+    ];
     let _a = start_daemon_with(root_a.path(), run_a.path(), &args);
     let _b = start_daemon_with(root_b.path(), run_b.path(), &args);
     let urls = [
@@ -114,7 +119,11 @@ async fn two_daemons_on_one_database_serve_a_client_that_alternates_between_them
     let uri = "warroom://room/room-b";
     let mut sub = listener
         .peer()
-        .listen(SubscriptionFilter::builder().resource_subscription(uri).build())
+        .listen(
+            SubscriptionFilter::builder()
+                .resource_subscription(uri)
+                .build(),
+        )
         .await
         .unwrap();
 

@@ -213,3 +213,141 @@ fn related_names_why_and_leaves_out_the_own_room_and_superseded_entries() {
     );
     assert!(code_entry.get("related").is_none(), "{code_entry}");
 }
+
+/// Sibling rooms of a plan that decide opposite things: the `overlaps` command lists the
+/// pair and exits 1 (`--room` narrows it), the brief of a sibling shows it in its "Open
+/// overlaps" section with the reasons in its receipt, the receipt replays identical, and
+/// once one side supersedes the other the command exits 0 and the next brief has no pair.
+#[test]
+fn open_overlaps_reach_the_command_the_brief_and_its_receipt() {
+    let p = project();
+    let root = p.path();
+    let plan = serde_json::json!({"plan_id": "p", "epics": [
+        {"ref": "E1", "room_id": "room-001"},
+        {"ref": "E2", "room_id": "room-002", "depends_on": ["E1"]},
+        {"ref": "E3", "room_id": "room-003", "depends_on": ["E1"]},
+        {"ref": "E9", "room_id": "room-009", "depends_on": ["E2"]},
+    ]});
+    let file = root.join("plan.json");
+    std::fs::write(&file, plan.to_string()).unwrap();
+    assert_eq!(
+        cli(root, &["plan", "register", file.to_str().unwrap()]).0,
+        0
+    );
+    let side = |kind: &str, summary: &str| Side {
+        kind: kind.into(),
+        summary: summary.into(),
+        ref_: None,
+    };
+    let a = publish(
+        root,
+        "room-002",
+        &side(
+            "decision",
+            "Search uses PostgreSQL full-text search (tsvector, ts_rank).",
+        ),
+    );
+    let b = publish(
+        root,
+        "room-003",
+        &side(
+            "decision",
+            "Search uses Elasticsearch instead of tsvector and ts_rank.",
+        ),
+    );
+    publish(
+        root,
+        "room-001",
+        &side("decision", "Search results are cached for a minute."),
+    );
+    let (a_id, b_id) = (
+        a["entry"]["id"].as_str().unwrap().to_string(),
+        b["entry"]["id"].as_str().unwrap().to_string(),
+    );
+
+    let (code, out, err) = cli(root, &["--json", "overlaps"]);
+    assert_eq!(code, 1, "open overlaps exit 1: {err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["open"], 1, "{v}");
+    assert_eq!(v["overlaps"][0]["a"]["id"], a_id.as_str());
+    assert_eq!(v["overlaps"][0]["b"]["id"], b_id.as_str());
+    assert!(
+        v["overlaps"][0]["why"].to_string().contains("tsvector"),
+        "{v}"
+    );
+    let (code, text, _) = cli(root, &["overlaps", "--room", "room-001"]);
+    assert_eq!(code, 0, "room-001 is part of none: {text}");
+    assert!(
+        text.contains("no open overlaps involving room-001"),
+        "{text}"
+    );
+    let (code, _, err) = cli(root, &["overlaps", "--room", "../x"]);
+    assert_eq!(code, 2, "a bad room is an error: {err}");
+
+    // The sibling's brief: the section, the pair in the JSON and in the receipt.
+    let (code, out, err) = cli(root, &["--json", "context", "room-002"]);
+    assert!(code == 0, "{err}");
+    let brief: Value = serde_json::from_str(&out).unwrap();
+    let md = brief["markdown"].as_str().unwrap();
+    assert!(
+        md.contains("## Open overlaps") && md.contains(&b_id),
+        "{md}"
+    );
+    assert_eq!(brief["siblings"], serde_json::json!(["room-003"]));
+    assert_eq!(brief["overlaps"][0]["b"]["id"], b_id.as_str());
+    let receipt = brief["receipt"].as_str().unwrap().to_string();
+    let line = std::fs::read_to_string(root.join(".agents/receipts.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(line.lines().last().unwrap()).unwrap();
+    assert_eq!(last["id"], receipt.as_str());
+    assert_eq!(last["overlaps"][0]["a"]["id"], a_id.as_str(), "{last}");
+    assert!(last["overlaps"][0]["why"].to_string().contains("tsvector"));
+    // A room downstream of one side also sees it (room-003 runs beside it); a room of
+    // another plan does not.
+    let (_, out, _) = cli(root, &["--json", "context", "room-009"]);
+    let below: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(below["overlaps"][0]["a"]["id"], a_id.as_str(), "{below}");
+    let other =
+        serde_json::json!({"plan_id": "q", "epics": [{"ref": "Q1", "room_id": "room-050"}]});
+    std::fs::write(&file, other.to_string()).unwrap();
+    assert_eq!(
+        cli(root, &["plan", "register", file.to_str().unwrap()]).0,
+        0
+    );
+    let (_, out, _) = cli(root, &["--json", "context", "room-050"]);
+    let far: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(far["overlaps"], serde_json::json!([]), "{far}");
+
+    // room-003 reconciles by superseding room-002's entry.
+    let (code, _, err) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "room-003",
+            "--role",
+            "architect",
+            "--summary",
+            "Search uses Elasticsearch; room-002 agreed.",
+            "--supersedes",
+            &a_id,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // b and the new entry are both room-003's: nothing open across rooms.
+    let (code, text, _) = cli(root, &["overlaps"]);
+    assert_eq!(code, 0, "{text}");
+    let (_, out, _) = cli(root, &["--json", "context", "room-002"]);
+    let after: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        !after["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("Open overlaps")
+    );
+    // The first brief still replays identical, its pair included (as of its position).
+    let (code, text, err) = cli(root, &["context", "--replay", &receipt]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("IDENTICAL"), "{text}");
+}

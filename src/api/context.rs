@@ -109,6 +109,15 @@ pub struct ContextOutput {
     pub included: Vec<IncludedOut>,
     /// What was left out, by reason.
     pub omitted: OmittedOut,
+    /// Rooms beside this one in its plan (neither upstream nor downstream), whose open
+    /// overlaps with this room and its upstream the brief shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub siblings: Option<Vec<String>>,
+    /// Open overlaps shown ("Open overlaps" section): two live entries of different rooms
+    /// among this room, its upstream and its siblings, about the same subject, neither
+    /// superseding the other — with why. Reconcile them in the channel or by superseding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlaps: Option<Vec<crate::memory::Overlap>>,
     /// The id of this brief's receipt (`warroom-memory context --replay ID`).
     pub receipt: Option<String>,
 }

@@ -218,3 +218,41 @@ impl VerifyCmd {
         })
     }
 }
+
+/// Open overlaps: live entries of different rooms about the same subject, neither
+/// superseding the other. Exit 1 while any is open (for CI), 0 when none.
+#[derive(Debug, Args)]
+pub struct OverlapsCmd {
+    /// Only the overlaps this room is part of.
+    #[arg(long, value_name = "ROOM")]
+    room: Option<String>,
+}
+
+/// `overlaps --json`.
+#[derive(Debug, serde::Serialize)]
+struct OverlapsOut {
+    open: usize,
+    examined: usize,
+    room: Option<String>,
+    overlaps: Vec<crate::memory::Overlap>,
+}
+
+impl OverlapsCmd {
+    pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
+        let found = ctx.memory.open_overlaps(self.room.as_deref())?;
+        let out = OverlapsOut {
+            open: found.pairs.len(),
+            examined: found.examined,
+            room: self.room,
+            overlaps: found.pairs,
+        };
+        emit(ctx.json, &out, |o| {
+            render_audit::overlaps(&o.overlaps, o.examined, o.room.as_deref())
+        });
+        Ok(if out.open == 0 {
+            Outcome::Ok
+        } else {
+            Outcome::Violations
+        })
+    }
+}

@@ -127,6 +127,9 @@ enum Command {
     /// What changed between two ledgers, two git revisions or two times; violations of
     /// append-only. Exit 1 if a line was changed or removed.
     Diff(audit_cmds::DiffCmd),
+    /// Open overlaps: live entries of different rooms about the same subject where neither
+    /// supersedes the other. Exit 1 while any is open.
+    Overlaps(audit_cmds::OverlapsCmd),
     /// Check every line of a ledger: schema, unique ids, supersedes, torn lines.
     /// Exit 0 clean, 1 violations, 2 could not run.
     Verify(audit_cmds::VerifyCmd),
@@ -331,6 +334,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(cmd) => cmd.run(&g.open()?),
         Command::Diff(cmd) => cmd.run(g),
         Command::Verify(cmd) => cmd.run(g),
+        Command::Overlaps(cmd) => cmd.run(&g.open()?),
         Command::Context(cmd) => cmd.run(&g.open()?),
         Command::Receipts(cmd) => cmd.run(&g.open()?),
         Command::Plan(cmd) => cmd.run(&g.open()?),

@@ -106,7 +106,8 @@ fn render(d: &Data, only: Option<&str>) -> Markup {
     let planned: Vec<&str> = d.dag.epics.iter().map(|e| e.room_id.as_str()).collect();
     let body = html! {
         h1 { "Plans" }
-        p.sub { (plans.len()) " plans · " (d.dag.epics.len()) " epics · " (d.rooms.len()) " rooms with entries" }
+        p.sub { (plans.len()) " plans · " (d.dag.epics.len()) " epics · " (d.rooms.len()) " rooms with entries · "
+            a #overlaps-link href="/overlaps" { "open overlaps between rooms" } }
         @if plans.is_empty() {
             section.panel {
                 p { "No plan is registered yet. Register one with " code { "warroom-memory plan register FILE" } " or the "

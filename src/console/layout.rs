@@ -15,10 +15,11 @@ const JS: &str = include_str!("assets/console.js");
 const ICON: &str = include_str!("assets/icon.svg");
 
 /// The top navigation: (path, label).
-const NAV: [(&str, &str); 4] = [
+const NAV: [(&str, &str); 5] = [
     ("/", "Plans"),
     ("/timeline", "Timeline"),
     ("/search", "Search"),
+    ("/overlaps", "Overlaps"),
     ("/audit", "Audit"),
 ];
 

@@ -27,6 +27,7 @@ mod events;
 mod guard;
 mod home;
 mod layout;
+mod overlaps;
 mod room;
 mod search;
 pub mod signin;
@@ -85,6 +86,7 @@ pub fn router(memory: Arc<Memory>, opts: ConsoleOptions, stop: CancellationToken
         .route("/room/{room}", get(room::handler))
         .route("/receipt/{id}", get(room::receipt))
         .route("/search", get(search::handler))
+        .route("/overlaps", get(overlaps::handler))
         .route("/audit", get(audit::handler))
         .route("/audit/diff", get(audit::diff))
         .route("/events", get(events::stream))

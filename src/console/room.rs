@@ -117,6 +117,7 @@ fn render(d: &Data) -> Markup {
         p.sub {
             "upstream: " (room_links(&d.upstream)) " · downstream: " (room_links(&d.downstream))
             " · " a href={ "/timeline?superseded=1&room=" (q(&d.room)) } { "all its entries" }
+            " · " a #overlaps-link href={ "/overlaps?room=" (q(&d.room)) } { "its open overlaps with other rooms" }
         }
         div.two {
             div {

@@ -162,13 +162,15 @@ fn outputs_section(outputs: &[Output]) -> String {
     s
 }
 
-/// Renders the context. `header` is the title block (already bounded by the caller);
+/// Renders the context. `header` is the title block (already bounded by the caller),
+/// `overlaps` the "Open overlaps" section (bounded too: three pairs of clipped lines);
 /// `ranked` is the sorted head of the candidates, `candidates` their total number.
 /// Duplicates are counted among `ranked`. An error only if an entry's text could not be
 /// read back from the ledger.
 pub fn render(
     ix: &LedgerIndex,
     header: &str,
+    overlaps: &str,
     outputs: &[Output],
     ranked: &[Candidate],
     candidates: usize,
@@ -177,8 +179,8 @@ pub fn render(
 ) -> Result<Rendered> {
     let max_entries = max_entries.min(MAX_CONTEXT_ENTRIES);
     let outputs_md = outputs_section(outputs);
-    let mut budget =
-        MAX_CONTEXT_BYTES.saturating_sub(header.len() + outputs_md.len() + FOOTER_RESERVE);
+    let mut budget = MAX_CONTEXT_BYTES
+        .saturating_sub(header.len() + outputs_md.len() + overlaps.len() + FOOTER_RESERVE);
     // First pass: count the copies of every fact among the ranked head (by the index's
     // fact hashes: no text is read for candidates that are not shown).
     let mut copies: HashMap<u64, usize> = HashMap::new();
@@ -227,7 +229,7 @@ pub fn render(
     }
     out.unrelated = unrelated;
     out.left_out = out.candidates - out.entry_ids.len() - out.duplicates + unrelated;
-    if out.entry_ids.is_empty() && outputs.is_empty() {
+    if out.entry_ids.is_empty() && outputs.is_empty() && overlaps.is_empty() {
         out.markdown = EMPTY.to_string();
         return Ok(out);
     }
@@ -243,6 +245,7 @@ pub fn render(
             md.push('\n');
         }
     }
+    md.push_str(overlaps);
     let _ = writeln!(
         md,
         "_{} shown; {} left out (limits: {max_entries} entries, {MAX_CONTEXT_BYTES} bytes{}){}._",

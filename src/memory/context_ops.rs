@@ -139,6 +139,7 @@ impl Memory {
             }
         }
         let inputs = BriefInputs {
+            siblings: Some(node.map(|n| dag.sibling_rooms(n)).unwrap_or_default()),
             room,
             plan_id: node.map(|n| dag.nodes[n].plan_id.clone()),
             epic_ref: node.map(|n| dag.nodes[n].ref_.clone()),
@@ -178,6 +179,9 @@ pub(crate) struct BriefInputs {
     pub upstream: Vec<UpstreamOut>,
     pub outputs: Vec<Output>,
     pub max: usize,
+    /// The rooms beside this one in its plan; `None` for a receipt written before briefs
+    /// had an "Open overlaps" section (its replay computes none).
+    pub siblings: Option<Vec<String>>,
 }
 
 /// A computed brief: the rendering and the provenance of what it holds.
@@ -185,6 +189,7 @@ pub(crate) struct Brief {
     rendered: crate::context::render::Rendered,
     included: Vec<IncludedOut>,
     omitted: OmittedOut,
+    overlaps: Option<Vec<super::Overlap>>,
 }
 
 impl Brief {
@@ -207,6 +212,8 @@ impl Brief {
             predecessor_outputs: i.outputs.iter().map(|o| o.id.clone()).collect(),
             included: self.included,
             omitted: self.omitted,
+            siblings: i.siblings,
+            overlaps: self.overlaps,
             receipt: None,
         }
     }
@@ -230,6 +237,29 @@ pub(crate) fn brief(
             .map(|u| (u.room_id.clone(), u.plan_id.clone(), u.distance))
             .collect(),
     };
+    // Open overlaps among the room, its upstream and its siblings (none for old receipts).
+    let overlaps = match &i.siblings {
+        Some(siblings) => {
+            let mut rooms: Vec<String> = std::iter::once(i.room.clone())
+                .chain(i.upstream.iter().map(|u| u.room_id.clone()))
+                .chain(siblings.iter().cloned())
+                .collect();
+            rooms.sort();
+            rooms.dedup();
+            let found = super::open_overlaps::open(
+                ledger.index(),
+                Some(&rooms),
+                Some(&rooms),
+                scorer.now,
+                super::open_overlaps::BRIEF_ENTRIES,
+            )?;
+            let mut pairs = found.pairs;
+            pairs.truncate(super::open_overlaps::BRIEF_PAIRS);
+            Some(pairs)
+        }
+        None => None,
+    };
+    let tail = super::open_overlaps::brief_section(overlaps.as_deref().unwrap_or_default());
     // Rank only a head of the candidates; rank them all only if the head runs out (many
     // duplicates or oversized items) before `max` entries are chosen.
     let mut head = RANKED_HEAD;
@@ -239,6 +269,7 @@ pub(crate) fn brief(
         let r = render(
             ix,
             &header,
+            &tail,
             &i.outputs,
             &ranked.head,
             ranked.total,
@@ -257,6 +288,7 @@ pub(crate) fn brief(
         rendered: r,
         included,
         omitted,
+        overlaps,
     })
 }
 

@@ -12,6 +12,7 @@ mod browse;
 mod channels;
 mod context_ops;
 mod live_ops;
+mod open_overlaps;
 mod overlaps;
 mod plans;
 mod provenance;
@@ -23,6 +24,7 @@ mod replay;
 mod semantic_ops;
 
 pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
+pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide};
 pub use overlaps::Related;
 pub use receipts_ops::Replay;
 pub use semantic_ops::{Backfilled, SemanticStatus};

@@ -20,6 +20,10 @@
 //! - with semantic ranking on, a cosine of at least [`MIN_COSINE`].
 //!
 //! Superseded entries and the author's own room are never related.
+//!
+//! [`super::open_overlaps`] turns the same evidence into *open overlaps*: pairs of live
+//! entries of different rooms, neither superseding the other, for the brief, the console's
+//! `/overlaps` and the `overlaps` command.
 
 use std::collections::BTreeSet;
 
@@ -99,6 +103,23 @@ pub fn identifiers(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// The words of `text` whose terms are in `terms`, as written (lower-cased, each once),
+/// for a person to read: "tables" rather than the stem "tabl". A term no single word of
+/// the text gives (a joined `amount_cents` → `amountcents`) is left out.
+fn surface(ix: &LedgerIndex, text: &str, terms: &[&String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split(|c: char| !c.is_alphanumeric()) {
+        let lower = w.to_lowercase();
+        if w.is_empty() || out.contains(&lower) {
+            continue;
+        }
+        if ix.text().tokenize(w).iter().any(|t| terms.contains(&t)) {
+            out.push(lower);
+        }
+    }
+    out
+}
+
 /// The text an entry is compared by.
 fn subject(e: &Entry) -> String {
     let mut t = e.summary.clone();
@@ -123,6 +144,20 @@ pub fn related(
     cosine: &dyn Fn(u32) -> Option<f64>,
     near: &[u32],
 ) -> crate::error::Result<Vec<Related>> {
+    let mut out = evidence(ix, e, own, now, cosine, near)?;
+    out.truncate(MAX_RELATED);
+    Ok(out.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Every candidate of [`related`] with evidence, best first, with its position.
+pub(crate) fn evidence(
+    ix: &LedgerIndex,
+    e: &Entry,
+    own: Option<u32>,
+    now: crate::clock::Timestamp,
+    cosine: &dyn Fn(u32) -> Option<f64>,
+    near: &[u32],
+) -> crate::error::Result<Vec<(u32, Related)>> {
     let kinds = comparable(e.kind);
     if kinds.is_empty() {
         return Ok(Vec::new());
@@ -177,11 +212,7 @@ pub fn related(
         if shared.len() >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
             why.push(format!(
                 "words: {} ({:.0} % of the shorter entry's)",
-                shared
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                surface(ix, &e.summary, &shared).join(", "),
                 overlap * 100.0
             ));
             score += overlap;
@@ -204,17 +235,20 @@ pub fn related(
                     .join(", ")
             ));
         }
-        out.push(Related {
-            id: other.id.clone(),
-            room_id: other.room_id.clone(),
-            kind: other.kind.as_str().to_string(),
-            summary: other.summary.clone(),
-            why,
-            score,
-        });
+        out.push((
+            pos,
+            Related {
+                id: other.id.clone(),
+                room_id: other.room_id.clone(),
+                kind: other.kind.as_str().to_string(),
+                summary: other.summary.clone(),
+                why,
+                score,
+            },
+        ));
     }
-    out.sort_by(|a, b| b.score.total_cmp(&a.score));
-    out.truncate(MAX_RELATED);
+    // Best first; equal scores by position, so the order never depends on the search's.
+    out.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
     Ok(out)
 }
 

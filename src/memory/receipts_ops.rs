@@ -138,6 +138,8 @@ impl Memory {
             included: out.included.clone(),
             omitted: out.omitted.clone(),
             bytes: out.bytes,
+            siblings: out.siblings.clone(),
+            overlaps: out.overlaps.clone(),
             sha256: sha256_hex(&out.markdown),
             prev: None,
         };

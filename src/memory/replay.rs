@@ -209,6 +209,7 @@ impl Memory {
             upstream: receipt.upstream.clone(),
             outputs,
             max: receipt.max_entries as usize,
+            siblings: receipt.siblings.clone(),
         };
         let out = brief(&mut ledger, &scorer, &inputs)?.output(inputs);
         let sha256 = sha256_hex(&out.markdown);
@@ -248,6 +249,19 @@ impl Memory {
             differences.push(format!(
                 "left out now: {:?}; in the receipt: {:?}",
                 out.omitted, receipt.omitted
+            ));
+        }
+        if out.overlaps != receipt.overlaps {
+            let pairs = |o: &Option<Vec<super::Overlap>>| {
+                o.iter()
+                    .flatten()
+                    .map(|p| format!("{}↔{} ({})", p.a.id, p.b.id, p.why.join("; ")))
+                    .collect::<Vec<_>>()
+            };
+            differences.push(format!(
+                "open overlaps now: {:?}; in the receipt: {:?}",
+                pairs(&out.overlaps),
+                pairs(&receipt.overlaps)
             ));
         }
         if out.bytes != receipt.bytes {

@@ -265,6 +265,35 @@ impl Dag {
         v
     }
 
+    /// The rooms that run beside `node`'s: epics of its plan that are neither upstream nor
+    /// downstream of it (nor it), sorted, each once.
+    pub fn sibling_rooms(&self, node: usize) -> Vec<String> {
+        let mut related: std::collections::HashSet<usize> =
+            self.ancestors(node).into_iter().map(|(n, _)| n).collect();
+        let mut queue = VecDeque::from([node]);
+        while let Some(n) = queue.pop_front() {
+            for c in self
+                .graph
+                .neighbors_directed(NodeIndex::new(n), Direction::Outgoing)
+            {
+                if related.insert(c.index()) {
+                    queue.push_back(c.index());
+                }
+            }
+        }
+        let own = &self.nodes[node];
+        let mut rooms: Vec<String> = (0..self.nodes.len())
+            .filter(|&i| i != node && !related.contains(&i))
+            .filter(|&i| {
+                self.nodes[i].plan_id == own.plan_id && self.nodes[i].room_id != own.room_id
+            })
+            .map(|i| self.nodes[i].room_id.clone())
+            .collect();
+        rooms.sort();
+        rooms.dedup();
+        rooms
+    }
+
     /// Every ancestor of `node` with its distance (1 = direct predecessor), nearest first.
     pub fn ancestors(&self, node: usize) -> Vec<(usize, u32)> {
         let mut dist: HashMap<usize, u32> = HashMap::new();

@@ -154,6 +154,16 @@ impl Browser {
         }
     }
 
+    /// With `WARROOM_SCREENSHOTS=DIR` set, saves the page as `DIR/NAME.png.b64` (the
+    /// WebDriver's base64 PNG; `base64 -d` it) for a person to look at; otherwise nothing.
+    pub fn screenshot(&self, name: &str) {
+        if let Some(dir) = std::env::var_os("WARROOM_SCREENSHOTS") {
+            let png = self.call("GET", "/screenshot", Value::Null);
+            let file = std::path::Path::new(&dir).join(format!("{name}.png.b64"));
+            std::fs::write(file, png.as_str().unwrap_or_default()).unwrap();
+        }
+    }
+
     /// The browser console's errors (and CSP violations) since the last call.
     pub fn console_errors(&self) -> Vec<String> {
         self.call("POST", "/se/log", json!({"type": "browser"}))

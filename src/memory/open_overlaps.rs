@@ -1,0 +1,200 @@
+//! Open overlaps (DESIGN.md §13): pairs of live entries of *different* rooms about the
+//! same subject, where neither supersedes the other — two rooms that decided (defined,
+//! agreed, warned) the same thing, maybe differently, and have not reconciled yet.
+//!
+//! A pair is found with the evidence of [`super::overlaps`] (same ref, shared identifier,
+//! enough shared words; never shared words alone), looked up from each live entry of a
+//! compared kind in the scope. A pair closes when one side supersedes the other (or is
+//! superseded by a third entry: it is no longer live), or when one side names the other's
+//! id in its summary or detail ("agrees with mem-…"): the rooms have seen each other — an
+//! agreeing entry is still about the same subject, and only its author can say it agrees.
+//!
+//! Three readers: the brief (pairs among the room, its upstream and its sibling rooms,
+//! from the newest [`BRIEF_ENTRIES`] entries there, pure given the index and `now`, so a
+//! receipt's replay finds the same), the console's `/overlaps` page and the `overlaps`
+//! command (every room, or the pairs one room is part of).
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::Memory;
+use super::overlaps::{comparable, evidence};
+use crate::clock::Timestamp;
+use crate::error::Result;
+use crate::index::LedgerIndex;
+
+/// Entries of the brief's rooms looked up for its "Open overlaps" section (newest first).
+pub const BRIEF_ENTRIES: usize = 64;
+/// Pairs the brief shows.
+pub const BRIEF_PAIRS: usize = 3;
+
+/// One side of an open overlap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct OverlapSide {
+    /// The entry's id.
+    pub id: String,
+    /// Its room.
+    pub room_id: String,
+    /// Its author's role.
+    pub author_role: String,
+    /// Its kind.
+    pub kind: String,
+    /// Its summary.
+    pub summary: String,
+    /// When it was published (RFC 3339).
+    pub ts: String,
+}
+
+/// Two live entries of different rooms about the same subject, neither superseding the
+/// other: `a` the older, `b` the newer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Overlap {
+    /// The older entry.
+    pub a: OverlapSide,
+    /// The newer entry.
+    pub b: OverlapSide,
+    /// Why they are about the same subject (same ref, identifiers, words, cosine).
+    pub why: Vec<String>,
+}
+
+/// Open overlaps found, and how much was looked at.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    /// Best first (strongest evidence, then newest).
+    pub pairs: Vec<Overlap>,
+    /// Live entries of compared kinds looked up.
+    pub examined: usize,
+    /// True if `limit` stopped the look-up before every entry in scope was examined.
+    pub truncated: bool,
+}
+
+fn side(ix: &LedgerIndex, pos: u32) -> Result<OverlapSide> {
+    let e = ix.entry(pos)?;
+    Ok(OverlapSide {
+        id: e.id.clone(),
+        room_id: e.room_id.clone(),
+        author_role: e.author_role.clone(),
+        kind: e.kind.as_str().to_string(),
+        summary: e.summary.clone(),
+        ts: Timestamp(ix.meta(pos).ts).to_rfc3339(),
+    })
+}
+
+/// The open overlaps of the live entries of `from` (rooms; `None` = every room), newest
+/// first, at most `limit` of them looked up, whose other side is in `with` (`None` = any
+/// room). Pure given the index and `now`.
+pub fn open(
+    ix: &LedgerIndex,
+    from: Option<&[String]>,
+    with: Option<&[String]>,
+    now: Timestamp,
+    limit: usize,
+) -> Result<Found> {
+    let in_set =
+        |set: Option<&[String]>, room: &str| set.is_none_or(|s| s.iter().any(|r| r == room));
+    let mut found = Found::default();
+    // (older, newer) → (score, why); the first look-up of a pair wins (its newer side's).
+    let mut pairs: BTreeMap<(u32, u32), (f64, Vec<String>)> = BTreeMap::new();
+    let mut seen_rooms_ok: HashSet<u32> = HashSet::new();
+    // Pairs one side of which names the other's id: acknowledged, so closed.
+    let mut acknowledged: HashSet<(u32, u32)> = HashSet::new();
+    for pos in (0..ix.len() as u32).rev() {
+        let m = ix.meta(pos);
+        if !m.live || comparable(m.kind).is_empty() {
+            continue;
+        }
+        if !seen_rooms_ok.contains(&m.room) {
+            if !in_set(from, ix.rooms.name(m.room)) {
+                continue;
+            }
+            seen_rooms_ok.insert(m.room);
+        }
+        if found.examined >= limit {
+            found.truncated = true;
+            break;
+        }
+        found.examined += 1;
+        let e = ix.entry(pos)?;
+        for (other, r) in evidence(ix, &e, Some(pos), now, &|_| None, &[])? {
+            if !in_set(with, &r.room_id) {
+                continue;
+            }
+            let key = (other.min(pos), other.max(pos));
+            if pairs.contains_key(&key) || acknowledged.contains(&key) {
+                continue;
+            }
+            let theirs = ix.entry(other)?;
+            let names =
+                |x: &crate::entry::Entry, id: &str| x.summary.contains(id) || x.detail.contains(id);
+            if names(&e, &theirs.id) || names(&theirs, &e.id) {
+                acknowledged.insert(key);
+                continue;
+            }
+            pairs.insert(key, (r.score, r.why));
+        }
+    }
+    let mut ranked: Vec<((u32, u32), (f64, Vec<String>))> = pairs.into_iter().collect();
+    ranked.sort_by(|x, y| {
+        y.1.0
+            .total_cmp(&x.1.0)
+            .then(y.0.1.cmp(&x.0.1))
+            .then(y.0.0.cmp(&x.0.0))
+    });
+    for ((older, newer), (_, why)) in ranked {
+        found.pairs.push(Overlap {
+            a: side(ix, older)?,
+            b: side(ix, newer)?,
+            why,
+        });
+    }
+    Ok(found)
+}
+
+/// The brief's "Open overlaps" section for `pairs` (empty when there are none).
+pub fn brief_section(pairs: &[Overlap]) -> String {
+    use std::fmt::Write;
+    if pairs.is_empty() {
+        return String::new();
+    }
+    let clip =
+        |s: &str| crate::render::clip(&s.split_whitespace().collect::<Vec<_>>().join(" "), 160);
+    let mut s = String::from(
+        "## Open overlaps (same subject, different rooms: reconcile before building on either)\n\n",
+    );
+    for p in pairs {
+        let _ = writeln!(
+            s,
+            "- {} `{}`: {}\n  vs {} `{}`: {}\n  _why: {}_",
+            p.a.room_id,
+            p.a.id,
+            clip(&p.a.summary),
+            p.b.room_id,
+            p.b.id,
+            clip(&p.b.summary),
+            clip(&p.why.join("; "))
+        );
+    }
+    s.push('\n');
+    s
+}
+
+impl Memory {
+    /// Open overlaps of the whole ledger, or those `room` is part of: every live entry of
+    /// a compared kind is looked up (see `docs/overlaps.md` for what that costs).
+    pub fn open_overlaps(&self, room: Option<&str>) -> Result<Found> {
+        if let Some(r) = room {
+            crate::validate::path_component("room", r)?;
+        }
+        let now = self.now();
+        let state = self.fresh_read()?;
+        let rooms = room.map(|r| vec![r.to_string()]);
+        open(
+            state.ledger.index(),
+            rooms.as_deref(),
+            None,
+            now,
+            usize::MAX,
+        )
+    }
+}
