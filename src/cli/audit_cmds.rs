@@ -239,7 +239,46 @@ struct OverlapsOut {
 
 impl OverlapsCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
-        let found = ctx.memory.open_overlaps(self.room.as_deref())?;
+        // A progress line on a terminal when the pass takes more than a moment.
+        use std::io::IsTerminal;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let done = AtomicUsize::new(0);
+        let finished = AtomicBool::new(false);
+        let total = if std::io::stderr().is_terminal() {
+            Some(ctx.memory.comparable_live()?)
+        } else {
+            None
+        };
+        let found = std::thread::scope(|sc| {
+            if let Some(total) = total {
+                let (done, finished) = (&done, &finished);
+                sc.spawn(move || {
+                    let started = std::time::Instant::now();
+                    let mut shown = false;
+                    while !finished.load(Ordering::Relaxed) {
+                        std::thread::sleep(std::time::Duration::from_millis(200));
+                        if started.elapsed().as_secs() >= 2 {
+                            shown = true;
+                            super::out::progress(
+                                &format!(
+                                    "overlaps: {} of at most {total} live entries looked up",
+                                    done.load(Ordering::Relaxed)
+                                ),
+                                false,
+                            );
+                        }
+                    }
+                    if shown {
+                        super::out::progress("", true);
+                    }
+                });
+            }
+            let r = ctx
+                .memory
+                .open_overlaps_counted(self.room.as_deref(), &done);
+            finished.store(true, Ordering::Relaxed);
+            r
+        })?;
         let out = OverlapsOut {
             open: found.pairs.len(),
             examined: found.examined,

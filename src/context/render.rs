@@ -167,6 +167,7 @@ fn outputs_section(outputs: &[Output]) -> String {
 /// `ranked` is the sorted head of the candidates, `candidates` their total number.
 /// Duplicates are counted among `ranked`. An error only if an entry's text could not be
 /// read back from the ledger.
+#[allow(clippy::too_many_arguments)] // each is one input of the layout, named at the call
 pub fn render(
     ix: &LedgerIndex,
     header: &str,

@@ -14,12 +14,13 @@
 //! receipt's replay finds the same), the console's `/overlaps` page and the `overlaps`
 //! command (every room, or the pairs one room is part of).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use super::Memory;
-use super::overlaps::{comparable, evidence};
+use super::overlaps::{Memo, comparable, evidence, features};
 use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::index::LedgerIndex;
@@ -81,9 +82,20 @@ fn side(ix: &LedgerIndex, pos: u32) -> Result<OverlapSide> {
     })
 }
 
+/// Entries a whole-ledger pass gives each thread at least (fewer: one thread).
+const PER_THREAD: usize = 2_000;
+
+/// A pair found from one side: (older, newer) → (the side it was found from, score, why).
+type Pairs = BTreeMap<(u32, u32), Evidence>;
+/// The side a pair was found from, its score and why.
+type Evidence = (u32, f64, Vec<String>);
+/// What one thread found: pairs, and pairs one side of which names the other.
+type Part = (Pairs, HashSet<(u32, u32)>);
+
 /// The open overlaps of the live entries of `from` (rooms; `None` = every room), newest
 /// first, at most `limit` of them looked up, whose other side is in `with` (`None` = any
-/// room). Pure given the index and `now`.
+/// room). Pure given the index and `now`: a pair found from both sides keeps what its
+/// newer side found, whatever the threads did.
 pub fn open(
     ix: &LedgerIndex,
     from: Option<&[String]>,
@@ -91,57 +103,115 @@ pub fn open(
     now: Timestamp,
     limit: usize,
 ) -> Result<Found> {
+    open_counted(ix, from, with, now, limit, &AtomicUsize::new(0))
+}
+
+/// [`open`], adding one to `done` per entry looked up (a progress line reads it).
+pub fn open_counted(
+    ix: &LedgerIndex,
+    from: Option<&[String]>,
+    with: Option<&[String]>,
+    now: Timestamp,
+    limit: usize,
+    done: &AtomicUsize,
+) -> Result<Found> {
     let in_set =
         |set: Option<&[String]>, room: &str| set.is_none_or(|s| s.iter().any(|r| r == room));
     let mut found = Found::default();
-    // (older, newer) → (score, why); the first look-up of a pair wins (its newer side's).
-    let mut pairs: BTreeMap<(u32, u32), (f64, Vec<String>)> = BTreeMap::new();
-    let mut seen_rooms_ok: HashSet<u32> = HashSet::new();
-    // Pairs one side of which names the other's id: acknowledged, so closed.
-    let mut acknowledged: HashSet<(u32, u32)> = HashSet::new();
+    let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
+    let mut todo: Vec<u32> = Vec::new();
     for pos in (0..ix.len() as u32).rev() {
         let m = ix.meta(pos);
         if !m.live || comparable(m.kind).is_empty() {
             continue;
         }
-        if !seen_rooms_ok.contains(&m.room) {
-            if !in_set(from, ix.rooms.name(m.room)) {
-                continue;
-            }
-            seen_rooms_ok.insert(m.room);
+        if !*rooms_ok
+            .entry(m.room)
+            .or_insert_with(|| in_set(from, ix.rooms.name(m.room)))
+        {
+            continue;
         }
-        if found.examined >= limit {
+        if todo.len() >= limit {
             found.truncated = true;
             break;
         }
-        found.examined += 1;
-        let e = ix.entry(pos)?;
-        for (other, r) in evidence(ix, &e, Some(pos), now, &|_| None, &[])? {
-            if !in_set(with, &r.room_id) {
-                continue;
+        todo.push(pos);
+    }
+    found.examined = todo.len();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(todo.len() / PER_THREAD)
+        .max(1);
+    let look = |chunk: &[u32]| -> Result<Part> {
+        let mut memo = Memo::default();
+        let mut pairs = Pairs::new();
+        let mut acknowledged: HashSet<(u32, u32)> = HashSet::new();
+        for &pos in chunk {
+            done.fetch_add(1, Ordering::Relaxed);
+            let mine = features(ix, &mut memo, pos)?;
+            let known = |other: u32| {
+                let key = (other.min(pos), other.max(pos));
+                pairs.contains_key(&key) || acknowledged.contains(&key)
+            };
+            let hits = evidence(ix, &mine, Some(pos), now, &|_| None, &[], &mut memo, &known)?;
+            for (other, r) in hits {
+                if !in_set(with, &r.room_id) {
+                    continue;
+                }
+                let key = (other.min(pos), other.max(pos));
+                let theirs = features(ix, &mut memo, other)?;
+                if mine.names(&theirs) || theirs.names(&mine) {
+                    acknowledged.insert(key);
+                } else {
+                    pairs.insert(key, (pos, r.score, r.why));
+                }
             }
-            let key = (other.min(pos), other.max(pos));
-            if pairs.contains_key(&key) || acknowledged.contains(&key) {
-                continue;
+        }
+        Ok((pairs, acknowledged))
+    };
+    // Interleaved chunks keep the threads' shares of old and new entries alike.
+    let parts: Vec<Result<Part>> = if threads == 1 {
+        vec![look(&todo)]
+    } else {
+        std::thread::scope(|sc| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let mine: Vec<u32> = todo.iter().copied().skip(t).step_by(threads).collect();
+                    let look = &look;
+                    sc.spawn(move || look(&mine))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("an overlaps thread panicked"))
+                .collect()
+        })
+    };
+    let mut pairs = Pairs::new();
+    let mut acknowledged: HashSet<(u32, u32)> = HashSet::new();
+    for part in parts {
+        let (p, a) = part?;
+        acknowledged.extend(a);
+        for (key, v) in p {
+            match pairs.get(&key) {
+                Some(have) if have.0 >= v.0 => {}
+                _ => {
+                    pairs.insert(key, v);
+                }
             }
-            let theirs = ix.entry(other)?;
-            let names =
-                |x: &crate::entry::Entry, id: &str| x.summary.contains(id) || x.detail.contains(id);
-            if names(&e, &theirs.id) || names(&theirs, &e.id) {
-                acknowledged.insert(key);
-                continue;
-            }
-            pairs.insert(key, (r.score, r.why));
         }
     }
-    let mut ranked: Vec<((u32, u32), (f64, Vec<String>))> = pairs.into_iter().collect();
+    let mut ranked: Vec<((u32, u32), Evidence)> = pairs
+        .into_iter()
+        .filter(|(k, _)| !acknowledged.contains(k))
+        .collect();
     ranked.sort_by(|x, y| {
-        y.1.0
-            .total_cmp(&x.1.0)
+        y.1.1
+            .total_cmp(&x.1.1)
             .then(y.0.1.cmp(&x.0.1))
             .then(y.0.0.cmp(&x.0.0))
     });
-    for ((older, newer), (_, why)) in ranked {
+    for ((older, newer), (_, _, why)) in ranked {
         found.pairs.push(Overlap {
             a: side(ix, older)?,
             b: side(ix, newer)?,
@@ -183,18 +253,37 @@ impl Memory {
     /// Open overlaps of the whole ledger, or those `room` is part of: every live entry of
     /// a compared kind is looked up (see `docs/overlaps.md` for what that costs).
     pub fn open_overlaps(&self, room: Option<&str>) -> Result<Found> {
+        self.open_overlaps_counted(room, &AtomicUsize::new(0))
+    }
+
+    /// [`Memory::open_overlaps`], counting the entries looked up in `done` (of at most
+    /// [`Memory::comparable_live`]).
+    pub fn open_overlaps_counted(&self, room: Option<&str>, done: &AtomicUsize) -> Result<Found> {
         if let Some(r) = room {
             crate::validate::path_component("room", r)?;
         }
         let now = self.now();
         let state = self.fresh_read()?;
         let rooms = room.map(|r| vec![r.to_string()]);
-        open(
+        open_counted(
             state.ledger.index(),
             rooms.as_deref(),
             None,
             now,
             usize::MAX,
+            done,
         )
+    }
+
+    /// Live entries of the kinds overlaps compare (a progress line's total).
+    pub fn comparable_live(&self) -> Result<usize> {
+        let state = self.fresh_read()?;
+        let ix = state.ledger.index();
+        Ok((0..ix.len() as u32)
+            .filter(|&p| {
+                let m = ix.meta(p);
+                m.live && !comparable(m.kind).is_empty()
+            })
+            .count())
     }
 }

@@ -120,20 +120,6 @@ fn surface(ix: &LedgerIndex, text: &str, terms: &[&String]) -> Vec<String> {
     out
 }
 
-/// The text an entry is compared by.
-fn subject(e: &Entry) -> String {
-    let mut t = e.summary.clone();
-    for tag in &e.tags {
-        t.push(' ');
-        t.push_str(tag);
-    }
-    if !e.ref_.is_empty() {
-        t.push(' ');
-        t.push_str(&e.ref_);
-    }
-    t
-}
-
 /// Live entries of other rooms about the same subject as `e` (just published at `own`),
 /// best first, at most [`MAX_RELATED`]. `cosine(pos)` gives the semantic side when on.
 pub fn related(
@@ -144,27 +130,93 @@ pub fn related(
     cosine: &dyn Fn(u32) -> Option<f64>,
     near: &[u32],
 ) -> crate::error::Result<Vec<Related>> {
-    let mut out = evidence(ix, e, own, now, cosine, near)?;
+    let mine = Features::of(ix, e);
+    let mut memo = Memo::default();
+    let mut out = evidence(ix, &mine, own, now, cosine, near, &mut memo, &|_| false)?;
     out.truncate(MAX_RELATED);
     Ok(out.into_iter().map(|(_, r)| r).collect())
 }
 
-/// Every candidate of [`related`] with evidence, best first, with its position.
+/// What an entry is compared by, computed once per entry (a whole-ledger pass meets the
+/// same candidates again and again).
+#[derive(Debug, Clone)]
+pub(crate) struct Features {
+    id: String,
+    room_id: String,
+    kind: Kind,
+    ref_: String,
+    summary: String,
+    detail: String,
+    tags: Vec<String>,
+    terms: BTreeSet<String>,
+    ids: BTreeSet<String>,
+}
+
+impl Features {
+    pub(crate) fn of(ix: &LedgerIndex, e: &Entry) -> Features {
+        Features {
+            id: e.id.clone(),
+            room_id: e.room_id.clone(),
+            kind: e.kind,
+            ref_: e.ref_.clone(),
+            summary: e.summary.clone(),
+            detail: e.detail.clone(),
+            tags: e.tags.clone(),
+            terms: ix.text().tokenize(&e.summary).into_iter().collect(),
+            ids: identifiers(&e.summary),
+        }
+    }
+
+    /// True if this entry names `other`'s id in its summary or detail.
+    pub(crate) fn names(&self, other: &Features) -> bool {
+        self.summary.contains(&other.id) || self.detail.contains(&other.id)
+    }
+}
+
+/// Features by position, filled as candidates are met.
+pub(crate) type Memo = std::collections::HashMap<u32, std::sync::Arc<Features>>;
+
+pub(crate) fn features(
+    ix: &LedgerIndex,
+    memo: &mut Memo,
+    pos: u32,
+) -> crate::error::Result<std::sync::Arc<Features>> {
+    if let Some(f) = memo.get(&pos) {
+        return Ok(f.clone());
+    }
+    let f = std::sync::Arc::new(Features::of(ix, &ix.entry(pos)?));
+    memo.insert(pos, f.clone());
+    Ok(f)
+}
+
+/// Every candidate of [`related`] with evidence, best first, with its position; candidates
+/// `skip` names are not looked at.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn evidence(
     ix: &LedgerIndex,
-    e: &Entry,
+    mine: &Features,
     own: Option<u32>,
     now: crate::clock::Timestamp,
     cosine: &dyn Fn(u32) -> Option<f64>,
     near: &[u32],
+    memo: &mut Memo,
+    skip: &dyn Fn(u32) -> bool,
 ) -> crate::error::Result<Vec<(u32, Related)>> {
-    let kinds = comparable(e.kind);
+    let kinds = comparable(mine.kind);
     if kinds.is_empty() {
         return Ok(Vec::new());
     }
-    let text = subject(e);
+    let mut text = mine.summary.clone();
+    for tag in &mine.tags {
+        text.push(' ');
+        text.push_str(tag);
+    }
+    if !mine.ref_.is_empty() {
+        text.push(' ');
+        text.push_str(&mine.ref_);
+    }
     let filter = Filter {
-        exclude_room: Some(crate::index::RoomPattern::parse("room", &e.room_id)?),
+        exclude_room: Some(crate::index::RoomPattern::parse("room", &mine.room_id)?),
         ..Filter::default()
     }
     .compile(ix);
@@ -173,46 +225,41 @@ pub(crate) fn evidence(
         half_lives: crate::config::Settings::default().half_life_hours,
         ranking: Ranking::Relevance,
     };
-    let mine_terms: BTreeSet<String> = ix.text().tokenize(&e.summary).into_iter().collect();
-    let mine_ids = identifiers(&e.summary);
-    let mut cands: Vec<(u32, f64)> = ix
+    let mut cands: Vec<u32> = ix
         .search(&text, &filter, CANDIDATES, &scorer)
         .hits
         .iter()
-        .map(|h| (h.pos, h.bm25))
+        .map(|h| h.pos)
         .collect();
     for &p in near {
-        if !cands.iter().any(|c| c.0 == p) && ix.passes_filter(&filter, p) {
-            cands.push((p, 0.0));
+        if !cands.contains(&p) && ix.passes_filter(&filter, p) {
+            cands.push(p);
         }
     }
     let mut out = Vec::new();
-    for (pos, _bm25) in cands {
-        if Some(pos) == own || !kinds.contains(&ix.meta(pos).kind) {
+    for pos in cands {
+        if Some(pos) == own || !kinds.contains(&ix.meta(pos).kind) || skip(pos) {
             continue;
         }
-        let other = ix.entry(pos)?;
+        let other = features(ix, memo, pos)?;
         let mut why = Vec::new();
         let mut score = 0.0;
-        if !e.ref_.is_empty() && e.ref_ == other.ref_ {
+        if !mine.ref_.is_empty() && mine.ref_ == other.ref_ {
             why.push(format!("same ref {}", other.ref_));
             score += 1.0;
         }
-        let shared_ids: Vec<String> = identifiers(&other.summary)
-            .intersection(&mine_ids)
-            .cloned()
-            .collect();
+        let shared_ids: Vec<&String> = other.ids.intersection(&mine.ids).collect();
         if !shared_ids.is_empty() {
-            why.push(format!("identifiers: {}", shared_ids.join(", ")));
+            let names: Vec<&str> = shared_ids.iter().map(|s| s.as_str()).collect();
+            why.push(format!("identifiers: {}", names.join(", ")));
             score += 1.0;
         }
-        let theirs: BTreeSet<String> = ix.text().tokenize(&other.summary).into_iter().collect();
-        let shared: Vec<&String> = mine_terms.intersection(&theirs).collect();
-        let overlap = shared.len() as f64 / mine_terms.len().min(theirs.len()).max(1) as f64;
+        let shared: Vec<&String> = mine.terms.intersection(&other.terms).collect();
+        let overlap = shared.len() as f64 / mine.terms.len().min(other.terms.len()).max(1) as f64;
         if shared.len() >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
             why.push(format!(
                 "words: {} ({:.0} % of the shorter entry's)",
-                surface(ix, &e.summary, &shared).join(", "),
+                surface(ix, &mine.summary, &shared).join(", "),
                 overlap * 100.0
             ));
             score += overlap;
@@ -224,16 +271,14 @@ pub(crate) fn evidence(
         if why.is_empty() {
             continue;
         }
-        let shared_tags: Vec<&String> = e.tags.iter().filter(|t| other.tags.contains(t)).collect();
+        let shared_tags: Vec<&str> = mine
+            .tags
+            .iter()
+            .filter(|t| other.tags.contains(t))
+            .map(|s| s.as_str())
+            .collect();
         if !shared_tags.is_empty() {
-            why.push(format!(
-                "tags: {}",
-                shared_tags
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            why.push(format!("tags: {}", shared_tags.join(", ")));
         }
         out.push((
             pos,
