@@ -246,11 +246,9 @@ pub(crate) fn brief(
                 .collect();
             rooms.sort();
             rooms.dedup();
-            let found = super::open_overlaps::open(
+            let found = super::open_overlaps::among(
                 ledger.index(),
-                Some(&rooms),
-                Some(&rooms),
-                scorer.now,
+                &rooms,
                 super::open_overlaps::BRIEF_ENTRIES,
             )?;
             let mut pairs = found.pairs;

@@ -9,10 +9,11 @@
 //! id in its summary or detail ("agrees with mem-…"): the rooms have seen each other — an
 //! agreeing entry is still about the same subject, and only its author can say it agrees.
 //!
-//! Three readers: the brief (pairs among the room, its upstream and its sibling rooms,
-//! from the newest [`BRIEF_ENTRIES`] entries there, pure given the index and `now`, so a
-//! receipt's replay finds the same), the console's `/overlaps` page and the `overlaps`
-//! command (every room, or the pairs one room is part of).
+//! Three readers: the brief ([`among`]: the newest [`BRIEF_ENTRIES`] entries of the room,
+//! its upstream and its sibling rooms compared pairwise — no search, pure given the index,
+//! so a receipt's replay finds the same), the console's `/overlaps` page and the
+//! `overlaps` command ([`open`]: every live entry's candidates from one search each, for
+//! every room or the pairs one room is part of).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Memory;
-use super::overlaps::{Memo, comparable, evidence, features};
+use super::overlaps::{Features, Memo, comparable, evidence, features, judge};
 use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::index::LedgerIndex;
@@ -94,20 +95,10 @@ type Part = (Pairs, HashSet<(u32, u32)>);
 
 /// The open overlaps of the live entries of `from` (rooms; `None` = every room), newest
 /// first, at most `limit` of them looked up, whose other side is in `with` (`None` = any
-/// room). Pure given the index and `now`: a pair found from both sides keeps what its
-/// newer side found, whatever the threads did.
+/// room), adding one to `done` per entry looked up (a progress line reads it). Pure given
+/// the index and `now`: a pair found from both sides keeps what its newer side found,
+/// whatever the threads did.
 pub fn open(
-    ix: &LedgerIndex,
-    from: Option<&[String]>,
-    with: Option<&[String]>,
-    now: Timestamp,
-    limit: usize,
-) -> Result<Found> {
-    open_counted(ix, from, with, now, limit, &AtomicUsize::new(0))
-}
-
-/// [`open`], adding one to `done` per entry looked up (a progress line reads it).
-pub fn open_counted(
     ix: &LedgerIndex,
     from: Option<&[String]>,
     with: Option<&[String]>,
@@ -221,6 +212,64 @@ pub fn open_counted(
     Ok(found)
 }
 
+/// The open overlaps among the newest `limit` live entries of compared kinds of `rooms`,
+/// compared with each other pairwise — no search, so a brief pays microseconds per pair,
+/// not a search per entry. Pure given the index. Each pair is judged from its newer side.
+pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize) -> Result<Found> {
+    let mut found = Found::default();
+    let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
+    let mut todo: Vec<u32> = Vec::new();
+    for pos in (0..ix.len() as u32).rev() {
+        let m = ix.meta(pos);
+        if !m.live || comparable(m.kind).is_empty() {
+            continue;
+        }
+        if !*rooms_ok
+            .entry(m.room)
+            .or_insert_with(|| rooms.iter().any(|r| r == ix.rooms.name(m.room)))
+        {
+            continue;
+        }
+        if todo.len() >= limit {
+            found.truncated = true;
+            break;
+        }
+        todo.push(pos);
+    }
+    found.examined = todo.len();
+    let feats: Vec<Features> = ix
+        .entries(&todo)?
+        .iter()
+        .map(|e| Features::of(ix, e))
+        .collect();
+    // `todo` is newest first: for i < j, entry i is the newer.
+    let mut ranked: Vec<((u32, u32), f64, Vec<String>)> = Vec::new();
+    for i in 0..todo.len() {
+        for j in i + 1..todo.len() {
+            let (newer, older) = (&feats[i], &feats[j]);
+            if !newer.compared_with(older) || newer.names(older) || older.names(newer) {
+                continue;
+            }
+            if let Some((score, why)) = judge(ix, newer, older, None) {
+                ranked.push(((todo[j], todo[i]), score, why));
+            }
+        }
+    }
+    ranked.sort_by(|x, y| {
+        y.1.total_cmp(&x.1)
+            .then(y.0.1.cmp(&x.0.1))
+            .then(y.0.0.cmp(&x.0.0))
+    });
+    for ((older, newer), _, why) in ranked {
+        found.pairs.push(Overlap {
+            a: side(ix, older)?,
+            b: side(ix, newer)?,
+            why,
+        });
+    }
+    Ok(found)
+}
+
 /// The brief's "Open overlaps" section for `pairs` (empty when there are none).
 pub fn brief_section(pairs: &[Overlap]) -> String {
     use std::fmt::Write;
@@ -265,7 +314,7 @@ impl Memory {
         let now = self.now();
         let state = self.fresh_read()?;
         let rooms = room.map(|r| vec![r.to_string()]);
-        open_counted(
+        open(
             state.ledger.index(),
             rooms.as_deref(),
             None,

@@ -167,6 +167,11 @@ impl Features {
         }
     }
 
+    /// True if this entry's kind is compared with `other`'s, and they are of two rooms.
+    pub(crate) fn compared_with(&self, other: &Features) -> bool {
+        self.room_id != other.room_id && comparable(self.kind).contains(&other.kind)
+    }
+
     /// True if this entry names `other`'s id in its summary or detail.
     pub(crate) fn names(&self, other: &Features) -> bool {
         self.summary.contains(&other.id) || self.detail.contains(&other.id)
@@ -187,6 +192,58 @@ pub(crate) fn features(
     let f = std::sync::Arc::new(Features::of(ix, &ix.entry(pos)?));
     memo.insert(pos, f.clone());
     Ok(f)
+}
+
+/// Whether `other` is about the same subject as `mine`, how strongly and why (`None`: no
+/// evidence beyond shared words). `cosine` is the semantic side when on.
+pub(crate) fn judge(
+    ix: &LedgerIndex,
+    mine: &Features,
+    other: &Features,
+    cosine: Option<f64>,
+) -> Option<(f64, Vec<String>)> {
+    let mut why = Vec::new();
+    let mut score = 0.0;
+    if !mine.ref_.is_empty() && mine.ref_ == other.ref_ {
+        why.push(format!("same ref {}", other.ref_));
+        score += 1.0;
+    }
+    let shared_ids: Vec<&str> = other
+        .ids
+        .intersection(&mine.ids)
+        .map(|s| s.as_str())
+        .collect();
+    if !shared_ids.is_empty() {
+        why.push(format!("identifiers: {}", shared_ids.join(", ")));
+        score += 1.0;
+    }
+    let shared: Vec<&String> = mine.terms.intersection(&other.terms).collect();
+    let overlap = shared.len() as f64 / mine.terms.len().min(other.terms.len()).max(1) as f64;
+    if shared.len() >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
+        why.push(format!(
+            "words: {} ({:.0} % of the shorter entry's)",
+            surface(ix, &mine.summary, &shared).join(", "),
+            overlap * 100.0
+        ));
+        score += overlap;
+    }
+    if let Some(c) = cosine.filter(|&c| c >= MIN_COSINE) {
+        why.push(format!("cosine {c:.2}"));
+        score += c;
+    }
+    if why.is_empty() {
+        return None;
+    }
+    let shared_tags: Vec<&str> = mine
+        .tags
+        .iter()
+        .filter(|t| other.tags.contains(t))
+        .map(|s| s.as_str())
+        .collect();
+    if !shared_tags.is_empty() {
+        why.push(format!("tags: {}", shared_tags.join(", ")));
+    }
+    Some((score, why))
 }
 
 /// Every candidate of [`related`] with evidence, best first, with its position; candidates
@@ -242,44 +299,9 @@ pub(crate) fn evidence(
             continue;
         }
         let other = features(ix, memo, pos)?;
-        let mut why = Vec::new();
-        let mut score = 0.0;
-        if !mine.ref_.is_empty() && mine.ref_ == other.ref_ {
-            why.push(format!("same ref {}", other.ref_));
-            score += 1.0;
-        }
-        let shared_ids: Vec<&String> = other.ids.intersection(&mine.ids).collect();
-        if !shared_ids.is_empty() {
-            let names: Vec<&str> = shared_ids.iter().map(|s| s.as_str()).collect();
-            why.push(format!("identifiers: {}", names.join(", ")));
-            score += 1.0;
-        }
-        let shared: Vec<&String> = mine.terms.intersection(&other.terms).collect();
-        let overlap = shared.len() as f64 / mine.terms.len().min(other.terms.len()).max(1) as f64;
-        if shared.len() >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
-            why.push(format!(
-                "words: {} ({:.0} % of the shorter entry's)",
-                surface(ix, &mine.summary, &shared).join(", "),
-                overlap * 100.0
-            ));
-            score += overlap;
-        }
-        if let Some(c) = cosine(pos).filter(|&c| c >= MIN_COSINE) {
-            why.push(format!("cosine {c:.2}"));
-            score += c;
-        }
-        if why.is_empty() {
+        let Some((score, why)) = judge(ix, mine, &other, cosine(pos)) else {
             continue;
-        }
-        let shared_tags: Vec<&str> = mine
-            .tags
-            .iter()
-            .filter(|t| other.tags.contains(t))
-            .map(|s| s.as_str())
-            .collect();
-        if !shared_tags.is_empty() {
-            why.push(format!("tags: {}", shared_tags.join(", ")));
-        }
+        };
         out.push((
             pos,
             Related {
