@@ -116,7 +116,7 @@ pub struct Receipt {
     pub siblings: Option<Vec<String>>,
     /// The open overlaps the brief showed, with why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlaps: Option<Vec<crate::memory::Overlap>>,
+    pub overlaps: Option<Vec<crate::memory::PairRef>>,
     /// SHA-256 of the markdown, hex.
     pub sha256: String,
     /// The chain link of the previous receipt line (written by the store).

@@ -294,18 +294,19 @@ fn open_overlaps_reach_the_command_the_brief_and_its_receipt() {
         "{md}"
     );
     assert_eq!(brief["siblings"], serde_json::json!(["room-003"]));
-    assert_eq!(brief["overlaps"][0]["b"]["id"], b_id.as_str());
+    assert_eq!(brief["overlaps"][0]["b"][0], b_id.as_str());
+    assert_eq!(brief["overlaps"][0]["b"][1], "room-003");
     let receipt = brief["receipt"].as_str().unwrap().to_string();
     let line = std::fs::read_to_string(root.join(".agents/receipts.jsonl")).unwrap();
     let last: Value = serde_json::from_str(line.lines().last().unwrap()).unwrap();
     assert_eq!(last["id"], receipt.as_str());
-    assert_eq!(last["overlaps"][0]["a"]["id"], a_id.as_str(), "{last}");
+    assert_eq!(last["overlaps"][0]["a"][0], a_id.as_str(), "{last}");
     assert!(last["overlaps"][0]["why"].to_string().contains("tsvector"));
     // A room downstream of one side also sees it (room-003 runs beside it); a room of
     // another plan does not.
     let (_, out, _) = cli(root, &["--json", "context", "room-009"]);
     let below: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(below["overlaps"][0]["a"]["id"], a_id.as_str(), "{below}");
+    assert_eq!(below["overlaps"][0]["a"][0], a_id.as_str(), "{below}");
     let other =
         serde_json::json!({"plan_id": "q", "epics": [{"ref": "Q1", "room_id": "room-050"}]});
     std::fs::write(&file, other.to_string()).unwrap();

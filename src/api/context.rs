@@ -117,7 +117,7 @@ pub struct ContextOutput {
     /// among this room, its upstream and its siblings, about the same subject, neither
     /// superseding the other — with why. Reconcile them in the channel or by superseding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlaps: Option<Vec<crate::memory::Overlap>>,
+    pub overlaps: Option<Vec<crate::memory::PairRef>>,
     /// The id of this brief's receipt (`warroom-memory context --replay ID`).
     pub receipt: Option<String>,
 }

@@ -189,7 +189,7 @@ pub(crate) struct Brief {
     rendered: crate::context::render::Rendered,
     included: Vec<IncludedOut>,
     omitted: OmittedOut,
-    overlaps: Option<Vec<super::Overlap>>,
+    overlaps: Option<Vec<super::PairRef>>,
 }
 
 impl Brief {
@@ -258,6 +258,8 @@ pub(crate) fn brief(
         None => None,
     };
     let tail = super::open_overlaps::brief_section(overlaps.as_deref().unwrap_or_default());
+    let overlaps: Option<Vec<super::PairRef>> =
+        overlaps.map(|ps| ps.iter().map(super::PairRef::from).collect());
     // Rank only a head of the candidates; rank them all only if the head runs out (many
     // duplicates or oversized items) before `max` entries are chosen.
     let mut head = RANKED_HEAD;

@@ -24,7 +24,7 @@ mod replay;
 mod semantic_ops;
 
 pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
-pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide};
+pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide, PairRef};
 pub use overlaps::Related;
 pub use receipts_ops::Replay;
 pub use semantic_ops::{Backfilled, SemanticStatus};

@@ -60,6 +60,28 @@ pub struct Overlap {
     pub why: Vec<String>,
 }
 
+/// An open overlap as a brief and its receipt record it: the two ids and rooms and why
+/// (the summaries are in the brief's markdown).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PairRef {
+    /// The older entry's id and room.
+    pub a: (String, String),
+    /// The newer entry's id and room.
+    pub b: (String, String),
+    /// Why they are about the same subject.
+    pub why: Vec<String>,
+}
+
+impl From<&Overlap> for PairRef {
+    fn from(o: &Overlap) -> PairRef {
+        PairRef {
+            a: (o.a.id.clone(), o.a.room_id.clone()),
+            b: (o.b.id.clone(), o.b.room_id.clone()),
+            why: o.why.clone(),
+        }
+    }
+}
+
 /// Open overlaps found, and how much was looked at.
 #[derive(Debug, Clone, Default)]
 pub struct Found {

@@ -252,10 +252,10 @@ impl Memory {
             ));
         }
         if out.overlaps != receipt.overlaps {
-            let pairs = |o: &Option<Vec<super::Overlap>>| {
+            let pairs = |o: &Option<Vec<super::PairRef>>| {
                 o.iter()
                     .flatten()
-                    .map(|p| format!("{}↔{} ({})", p.a.id, p.b.id, p.why.join("; ")))
+                    .map(|p| format!("{}↔{} ({})", p.a.0, p.b.0, p.why.join("; ")))
                     .collect::<Vec<_>>()
             };
             differences.push(format!(
