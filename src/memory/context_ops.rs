@@ -250,10 +250,9 @@ pub(crate) fn brief(
                 ledger.index(),
                 &rooms,
                 super::open_overlaps::BRIEF_ENTRIES,
+                super::open_overlaps::BRIEF_PAIRS,
             )?;
-            let mut pairs = found.pairs;
-            pairs.truncate(super::open_overlaps::BRIEF_PAIRS);
-            Some(pairs)
+            Some(found.pairs)
         }
         None => None,
     };

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Memory;
-use super::overlaps::{Features, Memo, comparable, evidence, features, judge};
+use super::overlaps::{Features, Memo, comparable, evidence, features, judge, strength};
 use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::index::LedgerIndex;
@@ -237,7 +237,7 @@ pub fn open(
 /// The open overlaps among the newest `limit` live entries of compared kinds of `rooms`,
 /// compared with each other pairwise — no search, so a brief pays microseconds per pair,
 /// not a search per entry. Pure given the index. Each pair is judged from its newer side.
-pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize) -> Result<Found> {
+pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize, keep: usize) -> Result<Found> {
     let mut found = Found::default();
     let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
     let mut todo: Vec<u32> = Vec::new();
@@ -265,27 +265,26 @@ pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize) -> Result<Found> 
         .map(|e| Features::of(ix, e))
         .collect();
     // `todo` is newest first: for i < j, entry i is the newer.
-    let mut ranked: Vec<((u32, u32), f64, Vec<String>)> = Vec::new();
+    // Scores for every pair, why (words as written: slower) for the `keep` shown.
+    let mut ranked: Vec<(usize, usize, f64)> = Vec::new();
     for i in 0..todo.len() {
         for j in i + 1..todo.len() {
             let (newer, older) = (&feats[i], &feats[j]);
             if !newer.compared_with(older) || newer.names(older) || older.names(newer) {
                 continue;
             }
-            if let Some((score, why)) = judge(ix, newer, older, None) {
-                ranked.push(((todo[j], todo[i]), score, why));
+            if let Some(score) = strength(newer, older) {
+                ranked.push((i, j, score));
             }
         }
     }
-    ranked.sort_by(|x, y| {
-        y.1.total_cmp(&x.1)
-            .then(y.0.1.cmp(&x.0.1))
-            .then(y.0.0.cmp(&x.0.0))
-    });
-    for ((older, newer), _, why) in ranked {
+    // Strongest first, then the newest pair (smaller indices are newer).
+    ranked.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
+    for &(i, j, _) in ranked.iter().take(keep) {
+        let (_, why) = judge(ix, &feats[i], &feats[j], None).expect("strength found evidence");
         found.pairs.push(Overlap {
-            a: side(ix, older)?,
-            b: side(ix, newer)?,
+            a: side(ix, todo[j])?,
+            b: side(ix, todo[i])?,
             why,
         });
     }

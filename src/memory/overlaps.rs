@@ -194,6 +194,28 @@ pub(crate) fn features(
     Ok(f)
 }
 
+/// How strongly `other` is about the same subject as `mine` (`None`: no evidence beyond
+/// shared words), without saying why: what ranking many pairs needs. Agrees with [`judge`].
+pub(crate) fn strength(mine: &Features, other: &Features) -> Option<f64> {
+    let mut score = 0.0;
+    let mut any = false;
+    if !mine.ref_.is_empty() && mine.ref_ == other.ref_ {
+        score += 1.0;
+        any = true;
+    }
+    if mine.ids.intersection(&other.ids).next().is_some() {
+        score += 1.0;
+        any = true;
+    }
+    let shared = mine.terms.intersection(&other.terms).count();
+    let overlap = shared as f64 / mine.terms.len().min(other.terms.len()).max(1) as f64;
+    if shared >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
+        score += overlap;
+        any = true;
+    }
+    any.then_some(score)
+}
+
 /// Whether `other` is about the same subject as `mine`, how strongly and why (`None`: no
 /// evidence beyond shared words). `cosine` is the semantic side when on.
 pub(crate) fn judge(
