@@ -280,8 +280,14 @@ pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize, keep: usize) -> R
     }
     // Strongest first, then the newest pair (smaller indices are newer).
     ranked.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
-    for &(i, j, _) in ranked.iter().take(keep) {
-        let (_, why) = judge(ix, &feats[i], &feats[j], None).expect("strength found evidence");
+    for &(i, j, _) in &ranked {
+        if found.pairs.len() >= keep {
+            break;
+        }
+        // `strength` compares hashes; `judge` the words (a hash collision is skipped).
+        let Some((_, why)) = judge(ix, &feats[i], &feats[j], None) else {
+            continue;
+        };
         found.pairs.push(Overlap {
             a: side(ix, todo[j])?,
             b: side(ix, todo[i])?,

@@ -150,10 +150,42 @@ pub(crate) struct Features {
     tags: Vec<String>,
     terms: BTreeSet<String>,
     ids: BTreeSet<String>,
+    /// `terms` and `ids` as sorted hashes: what [`strength`] compares (a merge of
+    /// integers, not of strings — a brief compares two thousand pairs).
+    term_keys: Vec<u64>,
+    id_keys: Vec<u64>,
+}
+
+fn keys(set: &BTreeSet<String>) -> Vec<u64> {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    let h = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
+    let mut v: Vec<u64> = set.iter().map(|s| h.hash_one(s)).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// How many values two sorted lists share.
+fn shared_count(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
 }
 
 impl Features {
     pub(crate) fn of(ix: &LedgerIndex, e: &Entry) -> Features {
+        let terms: BTreeSet<String> = ix.text().tokenize(&e.summary).into_iter().collect();
+        let ids = identifiers(&e.summary);
         Features {
             id: e.id.clone(),
             room_id: e.room_id.clone(),
@@ -162,8 +194,10 @@ impl Features {
             summary: e.summary.clone(),
             detail: e.detail.clone(),
             tags: e.tags.clone(),
-            terms: ix.text().tokenize(&e.summary).into_iter().collect(),
-            ids: identifiers(&e.summary),
+            term_keys: keys(&terms),
+            id_keys: keys(&ids),
+            terms,
+            ids,
         }
     }
 
@@ -203,12 +237,12 @@ pub(crate) fn strength(mine: &Features, other: &Features) -> Option<f64> {
         score += 1.0;
         any = true;
     }
-    if mine.ids.intersection(&other.ids).next().is_some() {
+    if shared_count(&mine.id_keys, &other.id_keys) > 0 {
         score += 1.0;
         any = true;
     }
-    let shared = mine.terms.intersection(&other.terms).count();
-    let overlap = shared as f64 / mine.terms.len().min(other.terms.len()).max(1) as f64;
+    let shared = shared_count(&mine.term_keys, &other.term_keys);
+    let overlap = shared as f64 / mine.term_keys.len().min(other.term_keys.len()).max(1) as f64;
     if shared >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
         score += overlap;
         any = true;
