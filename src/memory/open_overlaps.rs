@@ -27,7 +27,7 @@ use crate::error::Result;
 use crate::index::LedgerIndex;
 
 /// Entries of the brief's rooms looked up for its "Open overlaps" section (newest first).
-pub const BRIEF_ENTRIES: usize = 64;
+pub const BRIEF_ENTRIES: usize = 32;
 /// Pairs the brief shows.
 pub const BRIEF_PAIRS: usize = 3;
 
