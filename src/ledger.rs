@@ -206,16 +206,37 @@ impl Ledger {
             // An empty index is about to read the whole ledger (first start, or a rebuild
             // after a reset): a bulk load, ended whatever the poll's outcome.
             let bulk = index.is_empty();
+            // A first read of a ledger file is reported (a terminal shows a progress line).
+            let mut marks = None;
             if bulk {
                 index.begin_bulk();
+                let total = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+                if !self.source.is_database() && total > 0 {
+                    crate::progress::report(
+                        crate::progress::FIRST_READ,
+                        crate::progress::Step::Begin { total },
+                    );
+                    marks = Some(crate::progress::Marks::new(total));
+                }
             }
             let last = &mut self.last_line;
             let poll = self.source.poll(|line| {
-                *last = Some((line.line_no, line.offset, line.bytes.len() as u64));
+                let len = line.bytes.len() as u64;
+                *last = Some((line.line_no, line.offset, len));
+                if let Some(m) = marks.as_mut() {
+                    m.reached(crate::progress::FIRST_READ, line.offset + len);
+                }
                 apply_line(index, line)
             });
             if bulk {
                 self.index.end_bulk();
+                if marks.is_some() {
+                    let done = self.last_line.map_or(0, |(_, offset, len)| offset + len);
+                    crate::progress::report(
+                        crate::progress::FIRST_READ,
+                        crate::progress::Step::End { done },
+                    );
+                }
             }
             let poll = poll.map_err(|e| Error::Io {
                 context: format!("reading ledger {}", self.source.label()),

@@ -29,6 +29,7 @@ pub mod ledger;
 pub mod mcp;
 pub mod memory;
 pub mod plan;
+pub mod progress;
 pub mod project;
 pub mod ratelog;
 pub mod receipts;

@@ -308,3 +308,43 @@ async fn an_entry_edited_in_place_under_a_running_server_is_an_error_not_an_answ
     assert_eq!(other["entry"]["id"], "e0010");
     a.stop().await;
 }
+
+/// The first read of a ledger with no snapshot reports its progress on stderr (a line
+/// that rewrites itself on a terminal after ~2 s; every step with
+/// `WARROOM_PROGRESS=always`), never on stdout; a restart from the snapshot reads only the
+/// lines after it and reports nothing.
+#[test]
+fn a_first_read_reports_its_progress_on_stderr_only() {
+    let p = common::project();
+    let root = p.path();
+    write_ledger(root, 3000);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let env = [
+        ("WARROOM_SNAPSHOT_DIR", d.as_str()),
+        ("WARROOM_SNAPSHOT_MIN_ENTRIES", "50"),
+        ("WARROOM_PROGRESS", "always"),
+    ];
+    let (code, out, err) = common::cli_env(root, &["--json", "log", "--last", "1"], &env);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<serde_json::Value>(&out).expect("stdout is only the JSON");
+    assert!(err.contains("reading the ledger: 0 of"), "{err}");
+    let steps = err.lines().filter(|l| l.ends_with("%)")).count();
+    assert!(
+        (90..=101).contains(&steps),
+        "about every 1 %: {steps}\n{err}"
+    );
+    assert!(err.contains("(99 %)") && err.contains("MB in"), "{err}");
+    // Not a terminal and not asked for: silent.
+    let quiet = [
+        ("WARROOM_SNAPSHOT_DIR", d.as_str()),
+        ("WARROOM_SNAPSHOT_MIN_ENTRIES", "50"),
+    ];
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    std::fs::create_dir_all(dir.path()).unwrap();
+    let (_, _, err) = common::cli_env(root, &["log", "--last", "1"], &quiet);
+    assert!(!err.contains("reading the ledger"), "{err}");
+    // A restart from the snapshot written just now is no first read.
+    let (_, _, err) = common::cli_env(root, &["log", "--last", "1"], &env);
+    assert!(!err.contains("reading the ledger"), "{err}");
+}

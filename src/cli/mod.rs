@@ -311,6 +311,7 @@ pub fn init_logging() {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
+    out::install_progress();
     match run(cli) {
         Ok(outcome) => outcome.into(),
         Err(e) => {

@@ -82,3 +82,60 @@ pub fn stdout_is_tty() -> bool {
     use std::io::IsTerminal;
     std::io::stdout().is_terminal()
 }
+
+/// The command line's progress sink ([`crate::progress`]): on a terminal, a line that
+/// rewrites itself once a task has run ~2 s, ended when it ends. `WARROOM_PROGRESS=always`
+/// prints every step as a line of its own whatever stderr is (for tests and logs).
+pub fn install_progress() {
+    use std::io::IsTerminal;
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    let always = std::env::var("WARROOM_PROGRESS").is_ok_and(|v| v == "always");
+    if !always && !std::io::stderr().is_terminal() {
+        return;
+    }
+    // When the running task began, and whether its line is on screen.
+    let state: Mutex<Option<(Instant, bool)>> = Mutex::new(None);
+    let mb = |b: u64| b as f64 / 1e6;
+    crate::progress::set_sink(move |task, step| {
+        use crate::progress::Step;
+        let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+        match step {
+            Step::Begin { total } => {
+                *st = Some((Instant::now(), false));
+                if always {
+                    note(&format!("{task}: 0 of {:.1} MB", mb(total)));
+                }
+            }
+            Step::At { done, total } => {
+                let line = format!(
+                    "{task}: {:.1} of {:.1} MB ({:.0} %)",
+                    mb(done),
+                    mb(total),
+                    done as f64 * 100.0 / total.max(1) as f64
+                );
+                if always {
+                    note(&line);
+                } else if let Some((started, shown)) = st.as_mut()
+                    && started.elapsed() >= Duration::from_secs(2)
+                {
+                    *shown = true;
+                    progress(&line, false);
+                }
+            }
+            Step::End { done } => {
+                if let Some((started, shown)) = st.take() {
+                    if always {
+                        note(&format!(
+                            "{task}: {:.1} MB in {:.1} s",
+                            mb(done),
+                            started.elapsed().as_secs_f64()
+                        ));
+                    } else if shown {
+                        progress("", true);
+                    }
+                }
+            }
+        }
+    });
+}
