@@ -239,6 +239,9 @@ pub fn open(
 /// not a search per entry. Pure given the index. Each pair is judged from its newer side.
 pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize, keep: usize) -> Result<Found> {
     let mut found = Found::default();
+    if rooms.len() < 2 {
+        return Ok(found); // a pair needs two rooms
+    }
     let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
     let mut todo: Vec<u32> = Vec::new();
     for pos in (0..ix.len() as u32).rev() {
@@ -261,8 +264,8 @@ pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize, keep: usize) -> R
     found.examined = todo.len();
     let feats: Vec<Features> = ix
         .entries(&todo)?
-        .iter()
-        .map(|e| Features::of(ix, e))
+        .into_iter()
+        .map(|e| Features::from_entry(ix, e))
         .collect();
     // `todo` is newest first: for i < j, entry i is the newer.
     // Scores for every pair, why (words as written: slower) for the `keep` shown.
@@ -270,10 +273,14 @@ pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize, keep: usize) -> R
     for i in 0..todo.len() {
         for j in i + 1..todo.len() {
             let (newer, older) = (&feats[i], &feats[j]);
-            if !newer.compared_with(older) || newer.names(older) || older.names(newer) {
+            if !newer.compared_with(older) {
                 continue;
             }
-            if let Some(score) = strength(newer, older) {
+            // Whether one names the other (a text search) only for pairs with evidence.
+            if let Some(score) = strength(newer, older)
+                && !newer.names(older)
+                && !older.names(newer)
+            {
                 ranked.push((i, j, score));
             }
         }

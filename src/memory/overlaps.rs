@@ -184,16 +184,22 @@ fn shared_count(a: &[u64], b: &[u64]) -> usize {
 
 impl Features {
     pub(crate) fn of(ix: &LedgerIndex, e: &Entry) -> Features {
+        Features::from_entry(ix, e.clone())
+    }
+
+    /// [`Features::of`] an entry the caller no longer needs (its texts are moved, not
+    /// copied: a detail is up to 16 KB).
+    pub(crate) fn from_entry(ix: &LedgerIndex, e: Entry) -> Features {
         let terms: BTreeSet<String> = ix.text().tokenize(&e.summary).into_iter().collect();
         let ids = identifiers(&e.summary);
         Features {
-            id: e.id.clone(),
-            room_id: e.room_id.clone(),
+            id: e.id,
+            room_id: e.room_id,
             kind: e.kind,
-            ref_: e.ref_.clone(),
-            summary: e.summary.clone(),
-            detail: e.detail.clone(),
-            tags: e.tags.clone(),
+            ref_: e.ref_,
+            summary: e.summary,
+            detail: e.detail,
+            tags: e.tags,
             term_keys: keys(&terms),
             id_keys: keys(&ids),
             terms,
@@ -223,7 +229,7 @@ pub(crate) fn features(
     if let Some(f) = memo.get(&pos) {
         return Ok(f.clone());
     }
-    let f = std::sync::Arc::new(Features::of(ix, &ix.entry(pos)?));
+    let f = std::sync::Arc::new(Features::from_entry(ix, ix.entry(pos)?));
     memo.insert(pos, f.clone());
     Ok(f)
 }
