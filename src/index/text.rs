@@ -224,6 +224,41 @@ impl TextIndex {
         self.tokens.tokenize(text)
     }
 
+    /// The terms of `text` as sorted, distinct keys, without stemming what the index has
+    /// seen: a term the index knows is its id, one it does not is a hash of the term with
+    /// the top bit set (so the two never meet). Two texts share a key exactly when they
+    /// share a term of [`TextIndex::tokenize`]. What overlaps compare, many times a brief.
+    pub fn term_keys(&self, text: &str) -> Vec<u64> {
+        use std::hash::BuildHasher;
+        let unknown = foldhash::fast::FixedState::default();
+        let mut out: Vec<u64> = Vec::new();
+        let mut toks = Vec::new();
+        for chunk in text.split_whitespace() {
+            if chunk.len() <= 64 {
+                let hash = self.chunks.hash(chunk);
+                if let Some(id) = self.chunks.hot_get(hash, chunk) {
+                    out.extend(id.map(u64::from));
+                    continue;
+                }
+                if let Some(ids) = self.chunks.get(hash, chunk) {
+                    out.extend(ids.iter().map(|&i| u64::from(i)));
+                    continue;
+                }
+            }
+            toks.clear();
+            self.tokens.chunk(chunk, &mut toks);
+            for t in &toks {
+                out.push(match self.terms.get(t.as_str()) {
+                    Some(&id) => u64::from(id),
+                    None => unknown.hash_one(t.as_str()) | (1 << 63),
+                });
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Number of indexed documents.
     pub fn len(&self) -> usize {
         self.docs.len()

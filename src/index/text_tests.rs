@@ -252,3 +252,32 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn term_keys_share_exactly_what_tokens_share_known_or_not() {
+    let seen = [
+        "Access tokens expire after 15 minutes via /auth/refresh",
+        "Money is stored as integer cents (amount_cents)",
+    ];
+    let ix = index(&seen);
+    let texts = [
+        seen[0],
+        seen[1],
+        "Tokens stay valid for 24 hours; /auth/refresh is not needed",
+        "Invoices keep DECIMAL dollars, not amount_cents",
+        "unseen zebra words entirely",
+    ];
+    let tokens =
+        |t: &str| -> std::collections::BTreeSet<String> { ix.tokenize(t).into_iter().collect() };
+    for a in texts {
+        let ka = ix.term_keys(a);
+        assert_eq!(ka.len(), tokens(a).len(), "{a}");
+        assert!(ka.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+        for b in texts {
+            let kb = ix.term_keys(b);
+            let shared_keys = ka.iter().filter(|k| kb.contains(k)).count();
+            let shared_tokens = tokens(a).intersection(&tokens(b)).count();
+            assert_eq!(shared_keys, shared_tokens, "{a} / {b}");
+        }
+    }
+}

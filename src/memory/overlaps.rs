@@ -106,14 +106,19 @@ pub fn identifiers(text: &str) -> BTreeSet<String> {
 /// The words of `text` whose terms are in `terms`, as written (lower-cased, each once),
 /// for a person to read: "tables" rather than the stem "tabl". A term no single word of
 /// the text gives (a joined `amount_cents` → `amountcents`) is left out.
-fn surface(ix: &LedgerIndex, text: &str, terms: &[&String]) -> Vec<String> {
+fn surface(ix: &LedgerIndex, text: &str, terms: &[u64]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in text.split(|c: char| !c.is_alphanumeric()) {
         let lower = w.to_lowercase();
         if w.is_empty() || out.contains(&lower) {
             continue;
         }
-        if ix.text().tokenize(w).iter().any(|t| terms.contains(&t)) {
+        if ix
+            .text()
+            .term_keys(w)
+            .iter()
+            .any(|t| terms.binary_search(t).is_ok())
+        {
             out.push(lower);
         }
     }
@@ -148,10 +153,10 @@ pub(crate) struct Features {
     summary: String,
     detail: String,
     tags: Vec<String>,
-    terms: BTreeSet<String>,
     ids: BTreeSet<String>,
-    /// `terms` and `ids` as sorted hashes: what [`strength`] compares (a merge of
-    /// integers, not of strings — a brief compares two thousand pairs).
+    /// The summary's terms ([`crate::index::TextIndex::term_keys`]: no stemming for what
+    /// the index has seen) and `ids` hashed, both sorted: what [`strength`] and [`judge`]
+    /// compare (a merge of integers, not of strings — a brief compares hundreds of pairs).
     term_keys: Vec<u64>,
     id_keys: Vec<u64>,
 }
@@ -163,6 +168,23 @@ fn keys(set: &BTreeSet<String>) -> Vec<u64> {
     v.sort_unstable();
     v.dedup();
     v
+}
+
+/// The values two sorted lists share, sorted.
+fn shared_keys(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
 }
 
 /// How many values two sorted lists share.
@@ -190,8 +212,8 @@ impl Features {
     /// [`Features::of`] an entry the caller no longer needs (its texts are moved, not
     /// copied: a detail is up to 16 KB).
     pub(crate) fn from_entry(ix: &LedgerIndex, e: Entry) -> Features {
-        let terms: BTreeSet<String> = ix.text().tokenize(&e.summary).into_iter().collect();
         let ids = identifiers(&e.summary);
+        let term_keys = ix.text().term_keys(&e.summary);
         Features {
             id: e.id,
             room_id: e.room_id,
@@ -200,9 +222,8 @@ impl Features {
             summary: e.summary,
             detail: e.detail,
             tags: e.tags,
-            term_keys: keys(&terms),
+            term_keys,
             id_keys: keys(&ids),
-            terms,
             ids,
         }
     }
@@ -279,8 +300,9 @@ pub(crate) fn judge(
         why.push(format!("identifiers: {}", shared_ids.join(", ")));
         score += 1.0;
     }
-    let shared: Vec<&String> = mine.terms.intersection(&other.terms).collect();
-    let overlap = shared.len() as f64 / mine.terms.len().min(other.terms.len()).max(1) as f64;
+    let shared = shared_keys(&mine.term_keys, &other.term_keys);
+    let overlap =
+        shared.len() as f64 / mine.term_keys.len().min(other.term_keys.len()).max(1) as f64;
     if shared.len() >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
         why.push(format!(
             "words: {} ({:.0} % of the shorter entry's)",
