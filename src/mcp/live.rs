@@ -114,6 +114,17 @@ fn rooms(memory: &Memory, target: &Target, who: &Identity) -> Option<Vec<String>
     }
 }
 
+/// True if a batch of new entries' rooms touches what `target` covers now (the DAG read at
+/// this moment). An empty batch stands for a lagged receiver that missed batches: the
+/// client is told to re-read, to be safe.
+async fn covers(memory: &Arc<Memory>, target: &Target, who: &Identity, batch: &[String]) -> bool {
+    let (m, t, w) = (memory.clone(), target.clone(), who.clone());
+    let covered = tokio::task::spawn_blocking(move || rooms(&m, &t, &w))
+        .await
+        .unwrap_or(Some(Vec::new()));
+    batch.is_empty() || covered.is_none_or(|rs| batch.iter().any(|b| rs.contains(b)))
+}
+
 /// The session's live state: its subscriptions.
 #[derive(Default)]
 pub struct Subscriptions {
@@ -233,15 +244,7 @@ pub fn subscribe(
                 Err(broadcast::error::RecvError::Lagged(_)) => Arc::new(Vec::new()),
                 Err(broadcast::error::RecvError::Closed) => return,
             };
-            let m = memory.clone();
-            let (t, w) = (target.clone(), who.clone());
-            let covered = tokio::task::spawn_blocking(move || rooms(&m, &t, &w))
-                .await
-                .unwrap_or(Some(Vec::new()));
-            // A lagged receiver missed batches: tell the client to re-read, to be safe.
-            let hit =
-                batch.is_empty() || covered.is_none_or(|rs| batch.iter().any(|b| rs.contains(b)));
-            if hit
+            if covers(&memory, &target, &who, &batch).await
                 && peer
                     .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone()))
                     .await
@@ -312,13 +315,7 @@ pub async fn listen(
             },
         };
         for (uri, target) in &targets {
-            let (m, t, w) = (memory.clone(), target.clone(), who.clone());
-            let covered = tokio::task::spawn_blocking(move || rooms(&m, &t, &w))
-                .await
-                .unwrap_or(Some(Vec::new()));
-            let hit =
-                batch.is_empty() || covered.is_none_or(|rs| batch.iter().any(|b| rs.contains(b)));
-            if hit
+            if covers(&memory, target, &who, &batch).await
                 && context
                     .sink()
                     .notify_resource_updated(uri.clone())

@@ -105,6 +105,32 @@ fn side(ix: &LedgerIndex, pos: u32) -> Result<OverlapSide> {
     })
 }
 
+/// The newest `limit` live entries of compared kinds of `rooms` (`None`: every room),
+/// newest first; `found` learns how many and whether `limit` cut the list.
+fn scope(ix: &LedgerIndex, rooms: Option<&[String]>, limit: usize, found: &mut Found) -> Vec<u32> {
+    let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
+    let mut todo: Vec<u32> = Vec::new();
+    for pos in (0..ix.len() as u32).rev() {
+        let m = ix.meta(pos);
+        if !m.live || comparable(m.kind).is_empty() {
+            continue;
+        }
+        let in_scope = *rooms_ok.entry(m.room).or_insert_with(|| {
+            rooms.is_none_or(|rs| rs.iter().any(|r| r == ix.rooms.name(m.room)))
+        });
+        if !in_scope {
+            continue;
+        }
+        if todo.len() >= limit {
+            found.truncated = true;
+            break;
+        }
+        todo.push(pos);
+    }
+    found.examined = todo.len();
+    todo
+}
+
 /// Entries a whole-ledger pass gives each thread at least (fewer: one thread).
 const PER_THREAD: usize = 2_000;
 
@@ -131,26 +157,7 @@ pub fn open(
     let in_set =
         |set: Option<&[String]>, room: &str| set.is_none_or(|s| s.iter().any(|r| r == room));
     let mut found = Found::default();
-    let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
-    let mut todo: Vec<u32> = Vec::new();
-    for pos in (0..ix.len() as u32).rev() {
-        let m = ix.meta(pos);
-        if !m.live || comparable(m.kind).is_empty() {
-            continue;
-        }
-        if !*rooms_ok
-            .entry(m.room)
-            .or_insert_with(|| in_set(from, ix.rooms.name(m.room)))
-        {
-            continue;
-        }
-        if todo.len() >= limit {
-            found.truncated = true;
-            break;
-        }
-        todo.push(pos);
-    }
-    found.examined = todo.len();
+    let todo = scope(ix, from, limit, &mut found);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(todo.len() / PER_THREAD)
@@ -242,26 +249,7 @@ pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize, keep: usize) -> R
     if rooms.len() < 2 {
         return Ok(found); // a pair needs two rooms
     }
-    let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
-    let mut todo: Vec<u32> = Vec::new();
-    for pos in (0..ix.len() as u32).rev() {
-        let m = ix.meta(pos);
-        if !m.live || comparable(m.kind).is_empty() {
-            continue;
-        }
-        if !*rooms_ok
-            .entry(m.room)
-            .or_insert_with(|| rooms.iter().any(|r| r == ix.rooms.name(m.room)))
-        {
-            continue;
-        }
-        if todo.len() >= limit {
-            found.truncated = true;
-            break;
-        }
-        todo.push(pos);
-    }
-    found.examined = todo.len();
+    let todo = scope(ix, Some(rooms), limit, &mut found);
     let feats: Vec<Features> = ix
         .entries(&todo)?
         .into_iter()
