@@ -43,6 +43,17 @@ async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) 
     r.structured_content.expect("structured content")
 }
 
+/// room-b publishes a decision through the CLI (another process, as another agent would).
+fn room_b_decides(root: &std::path::Path) {
+    cli_publish_as(
+        root,
+        None,
+        ("decision", "room-b", "engineer"),
+        "Use cents for money",
+        &[],
+    );
+}
+
 /// What a 2026-07-28 client does: lists tools twice (same answer), publishes, finds it,
 /// and listens to `room`'s resource while `publish_there` publishes in it.
 async fn exercise_2026(
@@ -112,15 +123,11 @@ async fn a_client_speaking_only_2026_07_28_works_over_stdio_directly() {
         .start_with(only_2026())
         .await;
     let root = dir.path().to_path_buf();
-    exercise_2026(&client.client, "room-b", async move {
-        cli_publish_as(
-            &root,
-            None,
-            ("decision", "room-b", "engineer"),
-            "Use cents for money",
-            &[],
-        );
-    })
+    exercise_2026(
+        &client.client,
+        "room-b",
+        async move { room_b_decides(&root) },
+    )
     .await;
     client.stop().await;
 }
@@ -161,16 +168,7 @@ async fn a_client_speaking_only_2026_07_28_works_over_http() {
     let transport = http_transport(&url, &token, Some("room-a"), Some("engineer"));
     let client = ().serve_with_lifecycle(transport, only_2026()).await.unwrap();
     let root = dir.path().to_path_buf();
-    exercise_2026(&client, "room-b", async move {
-        cli_publish_as(
-            &root,
-            None,
-            ("decision", "room-b", "engineer"),
-            "Use cents for money",
-            &[],
-        );
-    })
-    .await;
+    exercise_2026(&client, "room-b", async move { room_b_decides(&root) }).await;
     client.cancel().await.unwrap();
 }
 

@@ -325,23 +325,13 @@ fn open_overlaps_reach_the_command_the_brief_and_its_receipt() {
     assert_eq!(far["overlaps"], serde_json::json!([]), "{far}");
 
     // room-003 reconciles by superseding room-002's entry.
-    let (code, _, err) = cli(
+    cli_publish_as(
         root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "room-003",
-            "--role",
-            "architect",
-            "--summary",
-            "Search uses Elasticsearch; room-002 agreed.",
-            "--supersedes",
-            &a_id,
-        ],
+        None,
+        ("decision", "room-003", "architect"),
+        "Search uses Elasticsearch; room-002 agreed.",
+        &["--supersedes", &a_id],
     );
-    assert_eq!(code, 0, "{err}");
     // b and the new entry are both room-003's: nothing open across rooms.
     let (code, text, _) = cli(root, &["overlaps"]);
     assert_eq!(code, 0, "{text}");
