@@ -68,8 +68,9 @@ struct Fields<'a> {
     ts: Option<std::borrow::Cow<'a, str>>,
 }
 
-/// The streaming chain check.
-#[derive(Default)]
+/// The streaming chain check. Cloneable, so a verification can be kept and continued
+/// with the lines appended after it ([`super::verify::Verifier`]).
+#[derive(Clone, Default)]
 pub struct ChainCheck {
     /// Unchained lines after chained ones are accepted (a documented project setting).
     pub allow_unchained: bool,
@@ -260,30 +261,45 @@ impl ChainCheck {
 
     /// Checks a recorded head against the whole file: it must still be there, and every
     /// chained line before it must be in its history. Returns (line, kind, message) per
-    /// violation; line 0 when the head is missing.
+    /// violation; line 0 when the head is missing. Sets the report's `recorded_head` and
+    /// `recorded_head_line`.
     pub fn check_head(&mut self, head: &str) -> Vec<(u64, &'static str, String)> {
+        let (line, found) = self.head_findings(head);
         self.report.recorded_head = Some(head.to_string());
+        self.report.recorded_head_line = line;
+        found
+    }
+
+    /// [`ChainCheck::check_head`] without changing the check: the line holding `head`
+    /// (when found) and the findings.
+    #[allow(clippy::type_complexity)]
+    pub fn head_findings(&self, head: &str) -> (Option<u64>, Vec<(u64, &'static str, String)>) {
         let Some(link) = parse_hex(head) else {
-            return vec![(
-                0,
-                "head-missing",
-                format!(
-                    "`{}` is not a head (32 lower-case hex digits)",
-                    crate::validate::printable(head)
-                ),
-            )];
+            return (
+                None,
+                vec![(
+                    0,
+                    "head-missing",
+                    format!(
+                        "`{}` is not a head (32 lower-case hex digits)",
+                        crate::validate::printable(head)
+                    ),
+                )],
+            );
         };
         let Some(&at) = self.at.get(&link) else {
-            return vec![(
-                0,
-                "head-missing",
-                format!(
-                    "the recorded head {head} is in no line of the file: lines at or before \
+            return (
+                None,
+                vec![(
+                    0,
+                    "head-missing",
+                    format!(
+                        "the recorded head {head} is in no line of the file: lines at or before \
                      it were removed or changed (a rollback or a rewrite)"
-                ),
-            )];
+                    ),
+                )],
+            );
         };
-        self.report.recorded_head_line = Some(u64::from(at));
         let mut history = vec![false; at as usize + 1];
         let mut cur = at;
         while cur > 0 && cur != NONE && !history[cur as usize] {
@@ -304,6 +320,6 @@ impl ChainCheck {
                 ));
             }
         }
-        out
+        (Some(u64::from(at)), out)
     }
 }

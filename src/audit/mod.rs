@@ -9,6 +9,7 @@ pub mod diff;
 pub mod git;
 pub mod project;
 pub mod receipts_check;
+pub mod resume;
 pub mod verify;
 
 /// One physical line of a ledger file.
@@ -35,11 +36,23 @@ impl Line<'_> {
 /// through one reused buffer — how `verify` and the receipts check read a file of any size
 /// without holding it. Returns the bytes read.
 pub fn stream_lines(
+    reader: impl std::io::BufRead,
+    path: &std::path::Path,
+    each: impl FnMut(Line<'_>),
+) -> crate::error::Result<u64> {
+    stream_lines_from(reader, path, 0, 0, each)
+}
+
+/// [`stream_lines`] of a reader that starts after `lines` lines and `offset` bytes of the
+/// file: numbers and offsets go on from there; returns the offset reached.
+pub fn stream_lines_from(
     mut reader: impl std::io::BufRead,
     path: &std::path::Path,
+    lines: u64,
+    offset: u64,
     mut each: impl FnMut(Line<'_>),
 ) -> crate::error::Result<u64> {
-    let (mut buf, mut offset, mut no) = (Vec::new(), 0u64, 0u64);
+    let (mut buf, mut offset, mut no) = (Vec::new(), offset, lines);
     loop {
         buf.clear();
         let n = reader

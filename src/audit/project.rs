@@ -4,14 +4,18 @@
 
 use std::io::Write as _;
 
-use super::receipts_check::{self, ReceiptsReport};
-use super::verify::{VerifyOptions, VerifyReport, verify};
+use super::verify::{VerifyOptions, VerifyReport};
 use crate::config::Paths;
 use crate::error::{Error, Result};
 use crate::store::Stream;
 
-/// Exports a database stream to a temporary file (deleted when dropped).
-fn export(url: &crate::store::pg::DbUrl, stream: &Stream) -> Result<tempfile::NamedTempFile> {
+/// Exports a database stream, but its first `skip` lines, to a temporary file (deleted
+/// when dropped).
+pub(super) fn export(
+    url: &crate::store::pg::DbUrl,
+    stream: &Stream,
+    skip: u64,
+) -> Result<tempfile::NamedTempFile> {
     let io = |what: &str, e: std::io::Error| Error::Io {
         context: format!("{what} ({url})"),
         source: e,
@@ -20,7 +24,7 @@ fn export(url: &crate::store::pg::DbUrl, stream: &Stream) -> Result<tempfile::Na
     let mut tmp = tempfile::NamedTempFile::new().map_err(|e| io("creating a temporary file", e))?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-        db.export(stream, &mut w)
+        db.export(stream, skip, &mut w)
             .map_err(|e| io("exporting for verification", e))?;
         w.flush()
             .map_err(|e| io("writing the temporary export", e))?;
@@ -28,35 +32,13 @@ fn export(url: &crate::store::pg::DbUrl, stream: &Stream) -> Result<tempfile::Na
     Ok(tmp)
 }
 
-/// Verifies the project's ledger and its receipts. `progress(done, total)` as [`verify`].
+/// Verifies the project's ledger and its receipts. `progress(done, total)` as
+/// [`super::verify::verify`].
 pub fn verify_project(
     paths: &Paths,
     opts: &VerifyOptions<'_>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<VerifyReport> {
-    let mut report = match &paths.database {
-        None => verify(&paths.ledger, opts, progress)?,
-        Some(url) => {
-            let tmp = export(url, &Stream::Ledger)?;
-            let mut r = verify(tmp.path(), opts, progress)?;
-            r.file = format!("{url} (ledger)");
-            r
-        }
-    };
-    report.receipts = receipts(paths, opts.receipts_head)?;
-    Ok(report)
-}
-
-/// The receipts' check, when the project has any (or a receipts head was recorded).
-fn receipts(paths: &Paths, head: Option<&str>) -> Result<Option<ReceiptsReport>> {
-    let r = match &paths.database {
-        None => receipts_check::check(&paths.receipts(), head)?,
-        Some(url) => {
-            let tmp = export(url, &Stream::Receipts)?;
-            let mut r = receipts_check::check(tmp.path(), head)?;
-            r.file = format!("{url} (receipts)");
-            r
-        }
-    };
-    Ok((r.lines > 0 || head.is_some()).then_some(r))
+    let v = super::resume::ProjectVerifier::full(paths, opts, progress)?;
+    Ok(v.report(opts.head, opts.receipts_head))
 }

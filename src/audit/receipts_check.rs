@@ -38,82 +38,140 @@ pub struct ReceiptsReport {
 /// a receipts head recorded earlier: it must still be in the file with its whole history
 /// before it, so a truncated, rewritten or re-chained stream is caught as with the ledger.
 pub fn check(path: &Path, recorded: Option<&str>) -> Result<ReceiptsReport> {
-    let mut r = ReceiptsReport {
-        file: path.display().to_string(),
-        head: crate::chain::GENESIS.to_string(),
-        ..ReceiptsReport::default()
-    };
-    let file = match crate::fsx::open_read(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if let Some(h) = recorded {
-                r.recorded_head = Some(h.to_string());
-                r.violations.push(missing_head(h));
-            }
-            return Ok(r);
-        }
+    let mut v = ReceiptsVerifier::new(path);
+    match crate::fsx::open_read(path) {
+        Ok(f) => v.feed(std::io::BufReader::new(f), path)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(Error::io("opening", path, e)),
-    };
-    let reader = std::io::BufReader::new(file);
-    let mut chain = ChainCheck::default();
-    let mut ids = HashSet::new();
-    super::stream_lines(reader, path, |line| {
-        r.lines = line.no;
-        let bytes = line.bytes;
-        let mut flag = |kind: &str, message: String| {
-            r.violations.push(Violation {
-                line: line.no,
-                offset: line.offset,
-                kind: kind.into(),
-                message,
-            });
-        };
-        if !line.terminated {
-            flag(
-                "torn-tail",
-                "the last line has no newline: a write was cut short".into(),
-            );
+    }
+    Ok(v.report(recorded))
+}
+
+/// A receipts check in progress, kept to be continued with the lines appended after it
+/// (as [`super::verify::Verifier`] for the ledger).
+#[derive(Clone)]
+pub struct ReceiptsVerifier {
+    r: ReceiptsReport,
+    chain: ChainCheck,
+    ids: HashSet<String>,
+    bytes: u64,
+    offsets: Vec<u64>,
+    terminated: bool,
+}
+
+impl ReceiptsVerifier {
+    /// A check of the stream at `path` that has read nothing yet.
+    pub fn new(path: &Path) -> ReceiptsVerifier {
+        ReceiptsVerifier {
+            r: ReceiptsReport {
+                file: path.display().to_string(),
+                ..ReceiptsReport::default()
+            },
+            chain: ChainCheck::default(),
+            ids: HashSet::new(),
+            bytes: 0,
+            offsets: Vec::new(),
+            terminated: true,
         }
-        if let Some((kind, message)) = chain.observe(bytes, line.no) {
-            flag(kind, message);
-        }
-        match serde_json::from_slice::<crate::receipts::Receipt>(bytes) {
-            Ok(receipt) if !ids.insert(receipt.id.clone()) => {
+    }
+
+    /// Bytes and lines read so far, whether the last line was whole, and its link (hex).
+    pub fn read_so_far(&self) -> (u64, u64, bool, &str) {
+        (
+            self.bytes,
+            self.r.lines,
+            self.terminated,
+            &self.chain.report.head,
+        )
+    }
+
+    /// Byte offset of line `no` (1-based), if read.
+    pub fn offset_of(&self, no: u64) -> Option<u64> {
+        self.offsets.get((no as usize).checked_sub(1)?).copied()
+    }
+
+    /// Checks the lines of `reader`, which continues the stream right after what was read.
+    pub fn feed(&mut self, reader: impl std::io::BufRead, path: &Path) -> Result<()> {
+        let (r, chain, ids, offsets) = (
+            &mut self.r,
+            &mut self.chain,
+            &mut self.ids,
+            &mut self.offsets,
+        );
+        let mut terminated_last = self.terminated;
+        self.bytes = super::stream_lines_from(reader, path, r.lines, self.bytes, |line| {
+            r.lines = line.no;
+            terminated_last = line.terminated;
+            offsets.push(line.offset);
+            let bytes = line.bytes;
+            let mut flag = |kind: &str, message: String| {
+                r.violations.push(Violation {
+                    line: line.no,
+                    offset: line.offset,
+                    kind: kind.into(),
+                    message,
+                });
+            };
+            if !line.terminated {
                 flag(
-                    "duplicate-id",
-                    format!("receipt {} appears twice", receipt.id),
+                    "torn-tail",
+                    "the last line has no newline: a write was cut short".into(),
                 );
             }
-            Ok(_) => r.receipts += 1,
-            Err(e) => flag("malformed-receipt", format!("not a receipt: {e}")),
+            if let Some((kind, message)) = chain.observe(bytes, line.no) {
+                flag(kind, message);
+            }
+            match serde_json::from_slice::<crate::receipts::Receipt>(bytes) {
+                Ok(receipt) if !ids.insert(receipt.id.clone()) => {
+                    flag(
+                        "duplicate-id",
+                        format!("receipt {} appears twice", receipt.id),
+                    );
+                }
+                Ok(_) => r.receipts += 1,
+                Err(e) => flag("malformed-receipt", format!("not a receipt: {e}")),
+            }
+            for (line, kind, message) in chain.late.drain(..) {
+                r.violations.push(Violation {
+                    line,
+                    offset: offsets[line as usize - 1],
+                    kind: kind.into(),
+                    message,
+                });
+            }
+        })?;
+        self.terminated = terminated_last;
+        Ok(())
+    }
+
+    /// The report of everything read, with a recorded head's findings.
+    pub fn report(&self, recorded: Option<&str>) -> ReceiptsReport {
+        let mut r = self.r.clone();
+        if let Some(h) = recorded {
+            if r.lines == 0 {
+                r.violations.push(missing_head(h));
+            } else {
+                let (line, found) = self.chain.head_findings(h);
+                for (line, kind, message) in found {
+                    r.violations.push(Violation {
+                        line,
+                        offset: 0,
+                        kind: kind.into(),
+                        message: format!("receipts: {message}"),
+                    });
+                }
+                r.recorded_head_line = line;
+            }
+            r.recorded_head = Some(h.to_string());
         }
-    })?;
-    for (line, kind, message) in chain.late.drain(..) {
-        r.violations.push(Violation {
-            line,
-            offset: 0,
-            kind: kind.into(),
-            message,
-        });
+        r.violations.sort_by_key(|v| v.line);
+        r.head = if r.lines == 0 {
+            crate::chain::GENESIS.to_string()
+        } else {
+            self.chain.report.head.clone()
+        };
+        r
     }
-    if let Some(h) = recorded {
-        for (line, kind, message) in chain.check_head(h) {
-            r.violations.push(Violation {
-                line,
-                offset: 0,
-                kind: kind.into(),
-                message: format!("receipts: {message}"),
-            });
-        }
-        r.recorded_head = Some(h.to_string());
-        r.recorded_head_line = chain.report.recorded_head_line;
-    }
-    r.violations.sort_by_key(|v| v.line);
-    r.head = chain.report.head.clone();
-    if r.lines == 0 {
-        r.head = crate::chain::GENESIS.to_string();
-    }
-    Ok(r)
 }
 
 /// The recorded head of a receipts stream that does not exist (any more).

@@ -72,6 +72,7 @@ impl VerifyReport {
     }
 }
 
+#[derive(Clone)]
 struct Seen {
     line: u64,
     offset: u64,
@@ -98,94 +99,176 @@ pub fn verify(
     opts: &VerifyOptions<'_>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<VerifyReport> {
-    let head = opts.head;
+    let mut v = Verifier::new(path, opts);
     let file = crate::fsx::open_read(path).map_err(|e| Error::io("opening", path, e))?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut r = VerifyReport {
-        file: path.display().to_string(),
-        ..VerifyReport::default()
-    };
-    let mut ids: HashMap<String, Seen> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut chain = ChainCheck::default();
-    chain.allow_unchained = opts.allow_unchained;
-    chain.now = opts.now.map(|t| t.0);
-    let mut offsets: Vec<u64> = Vec::new();
-    let mut next_progress = 16 << 20;
-    let read = super::stream_lines(&mut reader, path, |line| {
-        let (bytes, terminated, offset) = (line.bytes, line.terminated, line.offset);
-        r.lines = line.no;
-        let mut flag = |kind: &str, message: String| {
-            r.violations.push(Violation {
-                line: r.lines,
-                offset,
-                kind: kind.into(),
-                message,
-            });
-        };
-        if !terminated {
-            flag(
-                "torn-tail",
-                format!(
-                    "the last line ({} bytes) has no terminating newline: a write was cut short",
-                    bytes.len()
-                ),
-            );
-        }
-        if bytes.len() > crate::store::jsonl::MAX_LINE_BYTES {
-            flag(
-                "oversized-line",
-                format!(
-                    "the line is {} bytes, over the server's limit of {} bytes: servers skip it, \
-                     so no agent sees it",
-                    bytes.len(),
-                    crate::store::jsonl::MAX_LINE_BYTES
-                ),
-            );
-        }
-        if let Some((kind, message)) = chain.observe(bytes, r.lines) {
-            flag(kind, message);
-        }
-        offsets.push(offset);
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            r.blank += u64::from(terminated);
-        } else if let Some(id) = check_line(bytes, &mut flag, &mut ids, r.lines, offset) {
-            r.entries += 1;
-            order.push(id);
-        }
-        for (line, kind, message) in chain.late.drain(..) {
-            r.violations.push(Violation {
-                line,
-                offset: offsets[line as usize - 1],
-                kind: kind.into(),
-                message,
-            });
-        }
-        let end = offset + bytes.len() as u64 + u64::from(terminated);
-        if end >= next_progress {
-            progress(end, total);
-            next_progress += 16 << 20;
-        }
-    })?;
-    r.bytes = read;
-    drop(offsets);
-    // A finding about an earlier line (learnt from a later one) goes in its line's place.
-    r.violations.sort_by_key(|v| v.line);
-    check_supersedes(&ids, &order, &mut r);
-    if let Some(h) = head {
-        for (line, kind, message) in chain.check_head(h) {
-            r.violations.push(Violation {
-                line,
-                offset: 0,
-                kind: kind.into(),
-                message,
-            });
+    v.feed(
+        BufReader::with_capacity(1 << 20, file),
+        path,
+        total,
+        progress,
+    )?;
+    Ok(v.report(opts.head))
+}
+
+/// A verification in progress: everything `verify` knows after the lines it has read
+/// (counts, each line's findings, the ids, the hash chain), so the lines appended later
+/// are checked by [`Verifier::feed`] alone and [`Verifier::report`] gives exactly the
+/// report a full pass over the longer file would — given the prefix did not change, which
+/// only a full pass proves (see [`super::resume`]).
+#[derive(Clone)]
+pub struct Verifier {
+    /// Counts and per-line violations (the supersede and head findings are added by
+    /// [`Verifier::report`]).
+    r: VerifyReport,
+    ids: HashMap<String, Seen>,
+    order: Vec<String>,
+    chain: ChainCheck,
+    /// Byte offset of each line (late chain findings name an earlier line).
+    offsets: Vec<u64>,
+    /// Whether the last line read ended with a newline.
+    terminated: bool,
+}
+
+impl Verifier {
+    /// A verification of the file at `path` that has read nothing yet.
+    pub fn new(path: &Path, opts: &VerifyOptions<'_>) -> Verifier {
+        let mut chain = ChainCheck::default();
+        chain.allow_unchained = opts.allow_unchained;
+        chain.now = opts.now.map(|t| t.0);
+        Verifier {
+            r: VerifyReport {
+                file: path.display().to_string(),
+                ..VerifyReport::default()
+            },
+            ids: HashMap::new(),
+            order: Vec::new(),
+            chain,
+            offsets: Vec::new(),
+            terminated: true,
         }
     }
-    r.chain = chain.report;
-    r.violations.sort_by_key(|v| (v.line, v.kind.clone()));
-    Ok(r)
+
+    /// Bytes and lines read so far, whether the last line was whole, and the link of the
+    /// last line (hex).
+    pub fn read_so_far(&self) -> (u64, u64, bool, &str) {
+        (
+            self.r.bytes,
+            self.r.lines,
+            self.terminated,
+            &self.chain.report.head,
+        )
+    }
+
+    /// Byte offset of line `no` (1-based), if read.
+    pub fn offset_of(&self, no: u64) -> Option<u64> {
+        self.offsets.get((no as usize).checked_sub(1)?).copied()
+    }
+
+    /// Checks the lines of `reader`, which continues the file right after what was read
+    /// (the whole file for a new verifier). `total` is the file's length for progress.
+    pub fn feed(
+        &mut self,
+        reader: impl std::io::BufRead,
+        path: &Path,
+        total: u64,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<()> {
+        let r = &mut self.r;
+        let (ids, order, chain, offsets) = (
+            &mut self.ids,
+            &mut self.order,
+            &mut self.chain,
+            &mut self.offsets,
+        );
+        let mut terminated_last = self.terminated;
+        let mut next_progress = (r.bytes / (16 << 20) + 1) * (16 << 20);
+        let read = super::stream_lines_from(reader, path, r.lines, r.bytes, |line| {
+            let (bytes, terminated, offset) = (line.bytes, line.terminated, line.offset);
+            terminated_last = terminated;
+            r.lines = line.no;
+            let mut flag = |kind: &str, message: String| {
+                r.violations.push(Violation {
+                    line: r.lines,
+                    offset,
+                    kind: kind.into(),
+                    message,
+                });
+            };
+            if !terminated {
+                flag(
+                    "torn-tail",
+                    format!(
+                        "the last line ({} bytes) has no terminating newline: a write was cut short",
+                        bytes.len()
+                    ),
+                );
+            }
+            if bytes.len() > crate::store::jsonl::MAX_LINE_BYTES {
+                flag(
+                    "oversized-line",
+                    format!(
+                        "the line is {} bytes, over the server's limit of {} bytes: servers skip it, \
+                         so no agent sees it",
+                        bytes.len(),
+                        crate::store::jsonl::MAX_LINE_BYTES
+                    ),
+                );
+            }
+            if let Some((kind, message)) = chain.observe(bytes, r.lines) {
+                flag(kind, message);
+            }
+            offsets.push(offset);
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                r.blank += u64::from(terminated);
+            } else if let Some(id) = check_line(bytes, &mut flag, ids, r.lines, offset) {
+                r.entries += 1;
+                order.push(id);
+            }
+            for (line, kind, message) in chain.late.drain(..) {
+                r.violations.push(Violation {
+                    line,
+                    offset: offsets[line as usize - 1],
+                    kind: kind.into(),
+                    message,
+                });
+            }
+            let end = offset + bytes.len() as u64 + u64::from(terminated);
+            if end >= next_progress {
+                progress(end, total);
+                next_progress += 16 << 20;
+            }
+        })?;
+        self.r.bytes = read;
+        self.terminated = terminated_last;
+        Ok(())
+    }
+
+    /// The report of everything read: each line's findings, then the supersede pointers'
+    /// (over every entry, since a new line can make an old pointer dangle no more) and a
+    /// recorded head's.
+    pub fn report(&self, head: Option<&str>) -> VerifyReport {
+        let mut r = self.r.clone();
+        // A finding about an earlier line (learnt from a later one) goes in its line's place.
+        r.violations.sort_by_key(|v| v.line);
+        check_supersedes(&self.ids, &self.order, &mut r);
+        r.chain = self.chain.report.clone();
+        if let Some(h) = head {
+            let (line, found) = self.chain.head_findings(h);
+            r.chain.recorded_head = Some(h.to_string());
+            r.chain.recorded_head_line = line;
+            for (line, kind, message) in found {
+                r.violations.push(Violation {
+                    line,
+                    offset: 0,
+                    kind: kind.into(),
+                    message,
+                });
+            }
+        }
+        r.violations.sort_by_key(|v| (v.line, v.kind.clone()));
+        r
+    }
 }
 
 /// Checks one non-blank line; returns its id if it is a valid, first-seen entry.

@@ -186,7 +186,7 @@ impl DbCmd {
                 };
                 let stdout = std::io::stdout();
                 let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
-                let n = db.export(&stream, &mut out)?;
+                let n = db.export(&stream, 0, &mut out)?;
                 out.flush().context("writing the export")?;
                 note(&format!("export: {n} lines from {url}"));
                 Ok(Outcome::Ok)

@@ -104,6 +104,9 @@ pub struct ConfigFile {
     pub receipts_per_minute: Option<u32>,
     /// `on`, `off` (default), or `{ on: true, model: DIR, weight: 0.5 }`.
     pub semantic: Option<SemanticConfig>,
+    /// The console's audit page continues the last verification and runs a full pass in
+    /// the background at most once per this many seconds (default 600; 0: on every view).
+    pub full_verify_seconds: Option<u64>,
 }
 
 impl ConfigFile {
@@ -173,6 +176,9 @@ impl ConfigFile {
                     settings.semantic.weight = w;
                 }
             }
+        }
+        if let Some(n) = self.full_verify_seconds {
+            settings.full_verify_seconds = n;
         }
         if let Some(n) = self.receipts_per_minute {
             if n == 0 {

@@ -230,7 +230,14 @@ pub struct Settings {
     /// fsync every context receipt (`receipts_fsync`, default false: written, synced by
     /// the OS within seconds; the ledger's entries are fsynced either way).
     pub receipts_fsync: bool,
+    /// The console's audit page runs a full verify in the background at most once per
+    /// this many seconds, continuing the last one in between (`full_verify_seconds`,
+    /// default [`DEFAULT_FULL_VERIFY_SECONDS`]).
+    pub full_verify_seconds: u64,
 }
+
+/// Ten minutes between the audit page's background full passes.
+pub const DEFAULT_FULL_VERIFY_SECONDS: u64 = 600;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -252,6 +259,7 @@ impl Default for Settings {
             snapshot: None,
             secret_rules: None,
             receipts_per_minute: DEFAULT_RECEIPTS_PER_MINUTE,
+            full_verify_seconds: DEFAULT_FULL_VERIFY_SECONDS,
             semantic: crate::semantic::SemanticSettings {
                 on: false,
                 model: None,

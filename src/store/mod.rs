@@ -262,7 +262,7 @@ impl Backend {
     pub fn export(&self, stream: &Stream, out: &mut dyn io::Write) -> io::Result<u64> {
         match self {
             Backend::Files => Err(io::Error::other("export reads a database backend")),
-            Backend::Postgres(db) => db.export(stream, out),
+            Backend::Postgres(db) => db.export(stream, 0, out),
         }
     }
 }

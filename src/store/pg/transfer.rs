@@ -244,10 +244,12 @@ fn insert_batch(
 }
 
 impl Db {
-    /// Writes every line of `stream` with its `\n`, in order; returns the number of lines.
+    /// Writes every line of `stream` but its first `skip` with its `\n`, in order;
+    /// returns the number of lines written.
     pub(crate) fn export(
         self: &Arc<Self>,
         stream: &Stream,
+        skip: u64,
         out: &mut dyn Write,
     ) -> io::Result<u64> {
         let mut c = self.client()?;
@@ -256,7 +258,7 @@ impl Db {
         let mut rows = c
             .client()
             .query_raw(
-                &format!("SELECT line FROM {table} WHERE {filter} ORDER BY seq"),
+                &format!("SELECT line FROM {table} WHERE {filter} ORDER BY seq OFFSET {skip}"),
                 [&key],
             )
             .map_err(|e| error(what, &e))?;
