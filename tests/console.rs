@@ -452,12 +452,14 @@ fn pages_show_the_memory_escaped_paged_and_proven() {
     let r = c.get("/audit/diff?since=ffffffffffffffffffffffffffffffff");
     assert_eq!(r.status, 404);
 
-    // A line rewritten in place: the audit page shows the violation at its line.
+    // A line rewritten in place, one byte longer: the verified prefix no longer ends
+    // where it did, so the page runs a full pass and shows the violation at its line (a
+    // same-length edit waits for the background full pass: tests/audit_continued.rs).
     let path = common::ledger(root);
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(
         &path,
-        text.replacen("snippet number 7\"", "snippet number 8\"", 1),
+        text.replacen("snippet number 7\"", "snippet number 77\"", 1),
     )
     .unwrap();
     let audit = c.page("/audit");

@@ -263,12 +263,13 @@ fn the_console_works_in_a_real_browser() {
     );
     errors.extend(b.console_errors());
 
-    // A line rewritten in place: the audit page shows a violation.
+    // A line rewritten in place (one byte longer, so the verified prefix no longer ends
+    // where it did and the page runs a full pass): the audit page shows a violation.
     let path = common::ledger(root);
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(
         &path,
-        text.replacen("Generated decision 2", "Generated decision 9", 1),
+        text.replacen("Generated decision 2", "Generated decision 22", 1),
     )
     .unwrap();
     b.goto(&format!("{base}/audit"));

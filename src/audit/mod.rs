@@ -10,6 +10,7 @@ pub mod git;
 pub mod project;
 pub mod receipts_check;
 pub mod resume;
+mod supersedes;
 pub mod verify;
 
 /// One physical line of a ledger file.

@@ -83,49 +83,44 @@ impl ProjectVerifier {
 
     /// Carries the verification on over the lines appended since, or says the prefix
     /// changed at its end (then nothing was changed here: run [`ProjectVerifier::full`]).
-    /// Returns the new lines read (ledger and receipts).
+    /// Returns the new lines read (ledger and receipts). Both streams' prefixes are checked
+    /// before either is read on; after an error (a read failing half-way) the verification
+    /// may be part-way through the new lines: drop it.
     pub fn resume(&mut self, paths: &Paths) -> Result<Resumed> {
-        let (mut ledger, mut receipts) = (self.ledger.clone(), self.receipts.clone());
+        let before = self.lines();
         let receipts_path = paths.receipts();
-        let (a, b) = match &paths.database {
+        match &paths.database {
             None => {
-                let (bytes, lines, whole, head) = ledger.read_so_far();
-                let last = ledger.offset_of(lines);
-                let Some(r) = reopen(&paths.ledger, bytes, last, whole, head)? else {
+                let (bytes, lines, whole, head) = self.ledger.read_so_far();
+                let last = self.ledger.offset_of(lines);
+                let Some(a) = reopen(&paths.ledger, bytes, last, whole, head)? else {
                     return Ok(Resumed::PrefixChanged);
                 };
-                let before = ledger.read_so_far().1;
-                ledger.feed(r, &paths.ledger, 0, &mut |_, _| {})?;
-                let a = ledger.read_so_far().1 - before;
-                let (bytes, lines, whole, head) = receipts.read_so_far();
-                let last = receipts.offset_of(lines);
-                let Some(r) = reopen(&receipts_path, bytes, last, whole, head)? else {
+                let (bytes, lines, whole, head) = self.receipts.read_so_far();
+                let last = self.receipts.offset_of(lines);
+                let Some(b) = reopen(&receipts_path, bytes, last, whole, head)? else {
                     return Ok(Resumed::PrefixChanged);
                 };
-                let before = receipts.read_so_far().1;
-                receipts.feed(r, &receipts_path)?;
-                (a, receipts.read_so_far().1 - before)
+                self.ledger.feed(a, &paths.ledger, 0, &mut |_, _| {})?;
+                self.receipts.feed(b, &receipts_path)?;
             }
             Some(url) => {
-                let (_, lines, whole, head) = ledger.read_so_far();
-                let tmp = super::project::export(url, &Stream::Ledger, lines.saturating_sub(1))?;
-                let Some(r) = after_last(reader(&tmp)?, lines, whole, head)? else {
+                let (_, lines, whole, head) = self.ledger.read_so_far();
+                let ta = super::project::export(url, &Stream::Ledger, lines.saturating_sub(1))?;
+                let Some(a) = after_last(reader(&ta)?, lines, whole, head)? else {
                     return Ok(Resumed::PrefixChanged);
                 };
-                ledger.feed(r, tmp.path(), 0, &mut |_, _| {})?;
-                let a = ledger.read_so_far().1 - lines;
-                let (_, lines, whole, head) = receipts.read_so_far();
-                let tmp = super::project::export(url, &Stream::Receipts, lines.saturating_sub(1))?;
-                let Some(r) = after_last(reader(&tmp)?, lines, whole, head)? else {
+                let (_, lines, whole, head) = self.receipts.read_so_far();
+                let tb = super::project::export(url, &Stream::Receipts, lines.saturating_sub(1))?;
+                let Some(b) = after_last(reader(&tb)?, lines, whole, head)? else {
                     return Ok(Resumed::PrefixChanged);
                 };
-                receipts.feed(r, tmp.path())?;
-                (a, receipts.read_so_far().1 - lines)
+                self.ledger.feed(a, ta.path(), 0, &mut |_, _| {})?;
+                self.receipts.feed(b, tb.path())?;
             }
-        };
-        self.ledger = ledger;
-        self.receipts = receipts;
-        Ok(Resumed::Continued(a + b))
+        }
+        let after = self.lines();
+        Ok(Resumed::Continued(after.0 - before.0 + after.1 - before.1))
     }
 
     /// The report, as [`super::project::verify_project`] gives it, with the findings of a
@@ -290,6 +285,41 @@ mod tests {
         assert_eq!(cont.superseded, 2);
         // Nothing new: nothing read.
         assert_eq!(v.resume(&paths).unwrap(), Resumed::Continued(0));
+    }
+
+    #[test]
+    fn supersede_findings_carried_on_equal_a_full_pass_whatever_the_pointers() {
+        // A pointer dangling in the prefix resolved later, a double supersede, a cycle
+        // through a forward pointer, and plain supersedes between them.
+        let all = chained(
+            32,
+            &[
+                (5, 25),
+                (8, 2),
+                (21, 9),
+                (22, 3),
+                (24, 3),
+                (26, 27),
+                (27, 26),
+                (30, 28),
+            ],
+        );
+        let (_d, paths) = project(&all[..20]);
+        let mut v = full(&paths);
+        for upto in [21, 22, 24, 26, 28, 32] {
+            write(&paths, &all[..upto]);
+            assert!(matches!(v.resume(&paths).unwrap(), Resumed::Continued(_)));
+            let (cont, whole) = (v.report(None, None), full(&paths).report(None, None));
+            assert_eq!(kinds(&cont), kinds(&whole), "after {upto} lines");
+            assert_eq!(cont.superseded, whole.superseded, "after {upto} lines");
+        }
+        let k = kinds(&v.report(None, None));
+        assert!(k.contains(&(25, "double-supersede".to_string())), "{k:?}");
+        assert!(k.iter().any(|(_, kind)| kind == "supersede-cycle"), "{k:?}");
+        assert!(
+            !k.iter().any(|(_, kind)| kind == "dangling-supersede"),
+            "{k:?}"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! line limit, which servers skip; with `--head`, `head-missing` and
 //! `outside-head` — see [`super::chain_check`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::Path;
 
@@ -73,10 +73,10 @@ impl VerifyReport {
 }
 
 #[derive(Clone)]
-struct Seen {
-    line: u64,
-    offset: u64,
-    supersedes: Option<String>,
+pub(super) struct Seen {
+    pub(super) line: u64,
+    pub(super) offset: u64,
+    pub(super) supersedes: Option<String>,
 }
 
 /// What `verify` checks besides every line.
@@ -128,6 +128,8 @@ pub struct Verifier {
     offsets: Vec<u64>,
     /// Whether the last line read ended with a newline.
     terminated: bool,
+    /// The supersede pointers' findings, kept up to date by [`Verifier::feed`].
+    supersedes: super::supersedes::Supersedes,
 }
 
 impl Verifier {
@@ -146,6 +148,7 @@ impl Verifier {
             chain,
             offsets: Vec::new(),
             terminated: true,
+            supersedes: Default::default(),
         }
     }
 
@@ -241,6 +244,7 @@ impl Verifier {
         })?;
         self.r.bytes = read;
         self.terminated = terminated_last;
+        self.supersedes.update(&self.ids, &self.order);
         Ok(())
     }
 
@@ -251,7 +255,9 @@ impl Verifier {
         let mut r = self.r.clone();
         // A finding about an earlier line (learnt from a later one) goes in its line's place.
         r.violations.sort_by_key(|v| v.line);
-        check_supersedes(&self.ids, &self.order, &mut r);
+        r.violations
+            .extend(self.supersedes.findings.iter().cloned());
+        r.superseded = self.supersedes.superseded;
         r.chain = self.chain.report.clone();
         if let Some(h) = head {
             let (line, found) = self.chain.head_findings(h);
@@ -325,92 +331,4 @@ fn check_line(
         },
     );
     Some(id)
-}
-
-/// The ids that lie on a cycle of `supersedes` pointers. Each entry points to at most one
-/// other, so one pass that marks every id once finds them all: linear, however long the
-/// chains are.
-fn on_cycles<'a>(ids: &'a HashMap<String, Seen>, order: &'a [String]) -> HashSet<&'a str> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        OnPath,
-        Done,
-    }
-    let mut mark: HashMap<&str, Mark> = HashMap::with_capacity(ids.len());
-    let mut cyclic = HashSet::new();
-    for start in order {
-        let mut path: Vec<&str> = Vec::new();
-        let mut cur = Some(start.as_str());
-        while let Some(c) = cur {
-            match mark.get(c) {
-                Some(Mark::OnPath) => {
-                    let from = path.iter().position(|p| *p == c).unwrap_or(0);
-                    cyclic.extend(path[from..].iter().copied());
-                    break;
-                }
-                Some(Mark::Done) => break,
-                None => {}
-            }
-            mark.insert(c, Mark::OnPath);
-            path.push(c);
-            cur = ids
-                .get_key_value(c)
-                .and_then(|(_, s)| s.supersedes.as_deref())
-                .and_then(|t| ids.get_key_value(t).map(|(k, _)| k.as_str()));
-        }
-        for p in path {
-            mark.insert(p, Mark::Done);
-        }
-    }
-    cyclic
-}
-
-fn check_supersedes(ids: &HashMap<String, Seen>, order: &[String], r: &mut VerifyReport) {
-    let cyclic = on_cycles(ids, order);
-    let mut taken: HashMap<&str, &str> = HashMap::new();
-    for id in order {
-        let seen = &ids[id];
-        let Some(target) = seen.supersedes.as_deref() else {
-            continue;
-        };
-        let mut flag = |kind: &str, message: String| {
-            r.violations.push(Violation {
-                line: seen.line,
-                offset: seen.offset,
-                kind: kind.into(),
-                message,
-            });
-        };
-        if target == id {
-            flag("self-supersede", format!("`{id}` supersedes itself"));
-            continue;
-        }
-        if !ids.contains_key(target) {
-            flag(
-                "dangling-supersede",
-                format!("`{id}` supersedes `{target}`, which is not in the ledger"),
-            );
-            continue;
-        }
-        if let Some(first) = taken.get(target) {
-            flag(
-                "double-supersede",
-                format!(
-                    "`{target}` is superseded twice: by `{first}` (line {}) and by `{id}`",
-                    ids[*first].line
-                ),
-            );
-            continue;
-        }
-        taken.insert(target, id);
-        r.superseded += 1;
-        // Walking the chain from the target comes back to `id` exactly when `id` is on a
-        // cycle of the supersede pointers.
-        if cyclic.contains(id.as_str()) {
-            flag(
-                "supersede-cycle",
-                format!("`{id}` and `{target}` supersede each other (a cycle)"),
-            );
-        }
-    }
 }

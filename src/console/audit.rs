@@ -4,8 +4,9 @@
 //! number) or a recorded head (32 hex digits) to now — additions by room and kind,
 //! supersedes with their text diffs, violations marked.
 //!
-//! `verify` reads the whole ledger; [`Memory::verify_cached`](crate::memory::Memory)
-//! keeps its last report until the files change, so a page repeats no work.
+//! A full `verify` reads the whole ledger; the page instead continues the last verification
+//! over the lines appended since ([`Memory::audit_view`](crate::memory::Memory::audit_view)),
+//! says when the last full pass ran, and starts one in the background when it is due.
 
 use axum::extract::{Query, State};
 use axum::response::Response;
@@ -16,9 +17,8 @@ use super::layout::{ago, kind_badge, page, q, shown};
 use super::{Shared, html, read};
 use crate::api::audit::DiffArgs;
 use crate::audit::diff::DiffReport;
-use crate::audit::verify::VerifyReport;
-use crate::clock::Timestamp;
 use crate::error::Error;
+use crate::memory::AuditView;
 
 /// Changes (violations, supersedes, additions, in that order) on one page of a diff; the
 /// page links to the next like the timeline, so a diff since the first line stays small.
@@ -46,18 +46,40 @@ fn given(v: &Option<String>) -> Option<String> {
 pub(crate) async fn handler(State(c): State<Shared>, Query(aq): Query<AuditQuery>) -> Response {
     let head = given(&aq.head);
     let h = head.clone();
-    match read(&c, move |m| Ok((m.verify_cached(h.as_deref())?, m.now()))).await {
-        Ok(((report, at), now)) => html(render(&report, at, now, head.as_deref())),
+    match read(&c, move |m| m.audit_view(h.as_deref())).await {
+        Ok(mut view) => {
+            if view.full_due {
+                // A full pass in the background, at most one at a time and at most once
+                // per `full_verify_seconds`; the next view continues from it.
+                let m = c.memory.clone();
+                tokio::task::spawn_blocking(move || {
+                    if let Err(e) = m.verify_full_pass() {
+                        tracing::warn!(error = %e, "the audit page's background full verify failed");
+                    }
+                });
+                view.full_running = true;
+            }
+            html(render(&view, head.as_deref()))
+        }
         Err(r) => r,
     }
 }
 
-fn render(r: &VerifyReport, at: Timestamp, now: Timestamp, head: Option<&str>) -> Markup {
+fn render(view: &AuditView, head: Option<&str>) -> Markup {
+    let (r, now) = (&view.report, view.at);
     let ch = &r.chain;
     let body = html! {
         h1 { "Audit" }
-        p.sub { "verified " (ago(&at.to_rfc3339(), now)) " · " (shown(&r.file)) " · "
+        p.sub { (shown(&r.file)) " · "
             (r.lines) " lines, " (r.entries) " entries, " (r.superseded) " superseded" }
+        p.sub #passes {
+            "last full pass " span #full-at { (ago(&view.full_at.to_rfc3339(), now)) }
+            @if view.continued > 0 {
+                " · continued over " span #continued { (view.continued) } " line(s) appended since"
+            }
+            @if view.full_running { " · " span #full-running { "a full pass is running in the background" } }
+            " — the lines after a full pass are checked as they arrive; a line changed before them is found by the next full pass"
+        }
         section.panel #verdict {
             @if r.ok() {
                 p.ok-text { "✓ Clean: every line is a valid entry and every link of the hash chain holds." }

@@ -11,25 +11,6 @@ use crate::error::{Error, Result};
 use crate::index::{Filter, LedgerIndex, RoomPattern};
 use crate::validate::short_id;
 
-/// A `verify` report and what it was computed over.
-pub(crate) struct Verified {
-    key: (Vec<u64>, Option<String>),
-    report: crate::audit::verify::VerifyReport,
-    at: crate::clock::Timestamp,
-}
-
-/// Size and modification time of a file (zeros when it does not exist).
-fn file_key(path: &std::path::Path) -> [u64; 2] {
-    std::fs::metadata(path).map_or([0, 0], |m| {
-        let mtime = m
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as u64);
-        [m.len(), mtime]
-    })
-}
-
 /// An entry with its status (live, superseded by, line) as history and the console show it.
 pub(super) fn status(ix: &LedgerIndex, pos: u32, entry: crate::entry::Entry) -> HistoryEntry {
     HistoryEntry {
@@ -109,42 +90,6 @@ impl Memory {
             allow_unchained: self.settings().allow_unchained,
         };
         crate::audit::project::verify_project(self.paths(), &opts, &mut |_, _| {})
-    }
-
-    /// [`Memory::verify`], computed again only when the ledger or the receipts changed
-    /// (files: size or modification time; a database: the ledger's position) or another
-    /// head is asked; with the time it was computed. Callers at the same moment wait for
-    /// one computation.
-    pub fn verify_cached(
-        &self,
-        head: Option<&str>,
-    ) -> Result<(crate::audit::verify::VerifyReport, crate::clock::Timestamp)> {
-        let mut key = Vec::new();
-        match &self.paths().database {
-            None => {
-                key.extend(file_key(&self.paths().ledger));
-                key.extend(file_key(&self.paths().receipts()));
-            }
-            Some(_) => {
-                let p = self.fresh_read()?.ledger.position()?;
-                key.extend([p.lines, p.bytes]);
-            }
-        }
-        let key = (key, head.map(str::to_string));
-        let mut slot = self.verified.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = slot.as_ref()
-            && v.key == key
-        {
-            return Ok((v.report.clone(), v.at));
-        }
-        let report = self.verify(head)?;
-        let at = self.now();
-        *slot = Some(Verified {
-            key,
-            report: report.clone(),
-            at,
-        });
-        Ok((report, at))
     }
 
     /// The full diff of the ledger between two times or two git revisions.

@@ -8,6 +8,7 @@
 //! JSON-RPC or terminal output.
 
 mod audit_ops;
+mod audit_view;
 mod browse;
 mod channels;
 mod context_ops;
@@ -23,6 +24,7 @@ mod receipts_ops;
 mod replay;
 mod semantic_ops;
 
+pub use audit_view::AuditView;
 pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
 pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide, PairRef};
 pub use overlaps::Related;
@@ -77,8 +79,10 @@ pub struct Memory {
     /// Derived state. Reads share it (many sessions of a daemon side by side); catching up
     /// with the files and writing take it alone, and only when there is something to do.
     state: RwLock<State>,
-    /// The last `verify` report with what it was computed over ([`Memory::verify_cached`]).
-    verified: std::sync::Mutex<Option<audit_ops::Verified>>,
+    /// The audit page's verification, continued from view to view ([`Memory::audit_view`]).
+    verified: std::sync::Mutex<Option<audit_view::Verified>>,
+    /// Set while a background full pass runs.
+    full_pass_running: std::sync::atomic::AtomicBool,
     /// Where each receipt is (built on first use, then followed).
     receipt_index: std::sync::Mutex<Option<receipts_index::ReceiptIndex>>,
     /// What briefs may still write ([`receipts_index::Limits`]).
@@ -171,6 +175,7 @@ impl Memory {
                 plans: plans::PlanState::new(&plans_backend),
             }),
             verified: std::sync::Mutex::new(None),
+            full_pass_running: std::sync::atomic::AtomicBool::new(false),
             receipts_mode: std::sync::atomic::AtomicBool::new(false),
             secret_rules,
             semantic,

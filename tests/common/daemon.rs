@@ -57,11 +57,13 @@ pub fn wait_until_ready(root: &Path, runtime: &Path) {
 
 /// Starts `daemon ARGS…` and waits until `daemon status` says it is ready.
 pub fn start_daemon_with(root: &Path, runtime: &Path, args: &[&str]) -> Daemon {
+    start_daemon_cmd(root, runtime, daemon_cmd(root, runtime, args))
+}
+
+/// Starts `cmd` (a [`daemon_cmd`], perhaps with more environment) and waits until ready.
+pub fn start_daemon_cmd(root: &Path, runtime: &Path, mut cmd: Command) -> Daemon {
     let log = std::fs::File::create(root.join("daemon.log")).unwrap();
-    let child = daemon_cmd(root, runtime, args)
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
+    let child = cmd.stderr(Stdio::from(log)).spawn().unwrap();
     // A bound against a hang, generous for a loaded 2-core CI machine.
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut child = child;

@@ -1,8 +1,9 @@
 //! `bench console`: server-side time of every console page on a generated ledger, through
 //! the real daemon over one kept-alive HTTP connection (what a browser holds): the plans
 //! page with a 30-epic plan, the timeline (first page, a filtered one, a later page by its
-//! cursor), an entry, a room (with its brief), search, the audit page (verify's report as
-//! kept between changes) and a diff from a line position. Figures in docs/performance.md.
+//! cursor), an entry, a room (with its brief), search, the audit page (nothing new; then one new entry
+//! a round, the kept verification continued, against a full verify) and a diff from a line
+//! position. Figures in docs/performance.md.
 
 use std::path::Path;
 use std::time::Instant;
@@ -91,7 +92,7 @@ pub fn measure(
         (format!("/entry/mem-bench-{:08}", entries / 2), "entry"),
         ("/room/room-007".to_string(), "room (with its brief)"),
         (format!("/search?q={}", query.replace(' ', "+")), "search"),
-        ("/audit".to_string(), "audit (verify kept)"),
+        ("/audit".to_string(), "audit (nothing new)"),
         (
             format!("/audit/diff?since=line:{}", entries.saturating_sub(100)),
             "diff, last 100 lines",
@@ -112,8 +113,78 @@ pub fn measure(
             bytes: body.len(),
         });
     }
+    out.extend(audit_after_change(
+        exe,
+        root,
+        entries,
+        rounds.min(10),
+        &mut get,
+        progress,
+    )?);
     stop_daemon(exe, root, &runtime, daemon);
     Ok(out)
+}
+
+/// The audit page after one new entry (the kept verification continued over it) against a
+/// full `verify` of the same project in this process: each round publishes one entry
+/// through the binary (not timed), then times the page.
+fn audit_after_change(
+    exe: &Path,
+    root: &Path,
+    entries: usize,
+    rounds: usize,
+    get: &mut dyn FnMut(&str) -> anyhow::Result<(String, std::time::Duration)>,
+    progress: &mut dyn FnMut(&str),
+) -> anyhow::Result<Vec<PageReport>> {
+    progress(&format!("{entries} entries: audit after one new entry"));
+    let mut samples = Vec::with_capacity(rounds);
+    let mut body = String::new();
+    for i in 0..rounds {
+        let out = std::process::Command::new(exe)
+            .arg("--root")
+            .arg(root)
+            .args([
+                "publish", "--kind", "artifact", "--room", "room-001", "--role", "bench",
+            ])
+            .args(["--summary", &format!("audit bench entry {i}")])
+            .env("WARROOM_LOG", "warn")
+            .output()?;
+        anyhow::ensure!(
+            out.status.success(),
+            "publish: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (b, took) = get("/audit")?;
+        anyhow::ensure!(b.contains("id=\"continued\""), "the page did not continue");
+        samples.push(took);
+        body = b;
+    }
+    progress(&format!("{entries} entries: a full verify, for comparison"));
+    let paths = warroom_memory::config::Paths::under(root);
+    let mut full = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        warroom_memory::audit::project::verify_project(
+            &paths,
+            &Default::default(),
+            &mut |_, _| {},
+        )?;
+        full.push(t.elapsed());
+    }
+    Ok(vec![
+        PageReport {
+            entries,
+            page: "audit after one new entry (continued)".into(),
+            time: Micros::of(samples),
+            bytes: body.len(),
+        },
+        PageReport {
+            entries,
+            page: "full verify (for comparison, in process)".into(),
+            time: Micros::of(full),
+            bytes: 0,
+        },
+    ])
 }
 
 /// The reports as a markdown table.
