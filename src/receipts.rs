@@ -62,6 +62,18 @@ pub struct RankingUsed {
     pub floor: Option<f64>,
     /// Half-lives in hours, by kind (artifact, decision, interface, convention, warning, code).
     pub half_lives: Vec<f64>,
+    /// Semantic ranking, when the brief's keywords were fused with a model's cosines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<SemanticUsed>,
+}
+
+/// The model and weight a brief's ranking fused the keywords' BM25F with.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SemanticUsed {
+    /// The model's id (its name and a hash of its weights).
+    pub model_id: String,
+    /// The lexical side's share of the fused relevance.
+    pub weight: f64,
 }
 
 /// A predecessor's `done` message included in a brief.

@@ -211,6 +211,76 @@ fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
     );
 }
 
+/// The brief of room-q (no plan: every other room is project-wide) ranked by `words`.
+fn brief(root: &Path, words: &[&str], env: &[(&str, &str)]) -> Value {
+    let mut args = vec!["--json", "context", "room-q"];
+    for w in words {
+        args.extend(["--keyword", w]);
+    }
+    let (code, out, err) = cli_env(root, &args, env);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The included entry `id` of a brief, if it is there.
+fn included<'a>(b: &'a Value, id: &str) -> Option<&'a Value> {
+    b["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == id)
+}
+
+#[cfg(feature = "semantic")]
+#[test]
+fn the_brief_ranks_by_meaning_with_semantic_on_and_replays_identically() {
+    let (p, set) = paraphrase_project();
+    let root = p.path();
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().display().to_string();
+    let off = [("WARROOM_SNAPSHOT_DIR", cache_dir.as_str())];
+    let on = [
+        ("WARROOM_SNAPSHOT_DIR", cache_dir.as_str()),
+        ("WARROOM_SEMANTIC", "on"),
+    ];
+    let (code, _, err) = cli_env(root, &["semantic", "backfill"], &on);
+    assert_eq!(code, 0, "{err}");
+    let words = [
+        "how", "long", "does", "a", "login", "session", "stay", "valid",
+    ];
+    let target = set.entries.iter().find(|e| e.id == "jwt-expiry").unwrap();
+    assert!(!target.summary.contains("login"));
+
+    // Off: the token entry shares no word with the keywords — at best an unmatched
+    // project-wide item; no cosine anywhere, no semantic part in the receipt.
+    let lexical = brief(root, &words, &off);
+    if let Some(i) = included(&lexical, "jwt-expiry") {
+        assert!(!i["reason"].as_str().unwrap().ends_with("-match"), "{i}");
+    }
+    assert!(!lexical.to_string().contains("cosine"));
+
+    // On: it is a match by meaning, with its cosine; the receipt names the model.
+    let fused = brief(root, &words, &on);
+    let i = included(&fused, "jwt-expiry").unwrap_or_else(|| panic!("{fused}"));
+    assert!(i["reason"].as_str().unwrap().ends_with("-match"), "{i}");
+    assert!(i["cosine"].as_f64().unwrap() > 0.3, "{i}");
+    assert_eq!(i["matched"], serde_json::json!([]), "no word in common");
+    assert!(fused["markdown"].as_str().unwrap().contains("15 minutes"));
+    let receipt = fused["receipt"].as_str().unwrap();
+    let (_, out, _) = cli_env(root, &["--json", "receipts", "--room", "room-q"], &on);
+    assert!(out.contains("model_id") && out.contains("cosine"), "{out}");
+
+    // Its replay ranks the same way: identical. Without the model it says why not.
+    let (code, out, err) = cli_env(root, &["context", "--replay", receipt], &on);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, _) = cli_env(root, &["context", "--replay", receipt], &off);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("semantic model") && out.contains("none"),
+        "{out}"
+    );
+}
+
 #[cfg(feature = "semantic")]
 #[test]
 fn a_broken_model_directory_is_a_clear_error_and_ranking_stays_lexical() {

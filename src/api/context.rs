@@ -54,6 +54,10 @@ pub struct IncludedOut {
     pub relevance: f64,
     /// The time factor applied.
     pub time_factor: f64,
+    /// With semantic ranking: the cosine of its vector and the keywords' (its relevance
+    /// is then the fusion of this and its BM25F).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f64>,
 }
 
 /// What a brief left out, counted by reason.

@@ -248,6 +248,7 @@ impl<'a> Resolved<'a> {
 }
 
 /// Ranks the eligible live entries for `scope`, keeping the best `head` in order.
+#[allow(clippy::too_many_arguments)]
 pub fn rank(
     ix: &LedgerIndex,
     scope: &Scope,
@@ -255,6 +256,7 @@ pub fn rank(
     scorer: &Scorer,
     scratch: &mut Scratch,
     head: usize,
+    meaning: Option<&[(u32, f64)]>,
 ) -> Ranked {
     rank_with(
         ix,
@@ -264,12 +266,16 @@ pub fn rank(
         scratch,
         head,
         ix.in_time_order(),
+        meaning,
     )
 }
 
 /// [`rank`] from the cells, or (`from_cells` false) by the reference scan: every live
 /// entry looked at, oldest first — the path for a ledger whose file order is not time
-/// order, and what tests hold the cells to.
+/// order, and what tests hold the cells to. `meaning`: the relevance of every candidate
+/// that has one, fused from BM25F and a cosine by the caller (semantic ranking), in place
+/// of the keywords' BM25F.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rank_with(
     ix: &LedgerIndex,
     scope: &Scope,
@@ -278,13 +284,21 @@ pub(crate) fn rank_with(
     scratch: &mut Scratch,
     head: usize,
     from_cells: bool,
+    meaning: Option<&[(u32, f64)]>,
 ) -> Ranked {
     let r = Resolved::new(ix, scope, scorer);
     scratch.clear();
-    let text = keywords.join(" ");
-    if !text.trim().is_empty() {
-        let terms = ix.text.query(&text);
-        ix.text.score(&terms, scorer.ranking.scoring(), scratch);
+    match meaning {
+        // Semantic ranking: each candidate's fused relevance (lexical and cosine parts)
+        // stands for its BM25F; an entry with either part is a match.
+        Some(fused) => scratch.replace(ix.len(), fused.iter().copied()),
+        None => {
+            let text = keywords.join(" ");
+            if !text.trim().is_empty() {
+                let terms = ix.text.query(&text);
+                ix.text.score(&terms, scorer.ranking.scoring(), scratch);
+            }
+        }
     }
     let ranked = if from_cells {
         by_cells(&r, scratch, head)

@@ -105,6 +105,20 @@ impl Scratch {
         *slot += s;
     }
 
+    /// Replaces every score with `scores` (documents below `docs`; those not above zero
+    /// are left out): how a brief's lexical scores give way to fused ones.
+    pub fn replace(&mut self, docs: usize, scores: impl IntoIterator<Item = (u32, f64)>) {
+        self.clear();
+        if self.scores.len() < docs {
+            self.scores.resize(docs, 0.0);
+        }
+        for (doc, s) in scores {
+            if s > 0.0 && (doc as usize) < docs {
+                self.add(doc, s);
+            }
+        }
+    }
+
     /// Resets the accumulator.
     pub fn clear(&mut self) {
         for d in self.touched.drain(..) {

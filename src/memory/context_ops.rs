@@ -148,7 +148,20 @@ impl Memory {
             outputs,
             max,
         };
-        let brief = brief(&mut state.ledger, &self.scorer(now), &inputs)?;
+        let scorer = self.scorer(now);
+        let meaning = self.semantic_in_use().and_then(|u| {
+            let (ix, scratch) = state.ledger.index_and_scratch();
+            let scoring = scorer.ranking.scoring();
+            self.brief_meaning(
+                ix,
+                &inputs.room,
+                &inputs.keywords,
+                scoring,
+                scratch,
+                u.weight,
+            )
+        });
+        let brief = brief(&mut state.ledger, &scorer, &inputs, meaning.as_ref())?;
         let position = state.ledger.position()?;
         drop(guard);
         let output_refs = inputs
@@ -164,6 +177,7 @@ impl Memory {
             max,
             ledger: position,
             outputs: output_refs,
+            semantic: meaning.map(|m| m.used),
         };
         Ok((brief.output(inputs), served))
     }
@@ -226,6 +240,7 @@ pub(crate) fn brief(
     ledger: &mut crate::ledger::Ledger,
     scorer: &crate::index::Scorer,
     i: &BriefInputs,
+    meaning: Option<&super::semantic_brief::Meaning>,
 ) -> Result<Brief> {
     let header = header(i);
     let scope = Scope {
@@ -264,7 +279,8 @@ pub(crate) fn brief(
     let mut head = RANKED_HEAD;
     let r = loop {
         let (ix, scratch) = ledger.index_and_scratch();
-        let ranked = rank(ix, &scope, &i.keywords, scorer, scratch, head);
+        let fused = meaning.map(|m| m.fused.as_slice());
+        let ranked = rank(ix, &scope, &i.keywords, scorer, scratch, head, fused);
         let r = render(
             ix,
             &header,
@@ -281,7 +297,7 @@ pub(crate) fn brief(
         head = ranked.total;
     };
     let ix = ledger.index();
-    let included = super::provenance::reasons(ix, &r, &i.keywords);
+    let included = super::provenance::reasons(ix, &r, &i.keywords, meaning.map(|m| &m.cosines));
     let omitted = super::provenance::omitted(ix, &scope, &r);
     Ok(Brief {
         rendered: r,

@@ -18,8 +18,14 @@ fn reason(group: u8) -> &'static str {
 }
 
 /// Each included entry with its reason, the keywords it matched (a keyword matches when
-/// one of its terms is in the entry's postings: no text is read) and its score parts.
-pub(crate) fn reasons(ix: &LedgerIndex, r: &Rendered, keywords: &[String]) -> Vec<IncludedOut> {
+/// one of its terms is in the entry's postings: no text is read) and its score parts —
+/// with semantic ranking, its cosine when it was a candidate by meaning or by words.
+pub(crate) fn reasons(
+    ix: &LedgerIndex,
+    r: &Rendered,
+    keywords: &[String],
+    cosines: Option<&std::collections::HashMap<u32, f64>>,
+) -> Vec<IncludedOut> {
     let terms: Vec<(&String, Vec<crate::index::QueryTerm>)> = keywords
         .iter()
         .map(|k| (k, ix.text.query(k)))
@@ -45,6 +51,7 @@ pub(crate) fn reasons(ix: &LedgerIndex, r: &Rendered, keywords: &[String]) -> Ve
             score: c.log_score.exp(),
             relevance: c.relevance,
             time_factor: c.log_time.exp(),
+            cosine: cosines.and_then(|m| m.get(&c.pos).copied()),
         });
     }
     out

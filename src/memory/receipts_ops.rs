@@ -40,6 +40,8 @@ pub(crate) struct Served {
     pub ledger: LedgerPosition,
     /// The predecessor `done` messages it included.
     pub outputs: Vec<OutputRef>,
+    /// The semantic model and weight its ranking fused, if any.
+    pub semantic: Option<crate::receipts::SemanticUsed>,
 }
 
 impl Memory {
@@ -56,6 +58,7 @@ impl Memory {
             max,
             ledger,
             outputs,
+            semantic,
         } = served;
         let ts = self.write_now();
         // Bounded writes: the same brief for the same asker, room and arguments at the
@@ -131,6 +134,7 @@ impl Memory {
                     _ => None,
                 },
                 half_lives: self.settings.half_life_hours.to_vec(),
+                semantic,
             },
             max_entries: max as u32,
             ledger,

@@ -211,7 +211,8 @@ impl Memory {
             max: receipt.max_entries as usize,
             siblings: receipt.siblings.clone(),
         };
-        let out = brief(&mut ledger, &scorer, &inputs)?.output(inputs);
+        let meaning = self.replay_meaning(&receipt, &mut ledger, &scorer, &mut differences);
+        let out = brief(&mut ledger, &scorer, &inputs, meaning.as_ref())?.output(inputs);
         let sha256 = sha256_hex(&out.markdown);
         let ids = |v: &[crate::api::context::IncludedOut]| {
             v.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
@@ -284,6 +285,44 @@ impl Memory {
             markdown: out.markdown,
             differences,
         })
+    }
+}
+
+impl Memory {
+    /// The semantic side of a receipt's ranking, recomputed on the ledger as it was: with
+    /// the receipt's weight, when this server has the receipt's model. Another model, or
+    /// none, is a difference (the brief is then replayed lexically).
+    fn replay_meaning(
+        &self,
+        receipt: &Receipt,
+        ledger: &mut crate::ledger::Ledger,
+        scorer: &Scorer,
+        differences: &mut Vec<String>,
+    ) -> Option<super::semantic_brief::Meaning> {
+        let used = receipt.ranking.semantic.as_ref()?;
+        match self.semantic_in_use() {
+            Some(here) if here.model_id == used.model_id => {
+                let (ix, scratch) = ledger.index_and_scratch();
+                let scoring = scorer.ranking.scoring();
+                self.brief_meaning(
+                    ix,
+                    &receipt.room_id,
+                    &receipt.keywords,
+                    scoring,
+                    scratch,
+                    used.weight,
+                )
+            }
+            here => {
+                differences.push(format!(
+                    "the brief was ranked with the semantic model {} (weight {}); this server                      has {}, so it was replayed lexically (turn `semantic: on` with that model                      to replay it)",
+                    used.model_id,
+                    used.weight,
+                    here.map_or("none".to_string(), |h| h.model_id)
+                ));
+                None
+            }
+        }
     }
 }
 

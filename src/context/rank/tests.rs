@@ -86,8 +86,8 @@ proptest! {
             keywords.iter().map(|&w| WORDS.get(w).unwrap_or(&"zebra").to_string()).collect();
         let sc = scorer(ranking);
         let mut scratch = Scratch::default();
-        let fast = rank(&ix, &scope, &keywords, &sc, &mut scratch, head);
-        let reference = rank_with(&ix, &scope, &keywords, &sc, &mut scratch, head, false);
+        let fast = rank(&ix, &scope, &keywords, &sc, &mut scratch, head, None);
+        let reference = rank_with(&ix, &scope, &keywords, &sc, &mut scratch, head, false, None);
         prop_assert_eq!(fast, reference);
     }
 }
@@ -123,7 +123,15 @@ fn out_of_order_ledgers_are_scanned() {
         ..Scope::default()
     };
     let mut scratch = Scratch::default();
-    let r = rank(&ix, &scope, &["cache".into()], &scorer(1), &mut scratch, 10);
+    let r = rank(
+        &ix,
+        &scope,
+        &["cache".into()],
+        &scorer(1),
+        &mut scratch,
+        10,
+        None,
+    );
     assert_eq!(
         r,
         rank_with(
@@ -133,7 +141,8 @@ fn out_of_order_ledgers_are_scanned() {
             &scorer(1),
             &mut scratch,
             10,
-            false
+            false,
+            None
         )
     );
     // e0 (a matching decision: group 4), e1 (a convention: group 3), old (group 2).
