@@ -212,6 +212,7 @@ fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
 }
 
 /// The brief of room-q (no plan: every other room is project-wide) ranked by `words`.
+#[cfg(feature = "semantic")]
 fn brief(root: &Path, words: &[&str], env: &[(&str, &str)]) -> Value {
     let mut args = vec!["--json", "context", "room-q"];
     for w in words {
@@ -223,6 +224,7 @@ fn brief(root: &Path, words: &[&str], env: &[(&str, &str)]) -> Value {
 }
 
 /// The included entry `id` of a brief, if it is there.
+#[cfg(feature = "semantic")]
 fn included<'a>(b: &'a Value, id: &str) -> Option<&'a Value> {
     b["included"]
         .as_array()
