@@ -285,6 +285,78 @@ fn the_brief_ranks_by_meaning_with_semantic_on_and_replays_identically() {
 
 #[cfg(feature = "semantic")]
 #[test]
+fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {
+    let p = project();
+    let root = p.path();
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().display().to_string();
+    let on = [
+        ("WARROOM_SNAPSHOT_DIR", cache_dir.as_str()),
+        ("WARROOM_SEMANTIC", "on"),
+    ];
+    let publish = |room: &str, kind: &str, summary: &str| -> (i32, Value, String) {
+        let (code, out, err) = cli_env(
+            root,
+            &[
+                "--json",
+                "publish",
+                "--kind",
+                kind,
+                "--room",
+                room,
+                "--role",
+                "eng",
+                "--summary",
+                summary,
+            ],
+            &on,
+        );
+        (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
+    };
+    // One shared word; the bundled model puts them at a cosine of about 0.68.
+    let (_, a, _) = publish(
+        "room-a",
+        "convention",
+        "All timestamps are stored as timestamptz in UTC.",
+    );
+    let a_id = a["entry"]["id"].as_str().unwrap().to_string();
+    let b = "Order timestamps are saved in the shop's local time zone without an offset.";
+    let names_a = |v: &Value| {
+        v["related"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["id"] == a_id.as_str())
+            .cloned()
+    };
+    let (code, v, err) = publish("room-b", "decision", b);
+    assert_eq!(code, 0, "{err}");
+    assert!(names_a(&v).is_none(), "below the default 0.7: {v}");
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        "semantic: { overlap_cosine: 0.6 }\n",
+    )
+    .unwrap();
+    let (code, v, err) = publish("room-c", "decision", b);
+    assert_eq!(code, 0, "{err}");
+    let r = names_a(&v).unwrap_or_else(|| panic!("pointed at from 0.6: {v}"));
+    assert!(r["why"].to_string().contains("cosine 0.6"), "{r}");
+    // Out of range: every command says which key, the range and an example.
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        "semantic: { overlap_cosine: 1.5 }\n",
+    )
+    .unwrap();
+    let (code, _, err) = publish("room-d", "decision", b);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("semantic.overlap_cosine") && err.contains("0..=1"),
+        "{err}"
+    );
+}
+
+#[cfg(feature = "semantic")]
+#[test]
 fn a_broken_model_directory_is_a_clear_error_and_ranking_stays_lexical() {
     let (p, _) = paraphrase_project();
     let root = p.path();

@@ -49,6 +49,8 @@ pub enum SemanticConfig {
         model: Option<PathBuf>,
         /// The lexical side's share in the fusion (0..=1).
         weight: Option<f64>,
+        /// The cosine from which a neighbour is the same subject on its own (0..=1).
+        overlap_cosine: Option<f64>,
     },
 }
 
@@ -162,7 +164,22 @@ impl ConfigFile {
         match &self.semantic {
             None => {}
             Some(SemanticConfig::Switch(on)) => settings.semantic.on = on.0,
-            Some(SemanticConfig::Detail { on, model, weight }) => {
+            Some(SemanticConfig::Detail {
+                on,
+                model,
+                weight,
+                overlap_cosine,
+            }) => {
+                if let Some(c) = *overlap_cosine {
+                    if !(0.0..=1.0).contains(&c) {
+                        return Err(Error::invalid(
+                            "semantic.overlap_cosine",
+                            format!("{c} is outside 0..=1"),
+                            "give a cosine such as 0.7 (docs/overlaps.md: 0.55 suits all-MiniLM-L6-v2)",
+                        ));
+                    }
+                    settings.semantic.overlap_cosine = c;
+                }
                 settings.semantic.on = on.unwrap_or(true);
                 settings.semantic.model = model.as_ref().map(|m| paths.rooted(m));
                 if let Some(w) = *weight {

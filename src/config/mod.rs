@@ -264,6 +264,7 @@ impl Default for Settings {
                 on: false,
                 model: None,
                 weight: crate::semantic::DEFAULT_WEIGHT,
+                overlap_cosine: crate::semantic::DEFAULT_OVERLAP_COSINE,
             },
         }
     }

@@ -17,7 +17,8 @@
 //!   job queue" and "background image", one shared word, stay apart). An overlap share,
 //!   not a BM25 share: idf depends on the ledger's size, and a young ledger's shared words
 //!   weigh almost nothing; or
-//! - with semantic ranking on, a cosine of at least [`MIN_COSINE`].
+//! - with semantic ranking on, a cosine of at least `semantic.overlap_cosine` (default
+//!   [`crate::semantic::DEFAULT_OVERLAP_COSINE`]; the caller's `cosine` gives only those).
 //!
 //! Superseded entries and the author's own room are never related.
 //!
@@ -38,8 +39,6 @@ pub const CANDIDATES: usize = 20;
 pub const MIN_SHARED_TERMS: usize = 2;
 /// …and the share of the shorter entry's content words they must make.
 pub const MIN_OVERLAP: f64 = 0.3;
-/// A cosine that counts alone (semantic ranking on).
-pub const MIN_COSINE: f64 = 0.7;
 
 /// One related entry and why.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -311,7 +310,7 @@ pub(crate) fn judge(
         ));
         score += overlap;
     }
-    if let Some(c) = cosine.filter(|&c| c >= MIN_COSINE) {
+    if let Some(c) = cosine {
         why.push(format!("cosine {c:.2}"));
         score += c;
     }

@@ -127,7 +127,9 @@ impl Memory {
             let (s, v) = sem?;
             let vs = s.vectors.read().unwrap_or_else(|p| p.into_inner());
             vs.row(p, crate::semantic::id_key(&ix.stored(p).id))?;
-            vs.cosine(p, v).map(f64::from)
+            vs.cosine(p, v)
+                .map(f64::from)
+                .filter(|&c| c >= s.overlap_cosine)
         };
         super::overlaps::related(ix, e, Some(pos), self.now(), &cosine, &near)
     }

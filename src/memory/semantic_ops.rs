@@ -26,6 +26,8 @@ pub(crate) struct SemanticState {
     pub vectors: RwLock<Vectors>,
     pub cache: Option<CachePlace>,
     pub weight: f64,
+    /// From which cosine a publish's neighbour is the same subject on its own.
+    pub overlap_cosine: f64,
     unsaved: AtomicUsize,
 }
 
@@ -114,6 +116,7 @@ pub(crate) fn open(
         vectors: RwLock::new(vectors),
         cache,
         weight: settings.weight,
+        overlap_cosine: settings.overlap_cosine,
         unsaved: AtomicUsize::new(0),
     }))
 }

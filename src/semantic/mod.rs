@@ -55,7 +55,15 @@ pub struct SemanticSettings {
     pub model: Option<PathBuf>,
     /// The share of the lexical side in the fusion (default [`DEFAULT_WEIGHT`]).
     pub weight: f64,
+    /// The cosine from which a published entry's neighbour counts as the same subject on
+    /// its own (`overlap_cosine`, default [`DEFAULT_OVERLAP_COSINE`]): models' cosines
+    /// differ in scale (docs/overlaps.md measures two).
+    pub overlap_cosine: f64,
 }
+
+/// A cosine that makes an overlap on its own, chosen before measuring; docs/overlaps.md
+/// has what it finds with the bundled and a 6-layer model.
+pub const DEFAULT_OVERLAP_COSINE: f64 = 0.7;
 
 /// Default share of the lexical side (chosen by `cargo xtask bench semantic`).
 pub const DEFAULT_WEIGHT: f64 = 0.2;
