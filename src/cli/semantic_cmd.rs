@@ -23,11 +23,50 @@ pub enum SemanticCmd {
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
+    /// Download a model pinned by SHA-256 into the cache directory — only when asked,
+    /// never at run time. Without NAME: the models that can be fetched. Then point
+    /// `semantic: { model: DIR }` at the directory it prints.
+    Fetch {
+        /// The model (`all-minilm-l6-v2`, or a name from --catalogue).
+        name: Option<String>,
+        /// Take the files from this address (a mirror) instead; they must still match
+        /// their pinned SHA-256.
+        #[arg(long, value_name = "URL")]
+        from: Option<String>,
+        /// A team's own catalogue: a JSON array of {name, base, files: [{name, sha256,
+        /// bytes}]} (models on an internal mirror), instead of the built-in one.
+        #[arg(long, value_name = "FILE")]
+        catalogue: Option<std::path::PathBuf>,
+        /// Where models go (default: `models/` in the cache directory —
+        /// $WARROOM_SNAPSHOT_DIR, else ~/.cache/warroom-memory).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
+}
+
+/// What `semantic fetch` did.
+#[cfg(feature = "semantic")]
+#[derive(Debug, serde::Serialize)]
+struct Fetched {
+    name: String,
+    dir: String,
+    /// True if every file was there already with its pinned hash (nothing downloaded).
+    already: bool,
+    files: usize,
+    bytes: u64,
+    /// The line to put in .agents/warroom.yaml.
+    config: String,
 }
 
 impl SemanticCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
         match self {
+            SemanticCmd::Fetch {
+                name,
+                from,
+                catalogue,
+                dir,
+            } => fetch(ctx, name, from, catalogue, dir),
             SemanticCmd::Status => {
                 let s = ctx.memory.semantic_status()?;
                 emit(ctx.json, &s, |s| {
@@ -123,4 +162,111 @@ fn ctrlc_once(f: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
         });
     });
     Ok(())
+}
+
+#[cfg(feature = "semantic")]
+fn fetch(
+    ctx: &Ctx,
+    name: Option<String>,
+    from: Option<String>,
+    catalogue: Option<std::path::PathBuf>,
+    dir: Option<std::path::PathBuf>,
+) -> anyhow::Result<Outcome> {
+    use crate::semantic::fetch;
+    let list = match &catalogue {
+        Some(f) => fetch::catalogue_file(f).map_err(anyhow::Error::msg)?,
+        None => fetch::catalogue(),
+    };
+    let Some(name) = name else {
+        emit(ctx.json, &list, |l| {
+            l.iter()
+                .map(|m| format!("{}  {}", m.name, m.about))
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        return Ok(Outcome::Ok);
+    };
+    let Some(model) = list.iter().find(|m| m.name == name) else {
+        anyhow::bail!(
+            "no model `{}` in the {} catalogue (it has: {}). Fix: `warroom-memory semantic fetch` lists them",
+            crate::validate::printable(&name),
+            if catalogue.is_some() {
+                "given"
+            } else {
+                "built-in"
+            },
+            list.iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let dir = match dir {
+        Some(d) => d,
+        None => ctx
+            .memory
+            .settings()
+            .snapshot
+            .as_ref()
+            .map(|p| p.dir.clone())
+            .or_else(crate::store::snapshot::SnapshotPlace::default_dir)
+            .ok_or_else(|| {
+                anyhow::anyhow!("no cache directory (no $HOME). Fix: give one with --dir")
+            })?
+            .join("models"),
+    };
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    let mut show = |done: u64, total: u64| {
+        if tty {
+            progress(
+                &format!(
+                    "semantic fetch {}: {} of {} MB",
+                    model.name,
+                    done >> 20,
+                    total >> 20
+                ),
+                false,
+            );
+        }
+    };
+    let r = fetch::fetch(model, from.as_deref(), &dir, &mut show);
+    if tty {
+        progress("", true);
+    }
+    let (path, already) = r.map_err(anyhow::Error::msg)?;
+    let out = Fetched {
+        name: model.name.clone(),
+        dir: path.display().to_string(),
+        already,
+        files: model.files.len(),
+        bytes: model.files.iter().map(|f| f.bytes).sum(),
+        config: format!("semantic: {{ model: {} }}", path.display()),
+    };
+    emit(ctx.json, &out, |o| {
+        format!(
+            "{} {} into {} ({} files, {} bytes, each SHA-256 as pinned)\nuse it: put `{}` in .agents/warroom.yaml, then run `warroom-memory semantic backfill`",
+            if o.already { "already had" } else { "fetched" },
+            o.name,
+            o.dir,
+            o.files,
+            o.bytes,
+            o.config
+        )
+    });
+    Ok(Outcome::Ok)
+}
+
+#[cfg(not(feature = "semantic"))]
+fn fetch(
+    _: &Ctx,
+    _: Option<String>,
+    _: Option<String>,
+    _: Option<std::path::PathBuf>,
+    _: Option<std::path::PathBuf>,
+) -> anyhow::Result<Outcome> {
+    anyhow::bail!(
+        "this build has no semantic ranking. Fix: install a build with it: \
+         `cargo install --path . --features semantic`"
+    )
 }

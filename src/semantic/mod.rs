@@ -26,6 +26,8 @@
 
 pub mod cache;
 #[cfg(feature = "semantic")]
+pub mod fetch;
+#[cfg(feature = "semantic")]
 pub mod model;
 pub mod vectors;
 
