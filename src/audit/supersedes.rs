@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::verify::{Seen, Violation};
+use super::verify::{Id, Seen, Violation};
 
 /// The supersede pointers' findings over the entries checked so far.
 #[derive(Clone, Default)]
@@ -15,10 +15,10 @@ pub(super) struct Supersedes {
     pub(super) findings: Vec<Violation>,
     /// Entries superseded by a later one.
     pub(super) superseded: u64,
-    /// Target → the first entry (in order) superseding it.
-    taken: HashMap<String, String>,
+    /// Targets superseded by an entry.
+    taken: HashSet<Id>,
     /// Targets named that are no entry (yet).
-    missing: HashSet<String>,
+    missing: HashSet<Box<str>>,
     /// Entries of `order` checked.
     checked: usize,
 }
@@ -26,15 +26,15 @@ pub(super) struct Supersedes {
 impl Supersedes {
     /// Brings the check up to date with `order` (every entry's id, in file order), which
     /// extends the order checked before.
-    pub(super) fn update(&mut self, ids: &HashMap<String, Seen>, order: &[String]) {
+    pub(super) fn update(&mut self, ids: &HashMap<Id, Seen>, order: &[Id]) {
         let new = &order[self.checked.min(order.len())..];
         let easy = new.iter().all(|id| {
-            let seen = &ids[id];
-            !self.missing.contains(id)
+            let seen = &ids[&**id];
+            !self.missing.contains(&**id)
                 && seen.supersedes.as_deref().is_none_or(|t| {
-                    t != id
+                    t != &**id
                         && ids.get(t).is_some_and(|target| target.line < seen.line)
-                        && !self.taken.contains_key(t)
+                        && !self.taken.contains(t)
                 })
         });
         if !easy {
@@ -45,10 +45,11 @@ impl Supersedes {
         // pointer names a new entry: no finding, and no cycle (every pointer followed
         // from a new entry goes back in the file, and none comes forward to it).
         for id in new {
-            if let Some(t) = ids[id].supersedes.as_deref() {
+            if let Some(t) = ids[&**id].supersedes.as_deref() {
                 // A later entry in this batch naming the same target is not easy: checked
                 // above against `taken` as it was, so check again as it grows.
-                if self.taken.insert(t.to_string(), id.clone()).is_some() {
+                let target = ids.get_key_value(t).map(|(k, _)| k.clone());
+                if !target.is_some_and(|k| self.taken.insert(k)) {
                     *self = full(ids, order);
                     return;
                 }
@@ -62,7 +63,7 @@ impl Supersedes {
 /// The ids that lie on a cycle of `supersedes` pointers. Each entry points to at most one
 /// other, so one pass that marks every id once finds them all: linear, however long the
 /// chains are.
-fn on_cycles<'a>(ids: &'a HashMap<String, Seen>, order: &'a [String]) -> HashSet<&'a str> {
+fn on_cycles<'a>(ids: &'a HashMap<Id, Seen>, order: &'a [Id]) -> HashSet<&'a str> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         OnPath,
@@ -72,7 +73,7 @@ fn on_cycles<'a>(ids: &'a HashMap<String, Seen>, order: &'a [String]) -> HashSet
     let mut cyclic = HashSet::new();
     for start in order {
         let mut path: Vec<&str> = Vec::new();
-        let mut cur = Some(start.as_str());
+        let mut cur = Some(&**start);
         while let Some(c) = cur {
             match mark.get(c) {
                 Some(Mark::OnPath) => {
@@ -88,7 +89,7 @@ fn on_cycles<'a>(ids: &'a HashMap<String, Seen>, order: &'a [String]) -> HashSet
             cur = ids
                 .get_key_value(c)
                 .and_then(|(_, s)| s.supersedes.as_deref())
-                .and_then(|t| ids.get_key_value(t).map(|(k, _)| k.as_str()));
+                .and_then(|t| ids.get_key_value(t).map(|(k, _)| &**k));
         }
         for p in path {
             mark.insert(p, Mark::Done);
@@ -98,7 +99,7 @@ fn on_cycles<'a>(ids: &'a HashMap<String, Seen>, order: &'a [String]) -> HashSet
 }
 
 /// The whole check over `order`.
-fn full(ids: &HashMap<String, Seen>, order: &[String]) -> Supersedes {
+fn full(ids: &HashMap<Id, Seen>, order: &[Id]) -> Supersedes {
     let cyclic = on_cycles(ids, order);
     let mut s = Supersedes {
         checked: order.len(),
@@ -106,7 +107,7 @@ fn full(ids: &HashMap<String, Seen>, order: &[String]) -> Supersedes {
     };
     let mut taken: HashMap<&str, &str> = HashMap::new();
     for id in order {
-        let seen = &ids[id];
+        let seen = &ids[&**id];
         let Some(target) = seen.supersedes.as_deref() else {
             continue;
         };
@@ -118,12 +119,12 @@ fn full(ids: &HashMap<String, Seen>, order: &[String]) -> Supersedes {
                 message,
             });
         };
-        if target == id {
+        if target == &**id {
             flag("self-supersede", format!("`{id}` supersedes itself"));
             continue;
         }
         if !ids.contains_key(target) {
-            s.missing.insert(target.to_string());
+            s.missing.insert(Box::from(target));
             flag(
                 "dangling-supersede",
                 format!("`{id}` supersedes `{target}`, which is not in the ledger"),
@@ -140,11 +141,11 @@ fn full(ids: &HashMap<String, Seen>, order: &[String]) -> Supersedes {
             );
             continue;
         }
-        taken.insert(target, id);
+        taken.insert(target, &**id);
         s.superseded += 1;
         // Walking the chain from the target comes back to `id` exactly when `id` is on a
         // cycle of the supersede pointers.
-        if cyclic.contains(id.as_str()) {
+        if cyclic.contains(&**id) {
             flag(
                 "supersede-cycle",
                 format!("`{id}` and `{target}` supersede each other (a cycle)"),
@@ -152,8 +153,8 @@ fn full(ids: &HashMap<String, Seen>, order: &[String]) -> Supersedes {
         }
     }
     s.taken = taken
-        .into_iter()
-        .map(|(t, by)| (t.to_string(), by.to_string()))
+        .into_keys()
+        .filter_map(|t| ids.get_key_value(t).map(|(k, _)| k.clone()))
         .collect();
     s
 }

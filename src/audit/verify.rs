@@ -72,11 +72,14 @@ impl VerifyReport {
     }
 }
 
+/// An entry id, shared between the id map and the file order (one copy of each id).
+pub(super) type Id = std::sync::Arc<str>;
+
 #[derive(Clone)]
 pub(super) struct Seen {
     pub(super) line: u64,
     pub(super) offset: u64,
-    pub(super) supersedes: Option<String>,
+    pub(super) supersedes: Option<Box<str>>,
 }
 
 /// What `verify` checks besides every line.
@@ -121,8 +124,8 @@ pub struct Verifier {
     /// Counts and per-line violations (the supersede and head findings are added by
     /// [`Verifier::report`]).
     r: VerifyReport,
-    ids: HashMap<String, Seen>,
-    order: Vec<String>,
+    ids: HashMap<Id, Seen>,
+    order: Vec<Id>,
     chain: ChainCheck,
     /// Byte offset of each line (late chain findings name an earlier line).
     offsets: Vec<u64>,
@@ -281,10 +284,10 @@ impl Verifier {
 fn check_line(
     bytes: &[u8],
     flag: &mut dyn FnMut(&str, String),
-    ids: &mut HashMap<String, Seen>,
+    ids: &mut HashMap<Id, Seen>,
     line: u64,
     offset: u64,
-) -> Option<String> {
+) -> Option<Id> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let Ok(text) = std::str::from_utf8(bytes) else {
         flag("invalid-utf8", "the line is not valid UTF-8".into());
@@ -321,13 +324,13 @@ fn check_line(
         );
         return None;
     }
-    let id = entry.id.to_string();
+    let id: Id = Id::from(&*entry.id);
     ids.insert(
         id.clone(),
         Seen {
             line,
             offset,
-            supersedes: entry.supersedes.as_deref().map(str::to_string),
+            supersedes: entry.supersedes.as_deref().map(Box::from),
         },
     );
     Some(id)
