@@ -209,6 +209,7 @@ fn the_console_works_in_a_real_browser() {
         b.eval("return document.getElementById('head').textContent"),
         head
     );
+    b.screenshot("audit");
     errors.extend(b.console_errors());
 
     // Live: an entry published through the CLI appears on the open timeline within 2 s,
@@ -273,6 +274,7 @@ fn the_console_works_in_a_real_browser() {
     )
     .unwrap();
     b.goto(&format!("{base}/audit"));
+    b.screenshot("audit-violations");
     let rows = b.eval("return document.querySelectorAll('table.violations tbody tr').length");
     assert!(
         rows.as_u64().unwrap() > 0,
