@@ -3,6 +3,7 @@
 //! is on the page at once, exactly as a full `verify` reports them; a line changed inside
 //! the verified prefix is found by the background full pass once one is due, and the page
 //! then agrees with `verify` again. Time is the daemon's clock file, moved by the test.
+//! With the ledger in PostgreSQL the page continues from the rows after the verified ones.
 
 mod common;
 
@@ -209,4 +210,46 @@ fn the_audit_page_continues_over_new_lines_and_a_full_pass_finds_the_rest() {
         assert!(Instant::now() < deadline, "no full pass within 60 s: {now}");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+#[test]
+fn with_the_ledger_in_postgresql_the_page_continues_from_the_rows_after_it() {
+    let (p, _url) = common::pg::server().project();
+    let root = p.path();
+    let yaml = root.join(".agents/warroom.yaml");
+    let mut config = std::fs::read_to_string(&yaml).unwrap();
+    config.push_str("full_verify_seconds: 3600\n");
+    std::fs::write(&yaml, config).unwrap();
+    publish(root, "before the daemon");
+    let runtime = tempfile::tempdir().unwrap();
+    let _daemon = common::daemon::start_daemon(root, runtime.path());
+    let base = url_of(root, runtime.path())
+        .trim_end_matches("/mcp")
+        .to_string();
+    let token = operator_token(root, runtime.path());
+
+    let first = page(&base, &token);
+    assert!(
+        first.contains("Clean") && continued(&first).is_none(),
+        "{first}"
+    );
+    assert!(first.contains("(ledger)"), "the database's ledger: {first}");
+    publish(root, "after one");
+    publish(root, "after two");
+    // A brief adds a receipt row: continued too.
+    let (code, _, err) = cli(root, &["context", "room-9", "--keyword", "after"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let after = page(&base, &token);
+    assert_eq!(
+        continued(&after),
+        Some(3),
+        "two ledger rows and a receipt: {after}"
+    );
+    let (none, head) = verify_full(root);
+    assert!(none.is_empty(), "{none:?}");
+    assert!(
+        after.contains(&format!("<code id=\"head\">{head}</code>")),
+        "{after}"
+    );
+    assert!(after.contains("Clean"));
 }
