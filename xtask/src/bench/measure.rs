@@ -72,6 +72,10 @@ pub struct SizeReport {
     /// `memory_get_context` for a room deep in a 100-epic plan, with brief keywords (its
     /// receipt written, as every served brief's is).
     pub context: Micros,
+    /// Replaying one brief's receipt (`context --replay`), ms, median of three: today it
+    /// copies the ledger's prefix and indexes it (issue #44 wants it on the live index).
+    #[serde(default)]
+    pub replay_ms: Option<f64>,
     /// The same briefs without writing their receipts: what receipts cost.
     #[serde(default)]
     pub context_unrecorded: Option<Micros>,
@@ -215,6 +219,22 @@ pub fn measure(
             .unwrap_or(0)
     }));
 
+    let replay_ms = memory
+        .get_context(context_args(0), &Identity::default())?
+        .receipt
+        .map(|id| {
+            let mut t: Vec<f64> = (0..3)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    let identical = memory.replay_receipt(&id).map(|r| r.identical);
+                    assert!(matches!(identical, Ok(true)), "the replay of {id}: {identical:?}");
+                    start.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect();
+            t.sort_by(f64::total_cmp);
+            t[1]
+        });
+
     let since = warroom_memory::api::audit::DiffArgs {
         since: Some(end.to_rfc3339()),
         ..Default::default()
@@ -318,6 +338,7 @@ pub fn measure(
         query_all,
         context,
         context_unrecorded,
+        replay_ms,
         diff_since_nothing_new,
         tail_pickup,
         publish_fsync,

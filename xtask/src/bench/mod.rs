@@ -167,12 +167,12 @@ fn pair(m: &Micros) -> String {
 /// The reports as two markdown tables (for README).
 pub fn markdown(reports: &[SizeReport]) -> String {
     let mut s = String::from(
-        "| entries | ledger MB | cold start ms | first start + snapshot write ms | restart from snapshot ms | RSS MB (× ledger) | peak RSS MB | index build ms: SQLite FTS5 / tantivy |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| entries | ledger MB | cold start ms | first start + snapshot write ms | restart from snapshot ms | RSS MB (× ledger) | peak RSS MB | index build ms: SQLite FTS5 / tantivy | replay of a receipt ms |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let ms = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("{m:.0}"));
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {:.0} | {:.0} | {:.0} | {} ({:.2}×) | {} | {} / {} |\n",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {} ({:.2}×) | {} | {} / {} | {} |\n",
             r.entries,
             mb(r.ledger_bytes),
             r.cold_start_ms,
@@ -182,7 +182,8 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             r.rss_bytes as f64 / r.ledger_bytes.max(1) as f64,
             mb(r.peak_rss_bytes),
             ms(r.sqlite_fts5_build_ms),
-            ms(r.tantivy_build_ms)
+            ms(r.tantivy_build_ms),
+            ms(r.replay_ms)
         ));
     }
     s.push_str(
