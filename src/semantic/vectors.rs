@@ -126,10 +126,24 @@ impl Vectors {
         Some(self.dot(p, q))
     }
 
+    /// The row's codes times `q`, times its scale. Sixteen running sums side by side, so
+    /// the compiler keeps them in vector registers (one sum in file order cannot be
+    /// reordered, and ran at a quarter of the speed: a search at 100k entries spent most
+    /// of its time here). The order of the additions is fixed, so a cosine is the same on
+    /// every run and every machine of the same build.
     fn dot(&self, p: usize, q: &[f32]) -> f32 {
+        const LANES: usize = 16;
         let row = &self.codes[p * self.dims..(p + 1) * self.dims];
-        let mut acc = 0f32;
-        for (c, x) in row.iter().zip(q) {
+        let mut lanes = [0f32; LANES];
+        let (rows, qs) = (row.chunks_exact(LANES), q.chunks_exact(LANES));
+        let (row_rest, q_rest) = (rows.remainder(), qs.remainder());
+        for (c, x) in rows.zip(qs) {
+            for i in 0..LANES {
+                lanes[i] += f32::from(c[i]) * x[i];
+            }
+        }
+        let mut acc: f32 = lanes.iter().sum();
+        for (c, x) in row_rest.iter().zip(q_rest) {
             acc += f32::from(*c) * x;
         }
         acc * self.scales[p]
