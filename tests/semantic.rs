@@ -58,6 +58,31 @@ fn paraphrase_project() -> (tempfile::TempDir, Set) {
     (p, set)
 }
 
+/// A vector cache of a test's own, and the environments with semantic ranking off and on.
+#[cfg(feature = "semantic")]
+struct Cache {
+    _dir: tempfile::TempDir,
+    path: String,
+}
+
+#[cfg(feature = "semantic")]
+impl Cache {
+    fn new() -> Cache {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().display().to_string();
+        Cache { _dir: dir, path }
+    }
+    fn off(&self) -> [(&str, &str); 1] {
+        [("WARROOM_SNAPSHOT_DIR", self.path.as_str())]
+    }
+    fn on(&self) -> [(&str, &str); 2] {
+        [
+            ("WARROOM_SNAPSHOT_DIR", self.path.as_str()),
+            ("WARROOM_SEMANTIC", "on"),
+        ]
+    }
+}
+
 /// Share of cases whose entry is in the top 5 of `search` (with `env`).
 fn recall_at_5(root: &Path, set: &Set, env: &[(&str, &str)]) -> f64 {
     let mut found = 0;
@@ -87,13 +112,8 @@ fn recall_at_5(root: &Path, set: &Set, env: &[(&str, &str)]) -> f64 {
 fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
     let (p, set) = paraphrase_project();
     let root = p.path();
-    let cache = tempfile::tempdir().unwrap();
-    let cache_dir = cache.path().display().to_string();
-    let off = [("WARROOM_SNAPSHOT_DIR", cache_dir.as_str())];
-    let on = [
-        ("WARROOM_SNAPSHOT_DIR", cache_dir.as_str()),
-        ("WARROOM_SEMANTIC", "on"),
-    ];
+    let cache = Cache::new();
+    let (off, on) = (cache.off(), cache.on());
     // Off: lexical, byte for byte what it was — no semantic parts, no paraphrase found.
     assert_eq!(recall_at_5(root, &set, &off), 0.0);
     let (_, out, _) = cli_env(root, &["--json", "search", "login", "--room", "*"], &off);
@@ -238,13 +258,8 @@ fn included<'a>(b: &'a Value, id: &str) -> Option<&'a Value> {
 fn the_brief_ranks_by_meaning_with_semantic_on_and_replays_identically() {
     let (p, set) = paraphrase_project();
     let root = p.path();
-    let cache = tempfile::tempdir().unwrap();
-    let cache_dir = cache.path().display().to_string();
-    let off = [("WARROOM_SNAPSHOT_DIR", cache_dir.as_str())];
-    let on = [
-        ("WARROOM_SNAPSHOT_DIR", cache_dir.as_str()),
-        ("WARROOM_SEMANTIC", "on"),
-    ];
+    let cache = Cache::new();
+    let (off, on) = (cache.off(), cache.on());
     let (code, _, err) = cli_env(root, &["semantic", "backfill"], &on);
     assert_eq!(code, 0, "{err}");
     let words = [
@@ -288,12 +303,8 @@ fn the_brief_ranks_by_meaning_with_semantic_on_and_replays_identically() {
 fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {
     let p = project();
     let root = p.path();
-    let cache = tempfile::tempdir().unwrap();
-    let cache_dir = cache.path().display().to_string();
-    let on = [
-        ("WARROOM_SNAPSHOT_DIR", cache_dir.as_str()),
-        ("WARROOM_SEMANTIC", "on"),
-    ];
+    let cache = Cache::new();
+    let on = cache.on();
     let publish = |room: &str, kind: &str, summary: &str| -> (i32, Value, String) {
         let (code, out, err) = cli_env(
             root,

@@ -19,6 +19,7 @@ mod lists;
 mod norms;
 mod query;
 mod rank;
+mod scratch;
 mod search;
 pub mod snapshot;
 mod text;

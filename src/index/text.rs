@@ -28,6 +28,7 @@ use foldhash::HashMap;
 
 use super::bounds::Bounds;
 use super::chunks::ChunkCache;
+pub use super::scratch::Scratch;
 use super::tokens::Tokens;
 
 /// BM25 term-frequency saturation.
@@ -67,64 +68,6 @@ pub struct QueryTerm {
     pub idf_seed: f64,
     /// Inverse document frequency over every field.
     pub idf: f64,
-}
-
-/// Reusable score accumulator, sized to the number of documents.
-#[derive(Debug, Default)]
-pub struct Scratch {
-    scores: Vec<f64>,
-    touched: Vec<u32>,
-}
-
-impl Scratch {
-    /// Documents that scored above zero, with their BM25 score; clears the accumulator.
-    pub fn drain(&mut self) -> impl Iterator<Item = (u32, f64)> + '_ {
-        let scores = &mut self.scores;
-        self.touched.drain(..).map(move |d| {
-            let s = std::mem::take(&mut scores[d as usize]);
-            (d, s)
-        })
-    }
-
-    /// Documents that scored above zero so far, in no particular order.
-    pub fn touched(&self) -> &[u32] {
-        &self.touched
-    }
-
-    /// The accumulated score of `doc` (0 if it matched nothing), without clearing.
-    pub fn get(&self, doc: u32) -> f64 {
-        self.scores.get(doc as usize).copied().unwrap_or(0.0)
-    }
-
-    #[inline]
-    fn add(&mut self, doc: u32, s: f64) {
-        let slot = &mut self.scores[doc as usize];
-        if *slot == 0.0 {
-            self.touched.push(doc);
-        }
-        *slot += s;
-    }
-
-    /// Replaces every score with `scores` (documents below `docs`; those not above zero
-    /// are left out): how a brief's lexical scores give way to fused ones.
-    pub fn replace(&mut self, docs: usize, scores: impl IntoIterator<Item = (u32, f64)>) {
-        self.clear();
-        if self.scores.len() < docs {
-            self.scores.resize(docs, 0.0);
-        }
-        for (doc, s) in scores {
-            if s > 0.0 && (doc as usize) < docs {
-                self.add(doc, s);
-            }
-        }
-    }
-
-    /// Resets the accumulator.
-    pub fn clear(&mut self) {
-        for d in self.touched.drain(..) {
-            self.scores[d as usize] = 0.0;
-        }
-    }
 }
 
 /// The seed's BM25 of one posting with summary or tags: `w` is `idf × (k1 + 1)`, `b_st`
@@ -511,9 +454,7 @@ impl TextIndex {
 
     /// Adds the score of every document matching any of `terms` into `scratch`.
     pub fn score(&self, terms: &[QueryTerm], scoring: Scoring, scratch: &mut Scratch) {
-        if scratch.scores.len() < self.docs.len() {
-            scratch.scores.resize(self.docs.len(), 0.0);
-        }
+        scratch.fit(self.docs.len());
         let avg = self.averages();
         // One loop per scoring, so the hot loop has no branch on it. Both skip the
         // normalisation of fields a posting does not have (most have one field).

@@ -71,27 +71,6 @@ impl Memory {
         Ok(out)
     }
 
-    /// `verify` of this project's ledger and receipts, as the CLI's `verify` runs it, with
-    /// this memory's clock for `future-dated` and its settings for `allow_unchained`.
-    pub fn verify(&self, head: Option<&str>) -> Result<crate::audit::verify::VerifyReport> {
-        if let Some(h) = head
-            && crate::chain::parse_hex(h).is_none()
-        {
-            return Err(Error::invalid(
-                "head",
-                format!("`{}` is not a head", crate::validate::printable(h)),
-                "give the 32 hex digits `verify` printed as the head to record",
-            ));
-        }
-        let opts = crate::audit::verify::VerifyOptions {
-            head,
-            receipts_head: None,
-            now: Some(self.now()),
-            allow_unchained: self.settings().allow_unchained,
-        };
-        crate::audit::project::verify_project(self.paths(), &opts, &mut |_, _| {})
-    }
-
     /// The full diff of the ledger between two times or two git revisions.
     pub fn diff_report(&self, args: &DiffArgs) -> Result<DiffReport> {
         let ledger = &self.paths().ledger;

@@ -41,6 +41,8 @@ pub struct AuditView {
 }
 
 impl Memory {
+    /// The options of this memory's verifications: its clock for `future-dated` and its
+    /// settings for `allow_unchained`.
     fn verify_opts(&self) -> VerifyOptions<'static> {
         VerifyOptions {
             head: None,

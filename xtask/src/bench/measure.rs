@@ -227,7 +227,10 @@ pub fn measure(
                 .map(|_| {
                     let start = std::time::Instant::now();
                     let identical = memory.replay_receipt(&id).map(|r| r.identical);
-                    assert!(matches!(identical, Ok(true)), "the replay of {id}: {identical:?}");
+                    assert!(
+                        matches!(identical, Ok(true)),
+                        "the replay of {id}: {identical:?}"
+                    );
                     start.elapsed().as_secs_f64() * 1000.0
                 })
                 .collect();
