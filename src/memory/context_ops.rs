@@ -86,6 +86,11 @@ impl Memory {
             }
         }
         let now = self.now();
+        // The keywords' vector before the lock (the embedding is the slow part); a plan's
+        // keywords are embedded under it the first time, then found in the same cache.
+        if let (Some(s), Some(kw)) = (self.semantic(), &args.brief_keywords) {
+            s.query(&kw.join(" "));
+        }
         let mut guard = self.fresh()?;
         let state = &mut *guard;
         let dag = &state.plans.dag;

@@ -174,6 +174,10 @@ impl Memory {
         )?;
         let (filter, excluded_room) = self.build_filter(&args.filter, who)?;
         let now = self.now();
+        // The query's vector before the lock (the embedding is the slow part).
+        if let Some(s) = self.semantic() {
+            s.query(&args.text);
+        }
         let state = self.fresh_read()?;
         let ix = state.ledger.index();
         let compiled = filter.compile(ix);

@@ -54,7 +54,7 @@ impl Memory {
             return None;
         }
         let s = self.semantic()?;
-        let q = s.embed_one(&text)?;
+        let q = s.query(&text)?;
         let terms = ix.text.query(&text);
         let ideal: f64 = terms.iter().map(|t| t.idf).sum();
         scratch.clear();

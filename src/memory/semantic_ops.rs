@@ -17,6 +17,9 @@ use crate::semantic::{Embedder, Fused, POOL, SemanticSettings, Vectors, entry_te
 
 /// Vectors embedded since the last save after which a publish saves the cache again.
 const SAVE_EVERY: usize = 256;
+/// Query vectors kept (a plan's brief keywords are asked again and again); past it the
+/// cache starts over.
+const QUERIES_KEPT: usize = 256;
 
 /// The semantic side of one memory.
 pub(crate) struct SemanticState {
@@ -29,6 +32,9 @@ pub(crate) struct SemanticState {
     /// From which cosine a publish's neighbour is the same subject on its own.
     pub overlap_cosine: f64,
     unsaved: AtomicUsize,
+    /// Query text → its vector: a search or a brief embeds its text before it takes the
+    /// index's lock ([`SemanticState::query`]), and finds it here under the lock.
+    queries: std::sync::Mutex<std::collections::HashMap<String, Arc<Vec<f32>>>>,
 }
 
 /// What `semantic status` reports.
@@ -118,6 +124,7 @@ pub(crate) fn open(
         weight: settings.weight,
         overlap_cosine: settings.overlap_cosine,
         unsaved: AtomicUsize::new(0),
+        queries: std::sync::Mutex::default(),
     }))
 }
 
@@ -132,6 +139,28 @@ impl SemanticState {
                 None
             }
         }
+    }
+
+    /// The vector of a query text, embedded once and kept (None: off, or it failed —
+    /// logged). Call it before taking the index's lock: the embedding is the slow part.
+    pub(crate) fn query(&self, text: &str) -> Option<Arc<Vec<f32>>> {
+        let kept = |s: &Self| {
+            s.queries
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(text)
+                .cloned()
+        };
+        if let Some(v) = kept(self) {
+            return Some(v);
+        }
+        let v = Arc::new(self.embed_one(text)?);
+        let mut q = self.queries.lock().unwrap_or_else(|p| p.into_inner());
+        if q.len() >= QUERIES_KEPT {
+            q.clear();
+        }
+        q.insert(text.to_string(), v.clone());
+        Some(v)
     }
 
     /// Stores a published entry's vector; saves the cache every [`SAVE_EVERY`] of them.
@@ -191,7 +220,7 @@ impl Memory {
         scorer: &Scorer,
     ) -> Option<Vec<FusedHit>> {
         let s = self.semantic.as_ref()?;
-        let q = s.embed_one(text)?;
+        let q = s.query(text)?;
         let ideal: f64 = ix.text().query(text).iter().map(|t| t.idf).sum();
         let vectors = s.vectors.read().unwrap_or_else(|p| p.into_inner());
         let near = vectors.nearest(&q, POOL, &|pos| {
