@@ -1,7 +1,7 @@
 //! `semantic`: the opt-in semantic ranking's housekeeping — `status` (the model, its
 //! dimensions, entries with and without a vector, the cache) and `backfill` (embeds every
-//! entry without a vector, on every core, resumable: what was embedded is saved as it
-//! goes, so Ctrl-C loses at most one batch).
+//! entry without a vector, on every core, resumable: what was embedded is saved every
+//! 10 s and on Ctrl-C, so a kill loses at most 10 s of work).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -334,6 +334,11 @@ impl Memory {
         let total = missing.len();
         let (mut embedded, mut failed, mut interrupted) = (0, 0, false);
         const BATCH: usize = 32;
+        // The cache is written whole (tens of MB at 100k entries, MAC'd): every round
+        // would cost more than the embedding. Every few seconds instead; a Ctrl-C (the
+        // stop flag) still saves everything before returning.
+        const SAVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(10);
+        let mut saved = std::time::Instant::now();
         for round in missing.chunks(BATCH * threads.max(1)) {
             if stop.load(Ordering::Relaxed) {
                 interrupted = true;
@@ -384,7 +389,10 @@ impl Memory {
                     }
                 }
             }
-            s.save();
+            if saved.elapsed() >= SAVE_INTERVAL {
+                s.save();
+                saved = std::time::Instant::now();
+            }
             progress(embedded + failed, total);
         }
         s.save();
