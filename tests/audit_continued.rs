@@ -16,6 +16,17 @@ use warroom_memory::chain::{hex, link_of};
 use warroom_memory::clock::{Clock, SystemClock, Timestamp};
 use xtask::http_client::get;
 
+/// Starts the daemon `cmd` and returns it with the console's address and operator token.
+fn console(
+    root: &Path,
+    runtime: &Path,
+    cmd: std::process::Command,
+) -> (common::daemon::Daemon, String, String) {
+    let daemon = start_daemon_cmd(root, runtime, cmd);
+    let base = url_of(root, runtime).trim_end_matches("/mcp").to_string();
+    (daemon, base, operator_token(root, runtime))
+}
+
 fn page(base: &str, token: &str) -> String {
     let r = get(
         &format!("{base}/audit"),
@@ -111,11 +122,7 @@ fn the_audit_page_continues_over_new_lines_and_a_full_pass_finds_the_rest() {
     let runtime = tempfile::tempdir().unwrap();
     let mut cmd = daemon_cmd(root, runtime.path(), &["--listen", "127.0.0.1:0"]);
     cmd.env("WARROOM_NOW_FILE", &clock);
-    let _daemon = start_daemon_cmd(root, runtime.path(), cmd);
-    let base = url_of(root, runtime.path())
-        .trim_end_matches("/mcp")
-        .to_string();
-    let token = operator_token(root, runtime.path());
+    let (_daemon, base, token) = console(root, runtime.path(), cmd);
 
     // The first view is a full pass.
     let first = page(&base, &token);
@@ -222,11 +229,8 @@ fn with_the_ledger_in_postgresql_the_page_continues_from_the_rows_after_it() {
     std::fs::write(&yaml, config).unwrap();
     publish(root, "before the daemon");
     let runtime = tempfile::tempdir().unwrap();
-    let _daemon = common::daemon::start_daemon(root, runtime.path());
-    let base = url_of(root, runtime.path())
-        .trim_end_matches("/mcp")
-        .to_string();
-    let token = operator_token(root, runtime.path());
+    let cmd = daemon_cmd(root, runtime.path(), &["--listen", "127.0.0.1:0"]);
+    let (_daemon, base, token) = console(root, runtime.path(), cmd);
 
     let first = page(&base, &token);
     assert!(
