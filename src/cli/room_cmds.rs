@@ -39,14 +39,19 @@ pub struct ContextCmd {
     /// must be in its history, so an edited or re-chained receipt is caught.
     #[arg(long, value_name = "HASH", requires = "replay")]
     receipts_head: Option<String>,
+    /// With --replay: recompute on an index built afresh from a copy of the ledger's
+    /// prefix instead of on the index as it was at the receipt's position (independent
+    /// of the server's index; slower, a first start's work). Both must agree.
+    #[arg(long, requires = "replay")]
+    rebuild: bool,
 }
 
 impl ContextCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
         if let Some(id) = &self.replay {
-            let r = ctx
-                .memory
-                .replay_receipt_at(id, self.receipts_head.as_deref())?;
+            let r =
+                ctx.memory
+                    .replay_receipt_with(id, self.receipts_head.as_deref(), self.rebuild)?;
             emit(ctx.json, &r, crate::render_audit::replay);
             return Ok(if r.identical {
                 Outcome::Ok

@@ -303,18 +303,50 @@ pub(crate) fn rank_with(
     let ranked = if from_cells {
         by_cells(&r, scratch, head)
     } else {
-        scan_scored(&r, scratch, head)
+        scan_scored(&r, scratch, head, None)
     };
     scratch.clear();
     ranked
 }
 
-fn scan_scored(r: &Resolved<'_>, scratch: &Scratch, head: usize) -> Ranked {
+/// [`rank`] as the index was at horizon `h` (see [`crate::index`]'s horizon: entries from
+/// position `h` on invisible, their supersedes undone, BM25 over the first `h`): what a
+/// receipt's replay ranks with, equal to ranking an index rebuilt from the ledger's
+/// prefix. By the reference scan, over the prefix's entries (the cells count every entry).
+pub fn rank_at(
+    ix: &LedgerIndex,
+    scope: &Scope,
+    keywords: &[String],
+    scorer: &Scorer,
+    scratch: &mut Scratch,
+    head: usize,
+    h: u32,
+) -> Ranked {
+    let r = Resolved::new(ix, scope, scorer);
+    scratch.clear();
+    let text = keywords.join(" ");
+    if !text.trim().is_empty() {
+        let terms = ix.text.query_at(&text, h);
+        ix.text
+            .score_at(&terms, scorer.ranking.scoring(), scratch, h);
+    }
+    let ranked = scan_scored(&r, scratch, head, Some(h));
+    scratch.clear();
+    ranked
+}
+
+/// The reference scan: every live entry, oldest first; with a horizon, the entries live
+/// at it.
+fn scan_scored(r: &Resolved<'_>, scratch: &Scratch, head: usize, h: Option<u32>) -> Ranked {
     let mut best = Head::new(head);
     let (mut total, mut unrelated) = (0, 0);
     for &pos in r.ix.chrono() {
         let m = r.ix.meta(pos);
-        if !m.live || r.is_own(m.room, m.plan) {
+        let live = match h {
+            None => m.live,
+            Some(h) => r.ix.live_at(pos, h),
+        };
+        if !live || r.is_own(m.room, m.plan) {
             continue;
         }
         let rel = scratch.get(pos);

@@ -14,6 +14,7 @@ mod candidates;
 mod chunks;
 mod codec;
 mod filter;
+mod horizon;
 mod interner;
 mod lists;
 mod norms;

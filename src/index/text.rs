@@ -73,7 +73,7 @@ pub struct QueryTerm {
 /// The seed's BM25 of one posting with summary or tags: `w` is `idf × (k1 + 1)`, `b_st`
 /// is `b / avg(summary + tags length)`.
 #[inline(always)]
-fn seed_score(w: f64, p: &Posting, len: &Doc, b_st: f64) -> f64 {
+pub(super) fn seed_score(w: f64, p: &Posting, len: &Doc, b_st: f64) -> f64 {
     let tf = f64::from(p.tf[0]) + f64::from(p.tf[1]);
     let dl = f64::from(len.st);
     w * tf / (tf + K1 * (1.0 - B + b_st * dl))
@@ -82,7 +82,7 @@ fn seed_score(w: f64, p: &Posting, len: &Doc, b_st: f64) -> f64 {
 /// BM25F of one posting; normalisation is skipped for fields the posting lacks (most have
 /// one field).
 #[inline(always)]
-fn fielded_score(w: f64, p: &Posting, len: &Doc, b_st: f64, b_d: f64) -> f64 {
+pub(super) fn fielded_score(w: f64, p: &Posting, len: &Doc, b_st: f64, b_d: f64) -> f64 {
     let st = u32::from(p.tf[0]) + u32::from(p.tf[1]);
     let mut tf = 0.0;
     if st > 0 {

@@ -166,7 +166,7 @@ impl Memory {
                 u.weight,
             )
         });
-        let brief = brief(&mut state.ledger, &scorer, &inputs, meaning.as_ref())?;
+        let brief = brief(&mut state.ledger, &scorer, &inputs, meaning.as_ref(), None)?;
         let position = state.ledger.position()?;
         drop(guard);
         let output_refs = inputs
@@ -246,7 +246,12 @@ pub(crate) fn brief(
     scorer: &crate::index::Scorer,
     i: &BriefInputs,
     meaning: Option<&super::semantic_brief::Meaning>,
+    at: Option<u32>,
 ) -> Result<Brief> {
+    debug_assert!(
+        at.is_none() || meaning.is_none(),
+        "a brief at a horizon is lexical"
+    );
     let header = header(i);
     let scope = Scope {
         room_id: i.room.clone(),
@@ -271,6 +276,7 @@ pub(crate) fn brief(
                 &rooms,
                 super::open_overlaps::BRIEF_ENTRIES,
                 super::open_overlaps::BRIEF_PAIRS,
+                at,
             )?;
             Some(found.pairs)
         }
@@ -285,7 +291,12 @@ pub(crate) fn brief(
     let r = loop {
         let (ix, scratch) = ledger.index_and_scratch();
         let fused = meaning.map(|m| m.fused.as_slice());
-        let ranked = rank(ix, &scope, &i.keywords, scorer, scratch, head, fused);
+        let ranked = match at {
+            Some(h) => {
+                crate::context::rank::rank_at(ix, &scope, &i.keywords, scorer, scratch, head, h)
+            }
+            None => rank(ix, &scope, &i.keywords, scorer, scratch, head, fused),
+        };
         let r = render(
             ix,
             &header,
@@ -303,7 +314,7 @@ pub(crate) fn brief(
     };
     let ix = ledger.index();
     let included = super::provenance::reasons(ix, &r, &i.keywords, meaning.map(|m| &m.cosines));
-    let omitted = super::provenance::omitted(ix, &scope, &r);
+    let omitted = super::provenance::omitted(ix, &scope, &r, at);
     Ok(Brief {
         rendered: r,
         included,

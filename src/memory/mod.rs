@@ -22,6 +22,7 @@ mod read;
 mod receipts_index;
 mod receipts_ops;
 mod replay;
+mod replay_prefix;
 mod semantic_brief;
 mod semantic_ops;
 

@@ -106,13 +106,22 @@ fn side(ix: &LedgerIndex, pos: u32) -> Result<OverlapSide> {
 }
 
 /// The newest `limit` live entries of compared kinds of `rooms` (`None`: every room),
-/// newest first; `found` learns how many and whether `limit` cut the list.
-fn scope(ix: &LedgerIndex, rooms: Option<&[String]>, limit: usize, found: &mut Found) -> Vec<u32> {
+/// newest first; `found` learns how many and whether `limit` cut the list. `at`: as the
+/// index was at that horizon (a receipt's replay), else now.
+fn scope(
+    ix: &LedgerIndex,
+    rooms: Option<&[String]>,
+    limit: usize,
+    found: &mut Found,
+    at: Option<u32>,
+) -> Vec<u32> {
     let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
     let mut todo: Vec<u32> = Vec::new();
-    for pos in (0..ix.len() as u32).rev() {
+    let end = at.unwrap_or(ix.len() as u32);
+    for pos in (0..end).rev() {
         let m = ix.meta(pos);
-        if !m.live || comparable(m.kind).is_empty() {
+        let live = at.map_or(m.live, |h| ix.live_at(pos, h));
+        if !live || comparable(m.kind).is_empty() {
             continue;
         }
         let in_scope = *rooms_ok.entry(m.room).or_insert_with(|| {
@@ -157,7 +166,7 @@ pub fn open(
     let in_set =
         |set: Option<&[String]>, room: &str| set.is_none_or(|s| s.iter().any(|r| r == room));
     let mut found = Found::default();
-    let todo = scope(ix, from, limit, &mut found);
+    let todo = scope(ix, from, limit, &mut found, None);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(todo.len() / PER_THREAD)
@@ -243,13 +252,20 @@ pub fn open(
 
 /// The open overlaps among the newest `limit` live entries of compared kinds of `rooms`,
 /// compared with each other pairwise — no search, so a brief pays microseconds per pair,
-/// not a search per entry. Pure given the index. Each pair is judged from its newer side.
-pub fn among(ix: &LedgerIndex, rooms: &[String], limit: usize, keep: usize) -> Result<Found> {
+/// not a search per entry. Pure given the index (and the horizon `at`, for a replay).
+/// Each pair is judged from its newer side.
+pub fn among(
+    ix: &LedgerIndex,
+    rooms: &[String],
+    limit: usize,
+    keep: usize,
+    at: Option<u32>,
+) -> Result<Found> {
     let mut found = Found::default();
     if rooms.len() < 2 {
         return Ok(found); // a pair needs two rooms
     }
-    let todo = scope(ix, Some(rooms), limit, &mut found);
+    let todo = scope(ix, Some(rooms), limit, &mut found, at);
     let feats: Vec<Features> = ix
         .entries(&todo)?
         .into_iter()

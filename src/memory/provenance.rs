@@ -58,16 +58,31 @@ pub(crate) fn reasons(
 }
 
 /// What was left out, by reason: the limits, the rules, supersedes, duplicates, and the
-/// room's own entries (from the index's live counts, not a scan).
-pub(crate) fn omitted(ix: &LedgerIndex, scope: &Scope, r: &Rendered) -> OmittedOut {
+/// room's own entries (from the index's live counts, not a scan; at a horizon `at`, from
+/// the cells' positions before it).
+pub(crate) fn omitted(
+    ix: &LedgerIndex,
+    scope: &Scope,
+    r: &Rendered,
+    at: Option<u32>,
+) -> OmittedOut {
     let own = ix.rooms.get(&scope.room_id);
     let (mut own_room, mut superseded) = (0usize, 0usize);
     for cell in ix.cells() {
-        let live: usize = cell.live.iter().map(|&n| n as usize).sum();
+        let (live, all) = match at {
+            None => (
+                cell.live.iter().map(|&n| n as usize).sum(),
+                cell.positions.iter().map(Vec::len).sum(),
+            ),
+            Some(h) => cell.positions.iter().fold((0, 0), |(live, all), ps| {
+                let before = &ps[..ps.partition_point(|&p| p < h)];
+                let l = before.iter().filter(|&&p| ix.live_at(p, h)).count();
+                (live + l, all + before.len())
+            }),
+        };
         if Some(cell.room) == own {
             own_room += live;
         } else {
-            let all: usize = cell.positions.iter().map(Vec::len).sum();
             superseded += all - live;
         }
     }

@@ -114,85 +114,25 @@ impl Memory {
     /// what it can (the keywords and limit with the arguments, the asker with the room
     /// briefed, the time with the ledger lines it read) and with the receipts' chain.
     pub fn replay_receipt_at(&self, id: &str, receipts_head: Option<&str>) -> Result<Replay> {
+        self.replay_receipt_with(id, receipts_head, false)
+    }
+
+    /// [`Memory::replay_receipt_at`], choosing how the brief is recomputed. By default on
+    /// this server's index as it was at the receipt's position (its horizon: later entries
+    /// invisible, their supersedes undone — no copy, no re-index; see `index::horizon`).
+    /// `rebuild`: on an index built afresh from a copy of the ledger's prefix, independent
+    /// of this server's index (slower: a first start's work); also what a receipt ranked
+    /// with a semantic model needs (its vectors are not kept per position).
+    /// Either way the prefix is read and its hash chain, length and head checked.
+    pub fn replay_receipt_with(
+        &self,
+        id: &str,
+        receipts_head: Option<&str>,
+        rebuild: bool,
+    ) -> Result<Replay> {
         let (receipt, mut differences) = self.find_receipt(id, receipts_head)?;
         differences.extend(recorded_inputs_disagree(&receipt));
-        let (prefix, outputs) =
-            {
-                let mut guard = self.fresh()?;
-                let state = &mut *guard;
-                let prefix = state
-                    .ledger
-                    .source()
-                    .read_range(1, 0, receipt.ledger.bytes)
-                    .map_err(|e| Error::Io {
-                        context: format!(
-                            "reading the ledger's first {} bytes, where receipt {id} was computed \
-                         (a shorter ledger lost lines: run `warroom-memory verify`)",
-                            receipt.ledger.bytes
-                        ),
-                        source: e,
-                    })?;
-                let mut outputs = Vec::new();
-                for o in &receipt.outputs {
-                    let ch = state
-                        .channels
-                        .get(&o.room_id, self.paths().channel(&o.room_id))?;
-                    let m = ch.messages().iter().find(|m| m.msg.id == o.id).ok_or_else(|| {
-                    Error::NotFound(format!(
-                        "the `done` message {} of room {} that the brief included is no longer \
-                         in its channel",
-                        o.id, o.room_id
-                    ))
-                })?;
-                    let ref_ = receipt
-                        .upstream
-                        .iter()
-                        .find(|u| u.room_id == o.room_id && u.distance == 1)
-                        .map(|u| u.ref_.clone())
-                        .unwrap_or_default();
-                    outputs.push(BriefOutput {
-                        room_id: o.room_id.clone(),
-                        ref_,
-                        from: m.msg.from.clone(),
-                        ts: m.ts,
-                        id: m.msg.id.clone(),
-                        body: m.msg.body.clone(),
-                    });
-                }
-                (prefix, outputs)
-            };
-        let dir =
-            tempfile::tempdir().map_err(|e| Error::io("creating", &std::env::temp_dir(), e))?;
-        let file = dir.path().join("ledger.jsonl");
-        std::fs::write(&file, &prefix).map_err(|e| Error::io("writing", &file, e))?;
-        let mut ledger =
-            crate::ledger::Ledger::open(&file, crate::store::jsonl::AppendOptions::default())?;
-        let at = ledger.position()?;
-        differences.extend(served_before_read(&receipt, &prefix));
-        // The head covers the last line; the chain covers the lines before it.
-        let mut chain = crate::audit::chain_check::ChainCheck::default();
-        for (n, line) in prefix.split(|&b| b == b'\n').enumerate() {
-            if n as u64 >= at.lines {
-                break;
-            }
-            if let Some((kind @ ("broken-link" | "bad-link"), why)) =
-                chain.observe(line, n as u64 + 1)
-            {
-                differences.push(format!(
-                    "the ledger's first {} lines are not those the brief read: line {} [{kind}] \
-                     {why} (run `warroom-memory verify`)",
-                    receipt.ledger.lines,
-                    n + 1
-                ));
-            }
-        }
-        if at.head != receipt.ledger.head || at.lines != receipt.ledger.lines {
-            differences.push(format!(
-                "the ledger's first {} bytes are not those the brief read: {} lines with head {} \
-                 now, {} lines with head {} in the receipt (run `warroom-memory verify`)",
-                receipt.ledger.bytes, at.lines, at.head, receipt.ledger.lines, receipt.ledger.head
-            ));
-        }
+        let outputs = self.brief_outputs(&receipt)?;
         let now = parse_rfc3339(&receipt.now).map_err(|e| {
             Error::invalid(
                 "now",
@@ -211,8 +151,55 @@ impl Memory {
             max: receipt.max_entries as usize,
             siblings: receipt.siblings.clone(),
         };
-        let meaning = self.replay_meaning(&receipt, &mut ledger, &scorer, &mut differences);
-        let out = brief(&mut ledger, &scorer, &inputs, meaning.as_ref())?.output(inputs);
+        let source = self.backend().source(
+            crate::store::Stream::Ledger,
+            self.paths().ledger.clone(),
+            self.append_opts().jail.clone(),
+        );
+        let bytes = receipt.ledger.bytes;
+        let read_error = |e| Error::Io {
+            context: format!(
+                "reading the ledger's first {bytes} bytes, where receipt {id} was computed (a \
+                 shorter ledger lost lines: run `warroom-memory verify`)"
+            ),
+            source: e,
+        };
+        let out = if rebuild || receipt.ranking.semantic.is_some() {
+            let dir =
+                tempfile::tempdir().map_err(|e| Error::io("creating", &std::env::temp_dir(), e))?;
+            let file = dir.path().join("ledger.jsonl");
+            let mut copy =
+                std::fs::File::create(&file).map_err(|e| Error::io("writing", &file, e))?;
+            let prefix =
+                super::replay_prefix::read(&source, bytes, Some(&mut copy)).map_err(read_error)?;
+            drop(copy);
+            differences.extend(prefix_disagrees(&receipt, &prefix));
+            let mut ledger =
+                crate::ledger::Ledger::open(&file, crate::store::jsonl::AppendOptions::default())?;
+            let meaning = self.replay_meaning(&receipt, &mut ledger, &scorer, &mut differences);
+            brief(&mut ledger, &scorer, &inputs, meaning.as_ref(), None)?.output(inputs)
+        } else {
+            let prefix = super::replay_prefix::read(&source, bytes, None).map_err(read_error)?;
+            let mut guard = self.fresh()?;
+            let state = &mut *guard;
+            let read = state.ledger.source().next_line().saturating_sub(1);
+            if read < prefix.lines {
+                return Err(Error::Refused(format!(
+                    "the ledger's first {bytes} bytes hold {} lines, but this server has read \
+                     {read}: the ledger changed while it was replayed; try again",
+                    prefix.lines
+                )));
+            }
+            let h = state.ledger.index().horizon_at_line(prefix.lines);
+            if !state.ledger.index().text().exact_at(h) {
+                // An entry too long for the index's length counters (not written through
+                // the server): only a rebuilt index scores the prefix exactly.
+                drop(guard);
+                return self.replay_receipt_with(id, receipts_head, true);
+            }
+            differences.extend(prefix_disagrees(&receipt, &prefix));
+            brief(&mut state.ledger, &scorer, &inputs, None, Some(h))?.output(inputs)
+        };
         let sha256 = sha256_hex(&out.markdown);
         let ids = |v: &[crate::api::context::IncludedOut]| {
             v.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
@@ -289,6 +276,44 @@ impl Memory {
 }
 
 impl Memory {
+    /// The `done` messages a receipt's brief included, read again from their channels.
+    fn brief_outputs(&self, receipt: &Receipt) -> Result<Vec<BriefOutput>> {
+        let mut guard = self.fresh()?;
+        let state = &mut *guard;
+        let mut outputs = Vec::new();
+        for o in &receipt.outputs {
+            let ch = state
+                .channels
+                .get(&o.room_id, self.paths().channel(&o.room_id))?;
+            let m = ch
+                .messages()
+                .iter()
+                .find(|m| m.msg.id == o.id)
+                .ok_or_else(|| {
+                    Error::NotFound(format!(
+                        "the `done` message {} of room {} that the brief included is no longer \
+                     in its channel",
+                        o.id, o.room_id
+                    ))
+                })?;
+            let ref_ = receipt
+                .upstream
+                .iter()
+                .find(|u| u.room_id == o.room_id && u.distance == 1)
+                .map(|u| u.ref_.clone())
+                .unwrap_or_default();
+            outputs.push(BriefOutput {
+                room_id: o.room_id.clone(),
+                ref_,
+                from: m.msg.from.clone(),
+                ts: m.ts,
+                id: m.msg.id.clone(),
+                body: m.msg.body.clone(),
+            });
+        }
+        Ok(outputs)
+    }
+
     /// The semantic side of a receipt's ranking, recomputed on the ledger as it was: with
     /// the receipt's weight, when this server has the receipt's model. Another model, or
     /// none, is a difference (the brief is then replayed lexically).
@@ -378,16 +403,43 @@ fn recorded_inputs_disagree(r: &Receipt) -> Vec<String> {
     out
 }
 
+/// What the ledger's prefix says against the receipt: breaks in its hash chain, a time
+/// after the brief was served, another length or head.
+fn prefix_disagrees(receipt: &Receipt, prefix: &super::replay_prefix::Prefix) -> Vec<String> {
+    let mut out: Vec<String> = served_before_read(receipt, prefix.last.as_deref())
+        .into_iter()
+        .collect();
+    // The head covers the last line; the chain covers the lines before it.
+    for (line, kind, why) in &prefix.breaks {
+        if matches!(*kind, "broken-link" | "bad-link") {
+            out.push(format!(
+                "the ledger's first {} lines are not those the brief read: line {line} [{kind}] \
+                 {why} (run `warroom-memory verify`)",
+                receipt.ledger.lines
+            ));
+        }
+    }
+    if prefix.head != receipt.ledger.head || prefix.lines != receipt.ledger.lines {
+        out.push(format!(
+            "the ledger's first {} bytes are not those the brief read: {} lines with head {} \
+             now, {} lines with head {} in the receipt (run `warroom-memory verify`)",
+            receipt.ledger.bytes,
+            prefix.lines,
+            prefix.head,
+            receipt.ledger.lines,
+            receipt.ledger.head
+        ));
+    }
+    out
+}
+
 /// A brief cannot have been served before the last ledger line it read was written.
-fn served_before_read(r: &Receipt, prefix: &[u8]) -> Option<String> {
+fn served_before_read(r: &Receipt, last: Option<&[u8]>) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Ts {
         ts: String,
     }
-    let last = prefix
-        .split(|&b| b == b'\n')
-        .rev()
-        .find(|l| !l.iter().all(u8::is_ascii_whitespace))?;
+    let last = last?;
     let line_ts = parse_rfc3339(&serde_json::from_slice::<Ts>(last).ok()?.ts).ok()?;
     let served = parse_rfc3339(&r.ts).ok()?;
     (served.0 + crate::chain::SKEW_SECONDS < line_ts.0).then(|| {

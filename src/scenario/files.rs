@@ -142,7 +142,8 @@ impl Run<'_> {
 
     /// Replays every receipt of the scenario's project (`receipts`, then `context
     /// --replay` of each through the binary); a brief that does not replay byte for byte
-    /// fails the scenario.
+    /// fails the scenario, and so does a replay on the index as it was (the default) that
+    /// says anything else than a replay on an index rebuilt from the prefix (`--rebuild`).
     pub(super) fn replay_receipts(&self) -> Result<(), Failed> {
         let label = "receipts";
         let run = |args: &[&str]| {
@@ -165,7 +166,7 @@ impl Run<'_> {
             })
             .unwrap_or_default();
         for id in ids {
-            let out = run(&["context", "--replay", &id])?;
+            let out = run(&["--json", "context", "--replay", &id])?;
             if !out.status.success() {
                 return Err(failed(
                     label,
@@ -174,6 +175,19 @@ impl Run<'_> {
                         "{}{}",
                         String::from_utf8_lossy(&out.stdout),
                         String::from_utf8_lossy(&out.stderr)
+                    ),
+                ));
+            }
+            let rebuilt = run(&["--json", "context", "--replay", &id, "--rebuild"])?;
+            if rebuilt.stdout != out.stdout {
+                return Err(failed(
+                    label,
+                    format!("receipt {id} replays the same at its horizon and rebuilt"),
+                    format!(
+                        "at the horizon:\n{}\nrebuilt:\n{}{}",
+                        String::from_utf8_lossy(&out.stdout),
+                        String::from_utf8_lossy(&rebuilt.stdout),
+                        String::from_utf8_lossy(&rebuilt.stderr)
                     ),
                 ));
             }

@@ -90,6 +90,46 @@ proptest! {
         let reference = rank_with(&ix, &scope, &keywords, &sc, &mut scratch, head, false, None);
         prop_assert_eq!(fast, reference);
     }
+
+    /// The ranking at a horizon of the whole ledger is the ranking of an index rebuilt
+    /// from the prefix: same head (bit for bit), same counts.
+    #[test]
+    fn ranking_at_a_horizon_is_the_prefix_ranking(
+        specs in prop::collection::vec(
+            (prop::collection::vec(0usize..8, 1..4), 0u8..6, 0u8..5, 0u8..3, 0u8..4, 0u8..6),
+            1..160),
+        cut in 0.0f64..1.0,
+        own in 0u8..6,
+        upstream in prop::collection::vec((0u8..6, 0u8..3, 1u32..4), 0..4),
+        keywords in prop::collection::vec(0usize..9, 0..3),
+        head in 0usize..24,
+        ranking in 0u8..3,
+    ) {
+        let cut = (cut * specs.len() as f64) as usize;
+        let whole = build(&specs);
+        let prefix = build(&specs[..cut]);
+        let h = whole.horizon_at_line(cut as u64);
+        prop_assert_eq!(h as usize, cut);
+        let scope = Scope {
+            room_id: format!("room-{own}"),
+            plan_id: None,
+            upstream: upstream
+                .iter()
+                .map(|(r, p, d)| (format!("room-{r}"), format!("plan-{p}"), *d))
+                .collect(),
+        };
+        let keywords: Vec<String> =
+            keywords.iter().map(|&w| WORDS.get(w).unwrap_or(&"zebra").to_string()).collect();
+        let sc = scorer(ranking);
+        let mut scratch = Scratch::default();
+        let want = rank(&prefix, &scope, &keywords, &sc, &mut scratch, head, None);
+        let got = rank_at(&whole, &scope, &keywords, &sc, &mut scratch, head, h);
+        let bits = |r: &Ranked| r.head.iter()
+            .map(|c| (c.pos, c.group, c.log_score.to_bits(), c.relevance.to_bits()))
+            .collect::<Vec<_>>();
+        prop_assert_eq!(bits(&got), bits(&want));
+        prop_assert_eq!((got.total, got.unrelated), (want.total, want.unrelated));
+    }
 }
 
 #[test]
