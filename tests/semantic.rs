@@ -429,3 +429,68 @@ fn without_the_feature_semantic_on_says_how_to_get_it_and_ranking_stays_lexical(
     assert_eq!(code, 2);
     assert!(err.contains("--features semantic"), "{err}");
 }
+
+/// With the ledger in PostgreSQL, vectors are derived locally from what is read, cached
+/// under the database's name: the same backfill, the same recall as with files, and a
+/// publish embeds its entry.
+#[cfg(feature = "semantic")]
+#[test]
+fn the_paraphrase_set_is_found_the_same_with_the_ledger_in_postgresql() {
+    let (files, set) = paraphrase_project();
+    let files_cache = Cache::new();
+    let (code, _, err) = cli_env(files.path(), &["semantic", "backfill"], &files_cache.on());
+    assert_eq!(code, 0, "{err}");
+    let want = recall_at_5(files.path(), &set, &files_cache.on());
+
+    // The same entries imported into a database; the file is then removed, so every read
+    // below is the database's.
+    let (db, set) = paraphrase_project();
+    let root = db.path();
+    let url = common::pg::server().fresh_db();
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        format!("ledger: \"{url}\"\n"),
+    )
+    .unwrap();
+    let (code, _, err) = cli(root, &["db", "import"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_file(common::ledger(root)).unwrap();
+    let cache = Cache::new();
+    let on = cache.on();
+    let (_, out, _) = cli_env(root, &["--json", "semantic", "status"], &on);
+    let s: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["without_vector"], set.entries.len(), "{s}");
+    let (code, out, err) = cli_env(root, &["--json", "semantic", "backfill"], &on);
+    assert_eq!(code, 0, "{err}");
+    let b: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(b["embedded"], set.entries.len());
+    // Kept for the next process: nothing left to embed.
+    let (_, out, _) = cli_env(root, &["--json", "semantic", "backfill"], &on);
+    let b: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(b["already"], set.entries.len(), "{b}");
+    let got = recall_at_5(root, &set, &on);
+    assert_eq!(got, want, "recall@5 in PostgreSQL against files");
+    assert!(got >= 0.3, "{got}");
+
+    // A publish into the database embeds its entry.
+    let (code, _, err) = cli_env(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "room-y",
+            "--role",
+            "eng",
+            "--summary",
+            "Shipping labels are printed by the warehouse robot at dawn",
+        ],
+        &on,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = cli_env(root, &["--json", "semantic", "status"], &on);
+    let s: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["entries"], set.entries.len() + 1, "{s}");
+    assert_eq!(s["without_vector"], 0, "{s}");
+}
