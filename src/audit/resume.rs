@@ -85,8 +85,15 @@ impl ProjectVerifier {
     /// changed at its end (then nothing was changed here: run [`ProjectVerifier::full`]).
     /// Returns the new lines read (ledger and receipts). Both streams' prefixes are checked
     /// before either is read on; after an error (a read failing half-way) the verification
-    /// may be part-way through the new lines: drop it.
-    pub fn resume(&mut self, paths: &Paths) -> Result<Resumed> {
+    /// may be part-way through the new lines: drop it. `now` is the verifier's now for the
+    /// new lines (`future-dated` is judged against it, as a full pass now would; lines
+    /// read before keep the judgement of their own pass).
+    pub fn resume(
+        &mut self,
+        paths: &Paths,
+        now: Option<crate::clock::Timestamp>,
+    ) -> Result<Resumed> {
+        self.ledger.set_now(now);
         let before = self.lines();
         let receipts_path = paths.receipts();
         match &paths.database {
@@ -275,7 +282,7 @@ mod tests {
         let (_d, paths) = project(&all[..20]);
         let mut v = full(&paths);
         write(&paths, &all);
-        assert_eq!(v.resume(&paths).unwrap(), Resumed::Continued(20));
+        assert_eq!(v.resume(&paths, None).unwrap(), Resumed::Continued(20));
         let (cont, whole) = (v.report(None, None), full(&paths).report(None, None));
         assert!(whole.ok(), "{:?}", kinds(&whole));
         assert_eq!(
@@ -284,7 +291,7 @@ mod tests {
         );
         assert_eq!(cont.superseded, 2);
         // Nothing new: nothing read.
-        assert_eq!(v.resume(&paths).unwrap(), Resumed::Continued(0));
+        assert_eq!(v.resume(&paths, None).unwrap(), Resumed::Continued(0));
     }
 
     #[test]
@@ -308,7 +315,10 @@ mod tests {
         let mut v = full(&paths);
         for upto in [21, 22, 24, 26, 28, 32] {
             write(&paths, &all[..upto]);
-            assert!(matches!(v.resume(&paths).unwrap(), Resumed::Continued(_)));
+            assert!(matches!(
+                v.resume(&paths, None).unwrap(),
+                Resumed::Continued(_)
+            ));
             let (cont, whole) = (v.report(None, None), full(&paths).report(None, None));
             assert_eq!(kinds(&cont), kinds(&whole), "after {upto} lines");
             assert_eq!(cont.superseded, whole.superseded, "after {upto} lines");
@@ -319,6 +329,43 @@ mod tests {
         assert!(
             !k.iter().any(|(_, kind)| kind == "dangling-supersede"),
             "{k:?}"
+        );
+    }
+
+    /// A verification kept for an hour judges the lines appended since against the now of
+    /// its continuation, not the now it began with (else every new line of a live
+    /// ledger would be `future-dated` a minute after the first view).
+    #[test]
+    fn new_lines_are_judged_against_the_continuations_now() {
+        let all = chained(30, &[]);
+        let (_d, paths) = project(&all[..20]);
+        let at = |t: &str| Some(crate::clock::parse_rfc3339(t).unwrap());
+        let opts = VerifyOptions {
+            now: at("2026-11-20T00:19:30Z"),
+            ..VerifyOptions::default()
+        };
+        let mut v = ProjectVerifier::full(&paths, &opts, &mut |_, _| {}).unwrap();
+        assert!(v.report(None, None).ok());
+        let mut stale = v.clone();
+        write(&paths, &all);
+        assert_eq!(
+            v.resume(&paths, at("2026-11-20T01:00:00Z")).unwrap(),
+            Resumed::Continued(10)
+        );
+        assert!(
+            v.report(None, None).ok(),
+            "{:?}",
+            kinds(&v.report(None, None))
+        );
+        // Judged against the old now, the new lines (00:20 to 00:29) are in its future.
+        stale.resume(&paths, at("2026-11-20T00:19:30Z")).unwrap();
+        let r = stale.report(None, None);
+        assert!(
+            kinds(&r)
+                .iter()
+                .any(|(l, k)| *l == 23 && k == "future-dated"),
+            "{:?}",
+            kinds(&r)
         );
     }
 
@@ -335,7 +382,7 @@ mod tests {
         bad[25] = bad[25].replace("decision 25", "decision twenty-five");
         bad[28] = "not json".into();
         write(&paths, &bad);
-        assert_eq!(v.resume(&paths).unwrap(), Resumed::Continued(10));
+        assert_eq!(v.resume(&paths, None).unwrap(), Resumed::Continued(10));
         let cont = v.report(None, None);
         assert_eq!(kinds(&cont), kinds(&full(&paths).report(None, None)));
         let k = kinds(&cont);
@@ -362,16 +409,22 @@ mod tests {
         let mut tail = all.clone();
         tail[19] = tail[19].replace("decision 19", "decision XIX");
         write(&paths, &tail);
-        assert_eq!(v.clone().resume(&paths).unwrap(), Resumed::PrefixChanged);
+        assert_eq!(
+            v.clone().resume(&paths, None).unwrap(),
+            Resumed::PrefixChanged
+        );
         write(&paths, &all[..15]);
-        assert_eq!(v.clone().resume(&paths).unwrap(), Resumed::PrefixChanged);
+        assert_eq!(
+            v.clone().resume(&paths, None).unwrap(),
+            Resumed::PrefixChanged
+        );
         // A line changed inside the prefix keeps its end intact: the continuation trusts
         // the prefix; the full pass finds the change.
         let mut inner = all.clone();
         inner[5] = inner[5].replace("decision 5", "decision V");
         write(&paths, &inner);
         let mut c = v.clone();
-        assert_eq!(c.resume(&paths).unwrap(), Resumed::Continued(10));
+        assert_eq!(c.resume(&paths, None).unwrap(), Resumed::Continued(10));
         assert!(c.report(None, None).ok());
         assert_eq!(
             kinds(&full(&paths).report(None, None)),

@@ -136,6 +136,11 @@ pub struct Verifier {
 }
 
 impl Verifier {
+    /// Sets the verifier's now for the lines read from here on.
+    pub fn set_now(&mut self, now: Option<crate::clock::Timestamp>) {
+        self.chain.now = now.map(|t| t.0);
+    }
+
     /// A verification of the file at `path` that has read nothing yet.
     pub fn new(path: &Path, opts: &VerifyOptions<'_>) -> Verifier {
         let mut chain = ChainCheck::default();

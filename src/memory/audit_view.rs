@@ -59,7 +59,7 @@ impl Memory {
         check_head_arg(head)?;
         let mut slot = self.verified.lock().unwrap_or_else(|p| p.into_inner());
         let resumed = match slot.as_mut() {
-            Some(kept) => match kept.v.resume(self.paths()) {
+            Some(kept) => match kept.v.resume(self.paths(), Some(self.now())) {
                 Ok(Resumed::Continued(n)) => {
                     kept.continued += n;
                     true
