@@ -20,7 +20,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// Seconds since 1970-01-01T00:00:00Z.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Timestamp(pub i64);
 
 impl Timestamp {

@@ -70,19 +70,22 @@ struct Fields<'a> {
 
 /// The streaming chain check. Cloneable, so a verification can be kept and continued
 /// with the lines appended after it ([`super::verify::Verifier`]).
-#[derive(Clone, Default)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct ChainCheck {
     /// Unchained lines after chained ones are accepted (a documented project setting).
     pub allow_unchained: bool,
     /// The verifier's now (seconds): lines dated beyond it plus the skew are future-dated.
     pub now: Option<i64>,
     /// Findings about an earlier line, learnt from a later one: (line, kind, message).
+    /// (Emptied by every feed that reads it, so never kept.)
+    #[serde(skip)]
     pub late: Vec<(u64, &'static str, String)>,
     /// Lines already reported future-dated.
     future: std::collections::HashSet<u32>,
     /// Time of the first line, if it has one.
     first_ts: Option<i64>,
     /// Line number (1-based) of each link seen; the first wins.
+    #[serde(with = "pairs")]
     at: HashMap<Link, u32>,
     /// Per line (index = line - 1): the line it links to (0 = the start, [`NONE`] =
     /// unchained or unlinkable), and its time.
@@ -321,5 +324,33 @@ impl ChainCheck {
             }
         }
         (Some(u64::from(at)), out)
+    }
+}
+
+/// A map whose keys are not strings, kept as a list of pairs (JSON keys are strings).
+mod pairs {
+    use std::collections::HashMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::chain::Link;
+
+    /// Links as their hex form (a JSON array of 16 numbers is twice as long).
+    pub fn serialize<S: Serializer>(m: &HashMap<Link, u32>, s: S) -> Result<S::Ok, S::Error> {
+        m.iter()
+            .map(|(k, v)| (crate::chain::hex(k), *v))
+            .collect::<Vec<_>>()
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<HashMap<Link, u32>, D::Error> {
+        Vec::<(String, u32)>::deserialize(d)?
+            .into_iter()
+            .map(|(k, v)| {
+                crate::chain::parse_hex(&k)
+                    .map(|k| (k, v))
+                    .ok_or_else(|| serde::de::Error::custom("a link is not 32 hex digits"))
+            })
+            .collect()
     }
 }

@@ -7,6 +7,7 @@
 pub mod chain_check;
 pub mod diff;
 pub mod git;
+pub mod kept;
 pub mod project;
 pub mod receipts_check;
 pub mod resume;

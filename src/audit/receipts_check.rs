@@ -49,7 +49,7 @@ pub fn check(path: &Path, recorded: Option<&str>) -> Result<ReceiptsReport> {
 
 /// A receipts check in progress, kept to be continued with the lines appended after it
 /// (as [`super::verify::Verifier`] for the ledger).
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct ReceiptsVerifier {
     r: ReceiptsReport,
     chain: ChainCheck,

@@ -26,8 +26,9 @@ use crate::config::Paths;
 use crate::error::{Error, Result};
 use crate::store::Stream;
 
-/// A project's verification (ledger and receipts), ready to be continued.
-#[derive(Clone)]
+/// A project's verification (ledger and receipts), ready to be continued (and kept
+/// between processes: `audit::kept`).
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct ProjectVerifier {
     ledger: Verifier,
     receipts: ReceiptsVerifier,

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use super::verify::{Id, Seen, Violation};
 
 /// The supersede pointers' findings over the entries checked so far.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Supersedes {
     /// Violations, in entry order.
     pub(super) findings: Vec<Violation>,

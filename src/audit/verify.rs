@@ -75,7 +75,7 @@ impl VerifyReport {
 /// An entry id, shared between the id map and the file order (one copy of each id).
 pub(super) type Id = std::sync::Arc<str>;
 
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(super) struct Seen {
     pub(super) line: u64,
     pub(super) offset: u64,
@@ -119,7 +119,7 @@ pub fn verify(
 /// are checked by [`Verifier::feed`] alone and [`Verifier::report`] gives exactly the
 /// report a full pass over the longer file would — given the prefix did not change, which
 /// only a full pass proves (see [`super::resume`]).
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Verifier {
     /// Counts and per-line violations (the supersede and head findings are added by
     /// [`Verifier::report`]).

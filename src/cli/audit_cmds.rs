@@ -183,6 +183,40 @@ pub struct VerifyCmd {
     /// in .agents/warroom.yaml); by default such a line is a violation.
     #[arg(long)]
     allow_unchained: bool,
+    /// Continue the verification the last `verify --continue` kept (in the snapshot
+    /// directory, authenticated): read only the lines appended since, after checking that
+    /// the verified prefix still ends as it did; a full pass when none was kept or it
+    /// cannot be used (the reason is said). A line changed inside the verified prefix
+    /// without changing its length is found only by a full pass: run `verify` without
+    /// this flag now and then (the output says when the last full pass ran).
+    #[arg(long = "continue", conflicts_with = "file")]
+    continue_: bool,
+}
+
+/// `verify --continue --json`: the report and how it was reached.
+#[derive(serde::Serialize)]
+struct ContinuedOut {
+    #[serde(flatten)]
+    report: verify::VerifyReport,
+    continuation: crate::audit::project::Continuation,
+}
+
+fn continued_text(o: &ContinuedOut) -> String {
+    let c = &o.continuation;
+    let how = match &c.full_because {
+        None => format!(
+            "continued: new lines read: {}; since the last full pass at {}: {} (`verify` \
+             without --continue reads the whole ledger)",
+            c.lines_read, c.full_at, c.since_full
+        ),
+        Some(why) => format!("a full pass ({why}); kept for the next `verify --continue`"),
+    };
+    let kept = c
+        .not_kept
+        .as_ref()
+        .map(|w| format!("\nnot kept: {w}"))
+        .unwrap_or_default();
+    format!("{}\n{how}{kept}", render_audit::verify(&o.report))
 }
 
 impl VerifyCmd {
@@ -202,6 +236,33 @@ impl VerifyCmd {
             now: Some(g.read_now()?),
             allow_unchained: settings.allow_unchained || self.allow_unchained,
         };
+        if self.continue_ {
+            let place = settings.snapshot.as_ref().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "`verify --continue` keeps its verification in the snapshot directory, \
+                     which is off (--snapshot-dir off / WARROOM_SNAPSHOT_DIR=off). Fix: give \
+                     it a directory, or run `verify` without --continue"
+                )
+            })?;
+            let now = g.read_now()?;
+            let (report, continuation) = crate::audit::project::verify_project_continued(
+                &paths,
+                &opts,
+                place,
+                now,
+                &mut progress,
+            )?;
+            let ok = report.ok();
+            emit(
+                g.json,
+                &ContinuedOut {
+                    report,
+                    continuation,
+                },
+                continued_text,
+            );
+            return Ok(if ok { Outcome::Ok } else { Outcome::Violations });
+        }
         let report = match &self.file {
             Some(_) if self.receipts_head.is_some() => anyhow::bail!(
                 "--receipts-head checks the project's receipts, not a ledger file named on \

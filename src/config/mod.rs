@@ -93,6 +93,21 @@ pub struct Paths {
 }
 
 impl Paths {
+    /// The ledger's name for derived state kept beside the snapshot (vectors, a kept
+    /// verification): a database's address as shown (no password), else the file's
+    /// canonical path.
+    pub fn ledger_label(&self) -> String {
+        match &self.database {
+            Some(url) => url.to_string(),
+            None => self
+                .ledger
+                .canonicalize()
+                .unwrap_or_else(|_| self.ledger.clone())
+                .display()
+                .to_string(),
+        }
+    }
+
     /// Default layout under `root`.
     /// The context receipts' stream: `receipts.jsonl` beside the ledger.
     pub fn receipts(&self) -> PathBuf {

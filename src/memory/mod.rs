@@ -145,15 +145,7 @@ impl Memory {
         )?;
         let channel_backend = backend.clone();
         let plans_backend = backend.clone();
-        let label = match &paths.database {
-            Some(url) => url.to_string(),
-            None => paths
-                .ledger
-                .canonicalize()
-                .unwrap_or_else(|_| paths.ledger.clone())
-                .display()
-                .to_string(),
-        };
+        let label = paths.ledger_label();
         let place = settings.snapshot.clone().or_else(|| {
             crate::store::snapshot::SnapshotPlace::default_dir().map(|dir| {
                 crate::store::snapshot::SnapshotPlace {
