@@ -26,6 +26,10 @@ pub struct BenchCmd {
     /// Where generated ledgers are kept between runs.
     #[arg(long, value_name = "DIR", default_value = "target/bench-data")]
     dir: PathBuf,
+    /// Short entries (~400 bytes a line, no detail) instead of the usual mix: the memory
+    /// figure where the index's per-entry overhead shows (issue #44).
+    #[arg(long)]
+    short_entries: bool,
     #[arg(long, hide = true)]
     child_size: Option<usize>,
     #[arg(long, hide = true)]
@@ -509,6 +513,7 @@ impl BenchCmd {
             queries: self.queries.max(10),
             repeat: self.repeat,
             dir: self.dir,
+            short_entries: self.short_entries,
         };
         let exe = std::env::current_exe()?;
         let reports = bench::run(&opts, &exe, &mut |msg| note(&format!("bench: {msg}")))?;

@@ -186,6 +186,8 @@ pub struct Corpus {
     tags: Zipf,
     /// Time of the newest entry; entries spread over the 90 days before it.
     pub end: Timestamp,
+    /// Short entries: a summary of 15–35 words and no detail (~400 bytes a line).
+    pub short: bool,
 }
 
 impl Corpus {
@@ -198,6 +200,7 @@ impl Corpus {
             tags: Zipf::new(60),
             words,
             end,
+            short: false,
         }
     }
 
@@ -234,7 +237,7 @@ impl Corpus {
         let mut tags: Vec<String> = (0..ntags).map(|_| self.tag()).collect();
         tags.sort();
         tags.dedup();
-        let detail = if self.rng.below(2) == 0 {
+        let detail = if self.short || self.rng.below(2) == 0 {
             String::new()
         } else {
             self.sentence(20, 80)
@@ -249,7 +252,11 @@ impl Corpus {
                 .to_string(),
             ref_: format!("EPIC-{:03}", self.rng.below(50)),
             tags,
-            summary: self.sentence(10, 30),
+            summary: if self.short {
+                self.sentence(15, 35)
+            } else {
+                self.sentence(10, 30)
+            },
             detail,
             supersedes: None,
             plan_id: None,

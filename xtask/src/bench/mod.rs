@@ -39,6 +39,9 @@ pub struct BenchOptions {
     /// Runs per size; each figure reported is the median over the runs (shared machines
     /// are noisy).
     pub repeat: usize,
+    /// Generate short entries (~400 bytes a line: no detail) instead of the usual mix:
+    /// where the index's per-entry overhead shows in the memory figure.
+    pub short_entries: bool,
 }
 
 /// The generated ledger of `n` entries in `dir`, created if missing.
@@ -47,14 +50,27 @@ pub fn corpus_file(
     n: usize,
     progress: &mut dyn FnMut(&str),
 ) -> anyhow::Result<PathBuf> {
-    let path = dir.join(format!("corpus-{n}.jsonl"));
+    corpus_file_of(dir, n, false, progress)
+}
+
+/// [`corpus_file`], of short entries when `short`.
+pub fn corpus_file_of(
+    dir: &Path,
+    n: usize,
+    short: bool,
+    progress: &mut dyn FnMut(&str),
+) -> anyhow::Result<PathBuf> {
+    let name = if short { "corpus-short" } else { "corpus" };
+    let path = dir.join(format!("{name}-{n}.jsonl"));
     if !path.exists() {
         progress(&format!(
             "generating a {n}-entry ledger at {}",
             path.display()
         ));
         let tmp = path.with_extension("tmp");
-        corpus::Corpus::new(42, Timestamp(1_795_608_000)).write_ledger(&tmp, n)?;
+        let mut c = corpus::Corpus::new(42, Timestamp(1_795_608_000));
+        c.short = short;
+        c.write_ledger(&tmp, n)?;
         std::fs::rename(&tmp, &path)?;
     }
     Ok(path)
@@ -69,7 +85,7 @@ pub fn run(
     std::fs::create_dir_all(&opts.dir)?;
     let mut reports = Vec::new();
     for &n in &opts.sizes {
-        let corpus = corpus_file(&opts.dir, n, progress)?;
+        let corpus = corpus_file_of(&opts.dir, n, opts.short_entries, progress)?;
         let mut runs = Vec::new();
         for r in 0..opts.repeat.max(1) {
             progress(&format!(
