@@ -38,6 +38,31 @@ pub(super) struct Bounds {
     deferred: bool,
 }
 
+/// One list's bounds at the averages `avg`: the largest BM25F `tf~`, the largest seed
+/// `tf` over its norm, and (a list of more than one block) each block's largest `tf~`.
+fn bound_of(list: &[Posting], docs: &[Doc], avg: (f64, f64)) -> (f64, f64, Vec<f32>) {
+    let (mut f, mut sd) = (0.0f64, 0.0f64);
+    let blocked = list.len() > BLOCK;
+    let mut maxes = Vec::with_capacity(if blocked {
+        list.len().div_ceil(BLOCK)
+    } else {
+        0
+    });
+    for (i, p) in list.iter().enumerate() {
+        let (a, b) = tf_pair(p, &docs[p.doc as usize], avg);
+        f = f.max(a);
+        sd = sd.max(b);
+        if blocked {
+            if i & (BLOCK - 1) == 0 {
+                maxes.push(0.0f32);
+            }
+            let last = maxes.last_mut().expect("pushed at the block's start");
+            *last = last.max(round_up(a));
+        }
+    }
+    (f, sd, maxes)
+}
+
 /// A posting's BM25F `tf~` and seed `tf` over its length norm, at the averages `avg`.
 fn tf_pair(p: &Posting, len: &Doc, avg: (f64, f64)) -> (f64, f64) {
     let parts = fielded_parts(p, len, avg);
@@ -86,8 +111,51 @@ impl Bounds {
         if avg.0 > self.avg.0 || avg.1 > self.avg.1 {
             self.avg = (avg.0 * 1.25, avg.1 * 1.25);
         }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Below this many postings a thread costs more than it saves.
+        self.settle_on(postings, docs, threads, 250_000);
+    }
+
+    /// Bounds every list, on up to `threads` threads (one per `per_thread` postings): each list's bounds depend on it and
+    /// the documents' lengths only, so the lists are shared out in runs of about equal
+    /// postings and the results are the same however many threads there are.
+    fn settle_on(
+        &mut self,
+        postings: &[Vec<Posting>],
+        docs: &[Doc],
+        threads: usize,
+        per_thread: usize,
+    ) {
+        let total: usize = postings.iter().map(Vec::len).sum();
+        let threads = threads.min(total / per_thread.max(1)).max(1);
+        let avg = self.avg;
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::with_capacity(threads);
+        let (mut start, mut acc) = (0, 0);
         for (t, list) in postings.iter().enumerate() {
-            self.recompute(t, list, docs);
+            acc += list.len();
+            if runs.len() + 1 < threads && acc >= total * (runs.len() + 1) / threads {
+                runs.push(start..t + 1);
+                start = t + 1;
+            }
+        }
+        runs.push(start..postings.len());
+        let parts: Vec<Vec<(f64, f64, Vec<f32>)>> = std::thread::scope(|sc| {
+            let handles: Vec<_> = runs
+                .iter()
+                .map(|r| {
+                    let lists = &postings[r.clone()];
+                    sc.spawn(move || lists.iter().map(|l| bound_of(l, docs, avg)).collect())
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a bounding thread panicked"))
+                .collect()
+        });
+        for (t, (f, sd, maxes)) in parts.into_iter().flatten().enumerate() {
+            self.fielded[t] = f;
+            self.seed[t] = sd;
+            self.blocks[t] = maxes;
         }
     }
 
@@ -136,25 +204,7 @@ impl Bounds {
 
     /// Recomputes term `t`'s bounds from its postings.
     fn recompute(&mut self, t: usize, list: &[Posting], docs: &[Doc]) {
-        let (mut f, mut sd) = (0.0f64, 0.0f64);
-        let blocked = list.len() > BLOCK;
-        let mut maxes = Vec::with_capacity(if blocked {
-            list.len().div_ceil(BLOCK)
-        } else {
-            0
-        });
-        for (i, p) in list.iter().enumerate() {
-            let (a, b) = tf_pair(p, &docs[p.doc as usize], self.avg);
-            f = f.max(a);
-            sd = sd.max(b);
-            if blocked {
-                if i & (BLOCK - 1) == 0 {
-                    maxes.push(0.0f32);
-                }
-                let last = maxes.last_mut().expect("pushed at the block's start");
-                *last = last.max(round_up(a));
-            }
-        }
+        let (f, sd, maxes) = bound_of(list, docs, self.avg);
         self.fielded[t] = f;
         self.seed[t] = sd;
         self.blocks[t] = maxes;
@@ -202,5 +252,56 @@ impl Bounds {
                 };
                 maxes.len() == want
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lists of every length around a block's, shared out on 1 to 5 threads: the same
+    /// bounds, bit for bit.
+    #[test]
+    fn bounds_settled_on_threads_equal_one_threads() {
+        let docs: Vec<Doc> = (0..500u32)
+            .map(|i| Doc {
+                st: (i % 37 + 1) as u16,
+                detail: (i % 11) as u16 * 7,
+                tag: 0,
+            })
+            .collect();
+        let postings: Vec<Vec<Posting>> = (0..300usize)
+            .map(|t| {
+                (0..(t * 7) % (3 * BLOCK + 5))
+                    .map(|i| Posting {
+                        doc: ((i * 13 + t) % 500) as u32,
+                        tf: [
+                            (i % 3) as u8,
+                            (t % 2) as u8,
+                            (i % 5) as u8,
+                            (t % 3 == 0) as u8,
+                        ],
+                    })
+                    .collect()
+            })
+            .collect();
+        let settled = |threads: usize| {
+            let mut b = Bounds::default();
+            for _ in &postings {
+                b.push_term();
+            }
+            b.avg = (9.0, 21.0);
+            b.settle_on(&postings, &docs, threads, 1000);
+            (b.fielded, b.seed, b.blocks)
+        };
+        let one = settled(1);
+        assert!(one.2.iter().any(|m| m.len() > 1), "some lists have blocks");
+        for threads in 2..=5 {
+            let many = settled(threads);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&many.0), bits(&one.0), "{threads}");
+            assert_eq!(bits(&many.1), bits(&one.1), "{threads}");
+            assert_eq!(many.2, one.2, "{threads}");
+        }
     }
 }
