@@ -42,21 +42,7 @@ fn facts(v: &Value) -> Value {
 }
 
 fn publish(root: &Path, summary: &str) {
-    let (code, _, err) = common::cli(
-        root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "room-9",
-            "--role",
-            "engineer",
-            "--summary",
-            summary,
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    common::cli_publish_as(root, None, ("decision", "room-9", "engineer"), summary, &[]);
 }
 
 #[test]

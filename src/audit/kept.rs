@@ -11,8 +11,8 @@
 //! What a continuation cannot see — a line changed inside the verified prefix without
 //! changing its length — is what `verify` without `--continue` is for.
 
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -59,24 +59,12 @@ impl KeptPlace {
     /// The kept verification, if there is one that is authentic, of `label` and of these
     /// options. Why one was not used is the error (not found: none was kept).
     pub fn load(&self, label: &str, allow_unchained: bool) -> io::Result<Kept> {
-        let key = self.place.key(false)?;
-        let mut f = crate::fsx::open_read(&self.file)?;
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes)?;
+        let body = self
+            .place
+            .read_sealed(&self.file, MAGIC, "a kept verification")?;
         let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, why.to_string());
-        if bytes.len() < MAGIC.len() + 32 || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(bad("not a kept verification"));
-        }
-        let (body, mac) = bytes.split_at(bytes.len() - 32);
-        if blake3::keyed_hash(&key, body)
-            != blake3::Hash::from(<[u8; 32]>::try_from(mac).expect("32 bytes"))
-        {
-            return Err(bad(
-                "its MAC does not verify (written by someone else, or damaged)",
-            ));
-        }
-        let kept: Kept = serde_json::from_slice(&body[MAGIC.len()..])
-            .map_err(|e| bad(&format!("it does not parse: {e}")))?;
+        let kept: Kept =
+            serde_json::from_slice(&body).map_err(|e| bad(&format!("it does not parse: {e}")))?;
         if kept.label != label {
             return Err(bad("it is another ledger's"));
         }
@@ -88,20 +76,9 @@ impl KeptPlace {
 
     /// Saves `kept` (atomically, mode 0600; the directory and key made if needed).
     pub fn save(&self, kept: &Kept) -> io::Result<()> {
-        let key = self.place.key(true)?;
-        let mut body = MAGIC.to_vec();
-        serde_json::to_writer(&mut body, kept).map_err(io::Error::other)?;
-        let mac = blake3::keyed_hash(&key, &body);
-        let dir = self.file.parent().unwrap_or(Path::new("."));
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".verify.")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .tempfile_in(dir)?;
-        tmp.write_all(&body)?;
-        tmp.write_all(mac.as_bytes())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.file).map_err(|e| e.error)?;
-        Ok(())
+        let body = serde_json::to_vec(kept).map_err(io::Error::other)?;
+        self.place
+            .write_sealed(&self.file, MAGIC, &body, ".verify.")
     }
 }
 

@@ -47,28 +47,11 @@ impl TextIndex {
     /// order, their idf over the first `h` documents, terms no document before `h` has
     /// dropped.
     pub fn query_at(&self, text: &str, h: u32) -> Vec<QueryTerm> {
-        let n = f64::from(h);
-        let idf = |df: f64| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        let mut out: Vec<QueryTerm> = Vec::new();
-        for tok in self.tokens.tokenize(text) {
-            let Some(&term) = self.terms.get(tok.as_str()) else {
-                continue;
-            };
-            if out.iter().any(|q| q.term == term) {
-                continue;
-            }
+        self.query_counted(text, h as usize, |term| {
             let before = before(&self.postings[term as usize], h);
-            if before.is_empty() {
-                continue;
-            }
-            let df_seed = before.iter().filter(|p| p.tf[0] > 0 || p.tf[1] > 0).count();
-            out.push(QueryTerm {
-                term,
-                idf_seed: idf(df_seed as f64),
-                idf: idf(before.len() as f64),
-            });
-        }
-        out
+            let seed = before.iter().filter(|p| p.tf[0] > 0 || p.tf[1] > 0).count();
+            (!before.is_empty()).then_some((seed, before.len()))
+        })
     }
 
     /// True if the first `h` documents can be scored as an index of only them would:

@@ -425,8 +425,25 @@ impl TextIndex {
     /// The distinct indexed terms of a query, with their idf. Terms absent from the index
     /// cannot match and are dropped.
     pub fn query(&self, text: &str) -> Vec<QueryTerm> {
-        let n = self.docs.len() as f64;
-        let idf = |df: f64| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        self.query_counted(text, self.docs.len(), |term| {
+            Some((
+                self.df_seed[term as usize] as usize,
+                self.postings[term as usize].len(),
+            ))
+        })
+    }
+
+    /// The distinct terms of `text` the index knows, with their idf among `n` documents;
+    /// `df(term)` gives a term's document frequencies (summary + tags, every field), or
+    /// `None` to drop the term.
+    pub(super) fn query_counted(
+        &self,
+        text: &str,
+        n: usize,
+        df: impl Fn(u32) -> Option<(usize, usize)>,
+    ) -> Vec<QueryTerm> {
+        let n = n as f64;
+        let idf = |df: usize| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
         let mut out: Vec<QueryTerm> = Vec::new();
         for tok in self.tokens.tokenize(text) {
             let Some(&term) = self.terms.get(tok.as_str()) else {
@@ -435,10 +452,13 @@ impl TextIndex {
             if out.iter().any(|q| q.term == term) {
                 continue;
             }
+            let Some((seed, all)) = df(term) else {
+                continue;
+            };
             out.push(QueryTerm {
                 term,
-                idf_seed: idf(f64::from(self.df_seed[term as usize])),
-                idf: idf(self.postings[term as usize].len() as f64),
+                idf_seed: idf(seed),
+                idf: idf(all),
             });
         }
         out

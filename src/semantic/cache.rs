@@ -12,9 +12,8 @@
 //!   someone else wrote cannot change a ranking. Written atomically (temporary file +
 //!   rename), mode 0600; safe to delete.
 
-use std::io::{self, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 
 use super::Vectors;
 use crate::store::snapshot::SnapshotPlace;
@@ -46,26 +45,11 @@ impl CachePlace {
     /// The saved vectors, if the file exists, is authentic and is of this model; rows
     /// `keep(position, key)` refuses are dropped. Why a file was not used is the error.
     pub fn load(&self, dims: usize, keep: &dyn Fn(u32, u64) -> bool) -> io::Result<Vectors> {
-        let key = self.place.key(false)?;
-        let mut f = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&self.file)?;
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes)?;
+        let body = self
+            .place
+            .read_sealed(&self.file, MAGIC, "a vector cache")?;
         let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, why.to_string());
-        if bytes.len() < MAGIC.len() + 32 || &bytes[..8] != MAGIC {
-            return Err(bad("not a vector cache"));
-        }
-        let (body, mac) = bytes.split_at(bytes.len() - 32);
-        if blake3::keyed_hash(&key, body)
-            != blake3::Hash::from(<[u8; 32]>::try_from(mac).expect("32"))
-        {
-            return Err(bad(
-                "its MAC does not verify (written by someone else, or damaged)",
-            ));
-        }
-        let mut r = &body[8..];
+        let mut r = &body[..];
         let id_len = take_u32(&mut r)? as usize;
         if r.len() < id_len {
             return Err(bad("truncated"));
@@ -99,9 +83,7 @@ impl CachePlace {
 
     /// Saves `v` (atomically; the directory and key made if needed).
     pub fn save(&self, v: &Vectors) -> io::Result<()> {
-        let key = self.place.key(true)?;
         let mut body = Vec::with_capacity(64 + v.present() * (16 + v.dims()));
-        body.extend_from_slice(MAGIC);
         body.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
         body.extend_from_slice(self.model_id.as_bytes());
         body.extend_from_slice(&(v.dims() as u32).to_le_bytes());
@@ -112,17 +94,8 @@ impl CachePlace {
             body.extend_from_slice(&scale.to_le_bytes());
             body.extend(codes.iter().map(|&c| c as u8));
         }
-        let mac = blake3::keyed_hash(&key, &body);
-        let dir = self.file.parent().unwrap_or(Path::new("."));
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".vectors.")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .tempfile_in(dir)?;
-        tmp.write_all(&body)?;
-        tmp.write_all(mac.as_bytes())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&self.file).map_err(|e| e.error)?;
-        Ok(())
+        self.place
+            .write_sealed(&self.file, MAGIC, &body, ".vectors.")
     }
 
     /// Bytes the file takes (0 when there is none).

@@ -79,6 +79,62 @@ impl SnapshotPlace {
         self.dir.join(format!("{}.snapshot", &h.to_hex()[..24]))
     }
 
+    /// The bytes after `magic` of `file`, a file [`SnapshotPlace::write_sealed`] wrote in
+    /// this directory — if it exists, starts with `magic` and its keyed MAC verifies.
+    /// Why it was not read is the error (`what` names the kind of file). Derived state
+    /// kept beside the snapshot (vectors, a kept verification) is read this way.
+    pub(crate) fn read_sealed(&self, file: &Path, magic: &[u8], what: &str) -> io::Result<Vec<u8>> {
+        let key = self.key(false)?;
+        let mut f = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(file)?;
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes)?;
+        let bad = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+        if bytes.len() < magic.len() + 32 || &bytes[..magic.len()] != magic {
+            return Err(bad(format!("not {what}")));
+        }
+        let (body, mac) = bytes.split_at(bytes.len() - 32);
+        if blake3::keyed_hash(&key, body)
+            != blake3::Hash::from(<[u8; 32]>::try_from(mac).expect("32 bytes"))
+        {
+            return Err(bad(
+                "its MAC does not verify (written by someone else, or damaged)".into(),
+            ));
+        }
+        bytes.truncate(bytes.len() - 32);
+        bytes.drain(..magic.len());
+        Ok(bytes)
+    }
+
+    /// Writes `magic` and `body` to `file` in this directory, atomically (a temporary file
+    /// named after `prefix`, mode 0600, synced, renamed), sealed with a keyed MAC under
+    /// this directory's key (the directory and key made if needed).
+    pub(crate) fn write_sealed(
+        &self,
+        file: &Path,
+        magic: &[u8],
+        body: &[u8],
+        prefix: &str,
+    ) -> io::Result<()> {
+        let key = self.key(true)?;
+        let mut mac = blake3::Hasher::new_keyed(&key);
+        mac.update(magic);
+        mac.update(body);
+        let dir = file.parent().unwrap_or(Path::new("."));
+        let mut tmp = tempfile::Builder::new()
+            .prefix(prefix)
+            .permissions(std::fs::Permissions::from_mode(0o600))
+            .tempfile_in(dir)?;
+        tmp.write_all(magic)?;
+        tmp.write_all(body)?;
+        tmp.write_all(mac.finalize().as_bytes())?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(file).map_err(|e| e.error)?;
+        Ok(())
+    }
+
     /// The MAC key, created on first use. An error (with the reason) if it, or the
     /// directory it is in, cannot be trusted.
     pub(crate) fn key(&self, create: bool) -> io::Result<[u8; 32]> {
