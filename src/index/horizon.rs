@@ -22,7 +22,7 @@
 //! The cost is one pass over the hot columns of the prefix (lengths, liveness), not a
 //! parse and re-index of its lines.
 
-use super::text::{B, K1, Posting, QueryTerm, Scoring, TextIndex};
+use super::text::{Posting, QueryTerm, Scoring, TextIndex};
 use super::{LedgerIndex, Scratch};
 
 impl LedgerIndex {
@@ -79,31 +79,9 @@ impl TextIndex {
     /// [`TextIndex::score`] as the index was at horizon `h` (exact given
     /// [`TextIndex::exact_at`]); `terms` from [`TextIndex::query_at`] with the same `h`.
     pub fn score_at(&self, terms: &[QueryTerm], scoring: Scoring, scratch: &mut Scratch, h: u32) {
-        scratch.fit(self.docs.len());
-        let avg = self.averages_at(h);
-        let (b_st, b_d) = (B / avg.0, B / avg.1);
-        for q in terms {
-            let postings = before(&self.postings[q.term as usize], h);
-            match scoring {
-                Scoring::Seed => {
-                    let w = q.idf_seed * (K1 + 1.0);
-                    for p in postings {
-                        if p.tf[0] == 0 && p.tf[1] == 0 {
-                            continue;
-                        }
-                        let len = &self.docs[p.doc as usize];
-                        scratch.add(p.doc, super::text::seed_score(w, p, len, b_st));
-                    }
-                }
-                Scoring::Fielded => {
-                    let w = q.idf * (K1 + 1.0);
-                    for p in postings {
-                        let len = &self.docs[p.doc as usize];
-                        scratch.add(p.doc, super::text::fielded_score(w, p, len, b_st, b_d));
-                    }
-                }
-            }
-        }
+        self.score_lists(terms, scoring, scratch, self.averages_at(h), |list| {
+            before(list, h)
+        });
     }
 }
 

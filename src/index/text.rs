@@ -474,13 +474,25 @@ impl TextIndex {
 
     /// Adds the score of every document matching any of `terms` into `scratch`.
     pub fn score(&self, terms: &[QueryTerm], scoring: Scoring, scratch: &mut Scratch) {
+        self.score_lists(terms, scoring, scratch, self.averages(), |list| list);
+    }
+
+    /// Adds into `scratch` the score of every posting `within` keeps of each of `terms`'
+    /// lists, at the average lengths `avg` (the whole index's, or a horizon's).
+    pub(super) fn score_lists<'a>(
+        &'a self,
+        terms: &[QueryTerm],
+        scoring: Scoring,
+        scratch: &mut Scratch,
+        avg: (f64, f64),
+        within: impl Fn(&'a [Posting]) -> &'a [Posting],
+    ) {
         scratch.fit(self.docs.len());
-        let avg = self.averages();
         // One loop per scoring, so the hot loop has no branch on it. Both skip the
         // normalisation of fields a posting does not have (most have one field).
         let (b_st, b_d) = (B / avg.0, B / avg.1);
         for q in terms {
-            let postings = &self.postings[q.term as usize];
+            let postings = within(&self.postings[q.term as usize]);
             match scoring {
                 Scoring::Seed => {
                     let w = q.idf_seed * (K1 + 1.0);
