@@ -348,3 +348,66 @@ fn open_overlaps_reach_the_command_the_brief_and_its_receipt() {
     assert_eq!(code, 0, "{text}{err}");
     assert!(text.contains("IDENTICAL"), "{text}");
 }
+
+/// A word of its own for `n`: consonants only (no digit makes it an identifier, no vowel
+/// or `s` gives the stemmer a suffix that could make two words one).
+fn word(mut n: usize) -> String {
+    const LETTERS: &[u8] = b"bcdfghkmptvwxz";
+    let mut w = String::from("zq");
+    loop {
+        w.push(LETTERS[n % LETTERS.len()] as char);
+        n /= LETTERS.len();
+        if n == 0 {
+            return w;
+        }
+    }
+}
+
+/// The whole-ledger pass (`overlaps`, the console's page) reads each entry's rarest keys
+/// first, within a budget of postings (docs/overlaps.md): 1,100 entries of 100 rooms that
+/// share only three words every one of them carries are never paired — a search per entry
+/// would have compared them all — while two entries sharing rarer words are, with why.
+#[test]
+fn the_whole_ledger_pass_pairs_entries_through_their_rarer_words() {
+    let p = project();
+    let root = p.path();
+    let line = |n: usize, room: &str, summary: &str| {
+        serde_json::json!({
+            "id": format!("mem-t-{n:05}"), "ts": "2026-11-01T10:00:00Z", "kind": "decision",
+            "room_id": room, "author_role": "architect", "ref": "", "tags": [],
+            "summary": summary, "detail": "", "supersedes": null,
+        })
+        .to_string()
+    };
+    let mut lines: Vec<String> = (0..1100)
+        .map(|n| {
+            line(
+                n,
+                &format!("room-{}", 100 + n % 100),
+                &format!("alpha beta gamma {} {}", word(2 * n), word(2 * n + 1)),
+            )
+        })
+        .collect();
+    lines.push(line(
+        2000,
+        "room-001",
+        "Store money amounts as integer cents in alpha",
+    ));
+    lines.push(line(
+        2001,
+        "room-002",
+        "Store money amounts as DECIMAL dollars in beta",
+    ));
+    std::fs::write(ledger(root), lines.join("\n") + "\n").unwrap();
+
+    let (code, out, err) = cli(root, &["--json", "overlaps"]);
+    assert_eq!(code, 1, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["examined"], 1102, "{v}");
+    assert_eq!(v["open"], 1, "only the pair sharing rarer words: {v}");
+    let pair = &v["overlaps"][0];
+    assert_eq!(pair["a"]["id"], "mem-t-02000", "{pair}");
+    assert_eq!(pair["b"]["id"], "mem-t-02001", "{pair}");
+    let why = pair["why"].to_string();
+    assert!(why.contains("words: store, money, amounts"), "{why}");
+}

@@ -336,12 +336,12 @@ impl OverlapsCmd {
             }
             let r = ctx
                 .memory
-                .open_overlaps_counted(self.room.as_deref(), &done);
+                .open_overlaps_counted(self.room.as_deref(), usize::MAX, &done);
             finished.store(true, Ordering::Relaxed);
             r
         })?;
         let out = OverlapsOut {
-            open: found.pairs.len(),
+            open: found.open,
             examined: found.examined,
             room: self.room,
             overlaps: found.pairs,

@@ -26,7 +26,11 @@ pub(crate) struct OverlapsQuery {
 pub(crate) async fn handler(State(c): State<Shared>, Query(oq): Query<OverlapsQuery>) -> Response {
     let room = oq.room.filter(|r| !r.trim().is_empty());
     let r = room.clone();
-    match read(&c, move |m| Ok((m.open_overlaps(r.as_deref())?, m.now()))).await {
+    match read(&c, move |m| {
+        Ok((m.open_overlaps(r.as_deref(), PAIRS)?, m.now()))
+    })
+    .await
+    {
         Ok((found, now)) => html(render(&found, room.as_deref(), now)),
         Err(resp) => resp,
     }
@@ -59,8 +63,8 @@ fn render(found: &OpenOverlaps, room: Option<&str>, now: Timestamp) -> Markup {
             @if found.pairs.is_empty() {
                 p.ok-text { "✓ No open overlaps (" (found.examined) " live entries looked up)." }
             } @else {
-                p.bad-text { (found.pairs.len()) " open overlap" @if found.pairs.len() != 1 { "s" } " (" (found.examined) " live entries looked up)" }
-                @if found.pairs.len() > PAIRS { p.muted { "The strongest " (PAIRS) " are shown; " code { "warroom-memory overlaps --json" } " lists them all." } }
+                p.bad-text { (found.open) " open overlap" @if found.open != 1 { "s" } " (" (found.examined) " live entries looked up)" }
+                @if found.open > PAIRS { p.muted { "The strongest " (PAIRS) " are shown; " code { "warroom-memory overlaps --json" } " lists them all." } }
             }
             @if let Some(r) = room { p { a href="/overlaps" { "All rooms" } " · " a href={ "/room/" (q(r)) } { "Room " (shown(r)) } } }
         }

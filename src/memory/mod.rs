@@ -14,6 +14,7 @@ mod channels;
 mod context_ops;
 mod live_ops;
 mod open_overlaps;
+mod overlap_pool;
 mod overlaps;
 mod plans;
 mod provenance;

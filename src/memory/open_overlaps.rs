@@ -12,16 +12,16 @@
 //! Three readers: the brief ([`among`]: the newest [`BRIEF_ENTRIES`] entries of the room,
 //! its upstream and its sibling rooms compared pairwise — no search, pure given the index,
 //! so a receipt's replay finds the same), the console's `/overlaps` page and the
-//! `overlaps` command ([`open`]: every live entry's candidates from one search each, for
-//! every room or the pairs one room is part of).
+//! `overlaps` command ([`open`]: every live entry's strongest partners found through
+//! [`super::overlap_pool`]'s inverted lists, for every room or from one room's entries).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use super::Memory;
-use super::overlaps::{Features, Memo, comparable, evidence, features, judge, strength};
+use super::overlaps::{Features, comparable, judge, strength};
 use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::index::LedgerIndex;
@@ -91,6 +91,8 @@ pub struct Found {
     pub examined: usize,
     /// True if `limit` stopped the look-up before every entry in scope was examined.
     pub truncated: bool,
+    /// Open pairs found: `pairs` holds the strongest of them, as many as asked for.
+    pub open: usize,
 }
 
 fn side(ix: &LedgerIndex, pos: u32) -> Result<OverlapSide> {
@@ -143,110 +145,126 @@ fn scope(
 /// Entries a whole-ledger pass gives each thread at least (fewer: one thread).
 const PER_THREAD: usize = 2_000;
 
-/// A pair found from one side: (older, newer) → (the side it was found from, score, why).
-type Pairs = BTreeMap<(u32, u32), Evidence>;
-/// The side a pair was found from, its score and why.
-type Evidence = (u32, f64, Vec<String>);
-/// What one thread found: pairs, and pairs one side of which names the other.
-type Part = (Pairs, HashSet<(u32, u32)>);
-
 /// The open overlaps of the live entries of `from` (rooms; `None` = every room), newest
-/// first, at most `limit` of them looked up, whose other side is in `with` (`None` = any
-/// room), adding one to `done` per entry looked up (a progress line reads it). Pure given
-/// the index and `now`: a pair found from both sides keeps what its newer side found,
-/// whatever the threads did.
+/// first, at most `limit` of them looked up ([`super::overlap_pool`]: each entry's
+/// strongest partners from its rarest keys), adding one to `done` per entry looked up (a
+/// progress line reads it). The first `show` pairs are returned whole (both sides and
+/// why), the rest counted. Pure given the index: the same pairs on any number of threads.
 pub fn open(
     ix: &LedgerIndex,
     from: Option<&[String]>,
-    with: Option<&[String]>,
-    now: Timestamp,
     limit: usize,
+    show: usize,
     done: &AtomicUsize,
 ) -> Result<Found> {
-    let in_set =
-        |set: Option<&[String]>, room: &str| set.is_none_or(|s| s.iter().any(|r| r == room));
     let mut found = Found::default();
-    let todo = scope(ix, from, limit, &mut found, None);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(todo.len() / PER_THREAD)
-        .max(1);
-    let look = |chunk: &[u32]| -> Result<Part> {
-        let mut memo = Memo::default();
-        let mut pairs = Pairs::new();
-        let mut acknowledged: HashSet<(u32, u32)> = HashSet::new();
-        for &pos in chunk {
-            done.fetch_add(1, Ordering::Relaxed);
-            let mine = features(ix, &mut memo, pos)?;
-            let known = |other: u32| {
-                let key = (other.min(pos), other.max(pos));
-                pairs.contains_key(&key) || acknowledged.contains(&key)
-            };
-            let hits = evidence(ix, &mine, Some(pos), now, &|_| None, &[], &mut memo, &known)?;
-            for (other, r) in hits {
-                if !in_set(with, &r.room_id) {
-                    continue;
-                }
-                let key = (other.min(pos), other.max(pos));
-                let theirs = features(ix, &mut memo, other)?;
-                if mine.names(&theirs) || theirs.names(&mine) {
-                    acknowledged.insert(key);
-                } else {
-                    pairs.insert(key, (pos, r.score, r.why));
-                }
-            }
-        }
-        Ok((pairs, acknowledged))
-    };
-    // Interleaved chunks keep the threads' shares of old and new entries alike.
-    let parts: Vec<Result<Part>> = if threads == 1 {
-        vec![look(&todo)]
-    } else {
-        std::thread::scope(|sc| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let mine: Vec<u32> = todo.iter().copied().skip(t).step_by(threads).collect();
-                    let look = &look;
-                    sc.spawn(move || look(&mine))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("an overlaps thread panicked"))
-                .collect()
-        })
-    };
-    let mut pairs = Pairs::new();
-    let mut acknowledged: HashSet<(u32, u32)> = HashSet::new();
-    for part in parts {
-        let (p, a) = part?;
-        acknowledged.extend(a);
-        for (key, v) in p {
-            match pairs.get(&key) {
-                Some(have) if have.0 >= v.0 => {}
-                _ => {
-                    pairs.insert(key, v);
-                }
-            }
-        }
-    }
-    let mut ranked: Vec<((u32, u32), Evidence)> = pairs
-        .into_iter()
-        .filter(|(k, _)| !acknowledged.contains(k))
-        .collect();
-    ranked.sort_by(|x, y| {
-        y.1.1
-            .total_cmp(&x.1.1)
-            .then(y.0.1.cmp(&x.0.1))
-            .then(y.0.0.cmp(&x.0.0))
-    });
-    for ((older, newer), (_, _, why)) in ranked {
-        found.pairs.push(Overlap {
-            a: side(ix, older)?,
-            b: side(ix, newer)?,
-            why,
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pool = super::overlap_pool::Pool::build(ix, cores)?;
+    // Newest first, as `scope` orders them.
+    let mut in_from: HashMap<u32, bool> = HashMap::new();
+    let mut todo: Vec<usize> = Vec::new();
+    for i in (0..pool.len()).rev() {
+        let ok = *in_from.entry(pool.room(i)).or_insert_with(|| {
+            let name = ix.rooms.name(pool.room(i));
+            from.is_none_or(|rs| rs.iter().any(|r| r == name))
         });
+        if !ok {
+            continue;
+        }
+        if todo.len() >= limit {
+            found.truncated = true;
+            break;
+        }
+        todo.push(i);
     }
+    found.examined = todo.len();
+    let threads = cores.min(todo.len() / PER_THREAD).max(1);
+    let look = |mine: Vec<usize>| -> Vec<(usize, usize, f64)> {
+        let mut scratch = super::overlap_pool::Scratch::new(&pool);
+        let mut pairs = Vec::new();
+        for i in mine {
+            done.fetch_add(1, Ordering::Relaxed);
+            for (j, s) in pool.partners(i, &mut scratch) {
+                pairs.push((i.min(j), i.max(j), s));
+            }
+        }
+        pairs
+    };
+    // Interleaved shares keep the threads' old and new entries alike.
+    let mut pairs: Vec<(usize, usize, f64)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let mine: Vec<usize> = todo.iter().copied().skip(t).step_by(threads).collect();
+                let look = &look;
+                sc.spawn(move || look(mine))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("an overlaps thread panicked"))
+            .collect()
+    });
+    // A pair found from both sides has one strength (it is symmetric).
+    pairs.sort_unstable_by_key(|&(a, b, _)| (a, b));
+    pairs.dedup_by_key(|&mut (a, b, _)| (a, b));
+    // One side naming the other's id (summary or detail): the rooms have seen each other.
+    let mut involved: Vec<usize> = pairs.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+    involved.sort_unstable();
+    involved.dedup();
+    let mut details: HashMap<usize, String> = HashMap::with_capacity(involved.len());
+    for chunk in involved.chunks(2048) {
+        let at: Vec<u32> = chunk.iter().map(|&i| pool.pos[i]).collect();
+        for (&i, e) in chunk.iter().zip(ix.entries(&at)?) {
+            details.insert(i, e.detail);
+        }
+    }
+    let names = |x: usize, y: usize| {
+        let id = pool.feats[y].id.as_str();
+        pool.feats[x].summary.contains(id) || details[&x].contains(id)
+    };
+    pairs.retain(|&(a, b, _)| !names(a, b) && !names(b, a));
+    // Strongest first, then the newest pair.
+    pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then(y.1.cmp(&x.1)).then(y.0.cmp(&x.0)));
+    found.open = pairs.len();
+    let side = |i: usize| {
+        let (f, m) = (&pool.feats[i], ix.meta(pool.pos[i]));
+        OverlapSide {
+            id: f.id.clone(),
+            room_id: ix.rooms.name(m.room).to_string(),
+            author_role: ix.roles.name(m.role).to_string(),
+            kind: m.kind.as_str().to_string(),
+            summary: f.summary.clone(),
+            ts: Timestamp(m.ts).to_rfc3339(),
+        }
+    };
+    // Why, as the newer side would be told at its publish (words as written: the slow
+    // part of a long list, so on every core).
+    let shown = &pairs[..pairs.len().min(show)];
+    let write = |part: &[(usize, usize, f64)]| -> Vec<Overlap> {
+        part.iter()
+            .map(|&(older, newer, _)| Overlap {
+                a: side(older),
+                b: side(newer),
+                why: judge(ix, &pool.feats[newer], &pool.feats[older], None)
+                    .map(|(_, why)| why)
+                    .unwrap_or_default(),
+            })
+            .collect()
+    };
+    let per = shown.len().div_ceil(cores).max(PER_THREAD);
+    found.pairs = std::thread::scope(|sc| {
+        let handles: Vec<_> = shown
+            .chunks(per)
+            .map(|part| {
+                let write = &write;
+                sc.spawn(move || write(part))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("an overlaps thread panicked"))
+            .collect()
+    });
     Ok(found)
 }
 
@@ -291,6 +309,7 @@ pub fn among(
     }
     // Strongest first, then the newest pair (smaller indices are newer).
     ranked.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
+    found.open = ranked.len();
     for &(i, j, _) in &ranked {
         if found.pairs.len() >= keep {
             break;
@@ -337,27 +356,31 @@ pub fn brief_section(pairs: &[Overlap]) -> String {
 }
 
 impl Memory {
-    /// Open overlaps of the whole ledger, or those `room` is part of: every live entry of
-    /// a compared kind is looked up (see `docs/overlaps.md` for what that costs).
-    pub fn open_overlaps(&self, room: Option<&str>) -> Result<Found> {
-        self.open_overlaps_counted(room, &AtomicUsize::new(0))
+    /// Open overlaps of the whole ledger, or those found from `room`'s entries: every live
+    /// entry of a compared kind is looked up (see `docs/overlaps.md` for what that costs);
+    /// the strongest `show` pairs are returned whole, the rest counted.
+    pub fn open_overlaps(&self, room: Option<&str>, show: usize) -> Result<Found> {
+        self.open_overlaps_counted(room, show, &AtomicUsize::new(0))
     }
 
     /// [`Memory::open_overlaps`], counting the entries looked up in `done` (of at most
     /// [`Memory::comparable_live`]).
-    pub fn open_overlaps_counted(&self, room: Option<&str>, done: &AtomicUsize) -> Result<Found> {
+    pub fn open_overlaps_counted(
+        &self,
+        room: Option<&str>,
+        show: usize,
+        done: &AtomicUsize,
+    ) -> Result<Found> {
         if let Some(r) = room {
             crate::validate::path_component("room", r)?;
         }
-        let now = self.now();
         let state = self.fresh_read()?;
         let rooms = room.map(|r| vec![r.to_string()]);
         open(
             state.ledger.index(),
             rooms.as_deref(),
-            None,
-            now,
             usize::MAX,
+            show,
             done,
         )
     }

@@ -135,8 +135,7 @@ pub fn related(
     near: &[u32],
 ) -> crate::error::Result<Vec<Related>> {
     let mine = Features::of(ix, e);
-    let mut memo = Memo::default();
-    let mut out = evidence(ix, &mine, own, now, cosine, near, &mut memo, &|_| false)?;
+    let mut out = evidence(ix, &mine, own, now, cosine, near)?;
     out.truncate(MAX_RELATED);
     Ok(out.into_iter().map(|(_, r)| r).collect())
 }
@@ -145,19 +144,19 @@ pub fn related(
 /// same candidates again and again).
 #[derive(Debug, Clone)]
 pub(crate) struct Features {
-    id: String,
-    room_id: String,
-    kind: Kind,
-    ref_: String,
-    summary: String,
-    detail: String,
-    tags: Vec<String>,
-    ids: BTreeSet<String>,
+    pub(super) id: String,
+    pub(super) room_id: String,
+    pub(super) kind: Kind,
+    pub(super) ref_: String,
+    pub(super) summary: String,
+    pub(super) detail: String,
+    pub(super) tags: Vec<String>,
+    pub(super) ids: BTreeSet<String>,
     /// The summary's terms ([`crate::index::TextIndex::term_keys`]: no stemming for what
     /// the index has seen) and `ids` hashed, both sorted: what [`strength`] and [`judge`]
     /// compare (a merge of integers, not of strings — a brief compares hundreds of pairs).
-    term_keys: Vec<u64>,
-    id_keys: Vec<u64>,
+    pub(super) term_keys: Vec<u64>,
+    pub(super) id_keys: Vec<u64>,
 }
 
 fn keys(set: &BTreeSet<String>) -> Vec<u64> {
@@ -187,7 +186,7 @@ fn shared_keys(a: &[u64], b: &[u64]) -> Vec<u64> {
 }
 
 /// How many values two sorted lists share.
-fn shared_count(a: &[u64], b: &[u64]) -> usize {
+pub(crate) fn shared_count(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -238,38 +237,43 @@ impl Features {
     }
 }
 
-/// Features by position, filled as candidates are met.
-pub(crate) type Memo = std::collections::HashMap<u32, std::sync::Arc<Features>>;
-
-pub(crate) fn features(
-    ix: &LedgerIndex,
-    memo: &mut Memo,
-    pos: u32,
-) -> crate::error::Result<std::sync::Arc<Features>> {
-    if let Some(f) = memo.get(&pos) {
-        return Ok(f.clone());
-    }
-    let f = std::sync::Arc::new(Features::from_entry(ix, ix.entry(pos)?));
-    memo.insert(pos, f.clone());
-    Ok(f)
-}
-
 /// How strongly `other` is about the same subject as `mine` (`None`: no evidence beyond
 /// shared words), without saying why: what ranking many pairs needs. Agrees with [`judge`].
 pub(crate) fn strength(mine: &Features, other: &Features) -> Option<f64> {
+    let shorter = mine.term_keys.len().min(other.term_keys.len());
+    strength_of(
+        !mine.ref_.is_empty() && mine.ref_ == other.ref_,
+        shared_count(&mine.id_keys, &other.id_keys) > 0,
+        // Too few terms on one side to share enough: no merge needed.
+        if shorter < MIN_SHARED_TERMS {
+            0
+        } else {
+            shared_count(&mine.term_keys, &other.term_keys)
+        },
+        shorter,
+    )
+}
+
+/// [`strength`] from what the two share: a ref, an identifier, how many terms, and the
+/// shorter one's number of terms (the whole-ledger pool counts these its own way).
+pub(crate) fn strength_of(
+    same_ref: bool,
+    shared_ids: bool,
+    shared_terms: usize,
+    shorter: usize,
+) -> Option<f64> {
     let mut score = 0.0;
     let mut any = false;
-    if !mine.ref_.is_empty() && mine.ref_ == other.ref_ {
+    if same_ref {
         score += 1.0;
         any = true;
     }
-    if shared_count(&mine.id_keys, &other.id_keys) > 0 {
+    if shared_ids {
         score += 1.0;
         any = true;
     }
-    let shared = shared_count(&mine.term_keys, &other.term_keys);
-    let overlap = shared as f64 / mine.term_keys.len().min(other.term_keys.len()).max(1) as f64;
-    if shared >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
+    let overlap = shared_terms as f64 / shorter.max(1) as f64;
+    if shared_terms >= MIN_SHARED_TERMS && overlap >= MIN_OVERLAP {
         score += overlap;
         any = true;
     }
@@ -329,18 +333,14 @@ pub(crate) fn judge(
     Some((score, why))
 }
 
-/// Every candidate of [`related`] with evidence, best first, with its position; candidates
-/// `skip` names are not looked at.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn evidence(
+/// Every candidate of [`related`] with evidence, best first, with its position.
+fn evidence(
     ix: &LedgerIndex,
     mine: &Features,
     own: Option<u32>,
     now: crate::clock::Timestamp,
     cosine: &dyn Fn(u32) -> Option<f64>,
     near: &[u32],
-    memo: &mut Memo,
-    skip: &dyn Fn(u32) -> bool,
 ) -> crate::error::Result<Vec<(u32, Related)>> {
     let kinds = comparable(mine.kind);
     if kinds.is_empty() {
@@ -378,10 +378,10 @@ pub(crate) fn evidence(
     }
     let mut out = Vec::new();
     for pos in cands {
-        if Some(pos) == own || !kinds.contains(&ix.meta(pos).kind) || skip(pos) {
+        if Some(pos) == own || !kinds.contains(&ix.meta(pos).kind) {
             continue;
         }
-        let other = features(ix, memo, pos)?;
+        let other = Features::from_entry(ix, ix.entry(pos)?);
         let Some((score, why)) = judge(ix, mine, &other, cosine(pos)) else {
             continue;
         };

@@ -1,0 +1,340 @@
+//! The whole-ledger look-up of open overlaps (the console's `/overlaps`, the `overlaps`
+//! command): every live entry of a compared kind, with inverted lists of what overlaps
+//! compare — its summary's terms, its identifiers, its ref — so that finding one entry's
+//! partners reads a bounded number of postings instead of running a search.
+//!
+//! A search per entry (the lexical top 20, as a publish's `related` does) cost 152 s over
+//! 100k entries on two cores. Here one entry's look-up reads its keys' lists **rarest
+//! first**, while their lengths add up to at most [`BUDGET`] postings; every entry met is
+//! a candidate, judged with the same [`strength`] as the brief's pairs (same ref, a shared
+//! identifier, enough shared words), and the entry's [`KEEP`] strongest are its pairs. A
+//! word, identifier or ref carried by more compared entries than the budget allows never
+//! brings candidates of its own (it still counts in the strength of a candidate found
+//! through a rarer key): such words say little about which two entries meant the same
+//! thing, and reading their lists is what a search per entry paid for.
+//!
+//! Everything is pure given the index: the pool is in ledger order, the lists are read in
+//! an order fixed by their lengths and keys, ties are broken by position, and a pair found
+//! from both sides has one strength (it is symmetric) — so every thread count gives the
+//! same pairs.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use super::overlaps::{Features, comparable, shared_count, strength_of};
+use crate::entry::Kind;
+use crate::error::Result;
+use crate::index::LedgerIndex;
+
+/// Postings one entry's look-up reads at most (its keys' lists, rarest first).
+pub const BUDGET: usize = 1024;
+/// Strongest partners kept per entry looked up (as many as a publish's `related` shows).
+pub const KEEP: usize = super::overlaps::MAX_RELATED;
+/// Entries whose texts are read at once while the pool is built.
+const BATCH: usize = 2048;
+
+/// What an inverted list is keyed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Key {
+    /// A summary term ([`crate::index::TextIndex::term_keys`]).
+    Term(u64),
+    /// An identifier's hash.
+    Ident(u64),
+    /// The ref's symbol (an empty ref has no list).
+    Ref(u32),
+}
+
+/// Live entries of compared kinds, in ledger order, and their inverted lists.
+pub(crate) struct Pool {
+    /// Ledger positions, ascending.
+    pub pos: Vec<u32>,
+    /// What each is compared by (detail dropped: the pool holds summaries only).
+    pub feats: Vec<Features>,
+    /// What a candidate is judged by, packed (a look-up meets hundreds of candidates at
+    /// random places: one small record and one run of keys each, not a scattered struct).
+    packed: Vec<Packed>,
+    /// Compared-kind groups ([`group`]).
+    groups: Vec<u8>,
+    /// Every entry's term keys, then identifier keys, one run after another.
+    keys: Vec<u64>,
+    /// (group, key) → pool indices, ascending.
+    lists: HashMap<(u8, Key), Vec<u32>>,
+    /// Each group's [`FREQUENT`] terms on the longest lists → their bit in [`Packed::mask`].
+    frequent: HashMap<(u8, u64), u8>,
+}
+
+/// Terms per group counted as bits, not read as lists: those on the longest lists.
+const FREQUENT: usize = 64;
+
+fn group(k: Kind) -> u8 {
+    u8::from(k == Kind::Warning)
+}
+
+impl Pool {
+    /// Every live entry of a compared kind, its texts read in batches on `threads` threads.
+    pub(crate) fn build(ix: &LedgerIndex, threads: usize) -> Result<Pool> {
+        let pos: Vec<u32> = (0..ix.len() as u32)
+            .filter(|&p| {
+                let m = ix.meta(p);
+                m.live && !comparable(m.kind).is_empty()
+            })
+            .collect();
+        let batches: Vec<&[u32]> = pos.chunks(BATCH).collect();
+        let read = |t: usize| -> Result<Vec<(usize, Vec<Features>)>> {
+            let mut out = Vec::new();
+            for (b, chunk) in batches.iter().enumerate().skip(t).step_by(threads) {
+                let feats = ix
+                    .entries(chunk)?
+                    .into_iter()
+                    .map(|mut e| {
+                        e.detail = String::new();
+                        Features::from_entry(ix, e)
+                    })
+                    .collect();
+                out.push((b, feats));
+            }
+            Ok(out)
+        };
+        let mut parts: Vec<(usize, Vec<Features>)> = Vec::with_capacity(batches.len());
+        std::thread::scope(|sc| -> Result<()> {
+            let handles: Vec<_> = (1..threads).map(|t| sc.spawn(move || read(t))).collect();
+            parts.extend(read(0)?);
+            for h in handles {
+                parts.extend(h.join().expect("an overlaps pool thread panicked")?);
+            }
+            Ok(())
+        })?;
+        parts.sort_by_key(|(b, _)| *b);
+        let feats: Vec<Features> = parts.into_iter().flat_map(|(_, f)| f).collect();
+        let mut packed = Vec::with_capacity(pos.len());
+        let mut groups = Vec::with_capacity(pos.len());
+        let mut flat: Vec<u64> = Vec::new();
+        let mut lists: HashMap<(u8, Key), Vec<u32>> = HashMap::new();
+        for (i, (f, &p)) in feats.iter().zip(&pos).enumerate() {
+            let m = ix.meta(p);
+            let start = flat.len() as u32;
+            flat.extend(&f.term_keys);
+            flat.extend(&f.id_keys);
+            // A summary is at most a few thousand terms: u16 holds its counts.
+            let p = Packed {
+                room: m.room,
+                ref_: if f.ref_.is_empty() { NO_REF } else { m.ref_ },
+                start,
+                terms: f.term_keys.len() as u16,
+                ids: f.id_keys.len() as u16,
+                mask: 0,
+                sig: sig(&f.term_keys) | sig(&f.id_keys),
+            };
+            let g = group(m.kind);
+            for k in keys(&f.term_keys, &f.id_keys, p.ref_) {
+                lists.entry((g, k)).or_default().push(i as u32);
+            }
+            packed.push(p);
+            groups.push(g);
+        }
+        // Each group's most carried terms (longest lists, then the smaller key).
+        let mut by_len: Vec<(usize, u8, u64)> = lists
+            .iter()
+            .filter_map(|(&(g, k), l)| match k {
+                Key::Term(t) => Some((l.len(), g, t)),
+                _ => None,
+            })
+            .collect();
+        by_len.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut frequent: HashMap<(u8, u64), u8> = HashMap::new();
+        let mut per_group = [0usize; 2];
+        for (_, g, t) in by_len {
+            let n = &mut per_group[usize::from(g)];
+            if *n < FREQUENT {
+                frequent.insert((g, t), *n as u8);
+                *n += 1;
+            }
+        }
+        for (p, &g) in packed.iter_mut().zip(&groups) {
+            let s = p.start as usize;
+            for t in &flat[s..s + p.terms as usize] {
+                if let Some(&bit) = frequent.get(&(g, *t)) {
+                    p.mask |= 1 << bit;
+                }
+            }
+        }
+        Ok(Pool {
+            pos,
+            feats,
+            packed,
+            groups,
+            keys: flat,
+            lists,
+            frequent,
+        })
+    }
+
+    /// Number of entries in the pool.
+    pub(crate) fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// The room symbol of pool entry `i`.
+    pub(crate) fn room(&self, i: usize) -> u32 {
+        self.packed[i].room
+    }
+
+    /// Pool entry `i`'s term keys and identifier keys.
+    fn runs(&self, i: usize) -> (&[u64], &[u64]) {
+        let p = &self.packed[i];
+        let (s, t) = (p.start as usize, p.terms as usize);
+        let run = &self.keys[s..s + t + p.ids as usize];
+        run.split_at(t)
+    }
+
+    /// The [`KEEP`] strongest partners of pool entry `i` among entries of other rooms
+    /// (pool indices and strengths, strongest first, then the newer).
+    ///
+    /// Exact for every candidate met: its shared terms are those of the lists read (one
+    /// count per list it is on), plus the frequent terms both have (a bit each), plus the
+    /// rest of this entry's terms looked up in its run.
+    pub(crate) fn partners(&self, i: usize, sc: &mut Scratch) -> Vec<(usize, f64)> {
+        let me = self.packed[i];
+        let my_group = self.groups[i];
+        let (my_terms, my_ids) = self.runs(i);
+        let mut lists: Vec<(usize, Key, &Vec<u32>)> = keys(my_terms, my_ids, me.ref_)
+            .into_iter()
+            .filter_map(|k| self.lists.get(&(my_group, k)).map(|l| (l.len(), k, l)))
+            .collect();
+        lists.sort_unstable_by_key(|&(len, k, _)| (len, k));
+        let stamp = i as u32 + 1;
+        sc.touched.clear();
+        let mut read = 0;
+        // This entry's terms neither read nor frequent: looked up in each candidate's run.
+        let mut rest: Vec<u64> = Vec::new();
+        for (len, k, list) in lists {
+            let frequent = matches!(k, Key::Term(t) if self.frequent.contains_key(&(my_group, t)));
+            if read + len > BUDGET {
+                read = BUDGET + 1; // no later list is read either
+                if let (Key::Term(t), false) = (k, frequent) {
+                    rest.push(t);
+                }
+                continue;
+            }
+            read += len;
+            let counts = matches!(k, Key::Term(_)) && !frequent;
+            for &j in list {
+                let j = j as usize;
+                if j == i {
+                    continue;
+                }
+                if sc.seen[j] != stamp {
+                    sc.seen[j] = stamp;
+                    sc.count[j] = 0;
+                    sc.touched.push(j as u32);
+                }
+                if counts {
+                    sc.count[j] += 1;
+                }
+            }
+        }
+        rest.sort_unstable();
+        let rest_bits: Vec<u64> = rest.iter().map(|&t| bit(t)).collect();
+        let my_id_bits = sig(my_ids);
+        let mut found: Vec<(usize, f64)> = Vec::new();
+        for &j in &sc.touched {
+            let j = j as usize;
+            let other = self.packed[j];
+            if other.room == me.room {
+                continue;
+            }
+            let shorter = me.terms.min(other.terms) as usize;
+            let same_ref = me.ref_ != NO_REF && me.ref_ == other.ref_;
+            let mut shared =
+                usize::from(sc.count[j]) + (me.mask & other.mask).count_ones() as usize;
+            // The signatures bound what the candidate's run could add: most candidates
+            // are settled without reading it (it is the look-up's one cache miss).
+            // Per term, not one popcount: two of its terms may share a bit.
+            let rest_may = rest_bits.iter().filter(|&&b| other.sig & b != 0).count();
+            let words_may = words(shared + rest_may, shorter);
+            let ids_may = my_id_bits & other.sig != 0;
+            if !same_ref && !ids_may && !words_may {
+                continue;
+            }
+            let (terms, ids) = if words_may && rest_may > 0 || ids_may {
+                self.runs(j)
+            } else {
+                (&[][..], &[][..])
+            };
+            if words_may && rest_may > 0 {
+                shared += rest
+                    .iter()
+                    .filter(|t| terms.binary_search(t).is_ok())
+                    .count();
+            }
+            let shared_ids = ids_may && shared_count(my_ids, ids) > 0;
+            if let Some(s) = strength_of(same_ref, shared_ids, shared, shorter) {
+                found.push((j, s));
+            }
+        }
+        found.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+        found.truncate(KEEP);
+        found
+    }
+}
+
+/// A thread's scratch for [`Pool::partners`]: one slot per pool entry.
+pub(crate) struct Scratch {
+    seen: Vec<u32>,
+    count: Vec<u16>,
+    touched: Vec<u32>,
+}
+
+impl Scratch {
+    /// Scratch for `pool`.
+    pub(crate) fn new(pool: &Pool) -> Scratch {
+        Scratch {
+            seen: vec![0; pool.len()],
+            count: vec![0; pool.len()],
+            touched: Vec::new(),
+        }
+    }
+}
+
+/// A pool entry's `ref_` when it has none.
+const NO_REF: u32 = u32::MAX;
+
+/// What a candidate is judged by: its room, ref symbol and where its keys are.
+#[derive(Debug, Clone, Copy)]
+struct Packed {
+    room: u32,
+    ref_: u32,
+    start: u32,
+    terms: u16,
+    ids: u16,
+    /// Which of its group's frequent terms it has.
+    mask: u64,
+    /// A bit per term and identifier ([`bit`]): a key whose bit is clear is not its.
+    sig: u64,
+}
+
+/// A key's bit in a signature.
+fn bit(key: u64) -> u64 {
+    1 << (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
+/// The signature of sorted keys: every key's [`bit`].
+fn sig(keys: &[u64]) -> u64 {
+    keys.iter().fold(0, |m, &k| m | bit(k))
+}
+
+/// True if `shared` terms of the shorter entry's `shorter` count as evidence (the words
+/// rule of [`strength_of`]).
+fn words(shared: usize, shorter: usize) -> bool {
+    strength_of(false, false, shared, shorter).is_some()
+}
+
+/// The keys of an entry's lists: its summary terms, identifiers and ref.
+fn keys(terms: &[u64], ids: &[u64], ref_: u32) -> Vec<Key> {
+    let mut out: Vec<Key> = terms.iter().map(|&t| Key::Term(t)).collect();
+    out.extend(ids.iter().map(|&t| Key::Ident(t)));
+    if ref_ != NO_REF {
+        out.push(Key::Ref(ref_));
+    }
+    out
+}
