@@ -80,6 +80,15 @@ pub struct SizeReport {
     /// every replay did before horizons), ms, median of three.
     #[serde(default)]
     pub replay_rebuilt_ms: Option<f64>,
+    /// Open overlaps of the whole ledger (`overlaps`: every pair with why), ms, one run.
+    #[serde(default)]
+    pub overlaps_ms: Option<f64>,
+    /// The same with the 50 strongest pairs built, the rest counted (the console's page).
+    #[serde(default)]
+    pub overlaps_shown_ms: Option<f64>,
+    /// Open pairs found by that pass.
+    #[serde(default)]
+    pub overlaps_open: Option<usize>,
     /// The same briefs without writing their receipts: what receipts cost.
     #[serde(default)]
     pub context_unrecorded: Option<Micros>,
@@ -248,6 +257,23 @@ pub fn measure(
     let replay_ms = replay(false);
     let replay_rebuilt_ms = replay(true);
 
+    let overlaps = |show: usize| {
+        let start = std::time::Instant::now();
+        let found = memory.open_overlaps(None, show);
+        (
+            start.elapsed().as_secs_f64() * 1000.0,
+            found.map(|f| f.open),
+        )
+    };
+    let (overlaps_ms, open) = overlaps(usize::MAX);
+    let (overlaps_shown_ms, shown_open) = overlaps(50);
+    let overlaps_open = Some(open?);
+    assert_eq!(
+        overlaps_open,
+        Some(shown_open?),
+        "the same pairs, shown or counted"
+    );
+
     let since = warroom_memory::api::audit::DiffArgs {
         since: Some(end.to_rfc3339()),
         ..Default::default()
@@ -353,6 +379,9 @@ pub fn measure(
         context_unrecorded,
         replay_ms,
         replay_rebuilt_ms,
+        overlaps_ms: Some(overlaps_ms),
+        overlaps_shown_ms: Some(overlaps_shown_ms),
+        overlaps_open,
         diff_since_nothing_new,
         tail_pickup,
         publish_fsync,

@@ -183,12 +183,12 @@ fn pair(m: &Micros) -> String {
 /// The reports as two markdown tables (for README).
 pub fn markdown(reports: &[SizeReport]) -> String {
     let mut s = String::from(
-        "| entries | ledger MB | cold start ms | first start + snapshot write ms | restart from snapshot ms | RSS MB (× ledger) | peak RSS MB | index build ms: SQLite FTS5 / tantivy | replay of a receipt ms: at its horizon / rebuilt |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| entries | ledger MB | cold start ms | first start + snapshot write ms | restart from snapshot ms | RSS MB (× ledger) | peak RSS MB | index build ms: SQLite FTS5 / tantivy | replay of a receipt ms: at its horizon / rebuilt | open overlaps, whole ledger ms: every pair / 50 shown (pairs) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let ms = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("{m:.0}"));
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {:.0} | {:.0} | {:.0} | {} ({:.2}×) | {} | {} / {} | {} / {} |\n",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {} ({:.2}×) | {} | {} / {} | {} / {} | {} / {} ({}) |\n",
             r.entries,
             mb(r.ledger_bytes),
             r.cold_start_ms,
@@ -200,7 +200,10 @@ pub fn markdown(reports: &[SizeReport]) -> String {
             ms(r.sqlite_fts5_build_ms),
             ms(r.tantivy_build_ms),
             ms(r.replay_ms),
-            ms(r.replay_rebuilt_ms)
+            ms(r.replay_rebuilt_ms),
+            ms(r.overlaps_ms),
+            ms(r.overlaps_shown_ms),
+            r.overlaps_open.map_or("n/a".to_string(), |n| n.to_string())
         ));
     }
     s.push_str(
