@@ -410,4 +410,11 @@ fn the_whole_ledger_pass_pairs_entries_through_their_rarer_words() {
     assert_eq!(pair["b"]["id"], "mem-t-02001", "{pair}");
     let why = pair["why"].to_string();
     assert!(why.contains("words: store, money, amounts"), "{why}");
+    // A room's list is the whole list's pairs it is part of (found from either side).
+    for (room, open) in [("room-001", 1), ("room-002", 1), ("room-150", 0)] {
+        let (code, out, err) = cli(root, &["--json", "overlaps", "--room", room]);
+        assert_eq!(code, if open == 0 { 0 } else { 1 }, "{room}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["open"], open, "{room}: {v}");
+    }
 }

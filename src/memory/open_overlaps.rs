@@ -145,15 +145,15 @@ fn scope(
 /// Entries a whole-ledger pass gives each thread at least (fewer: one thread).
 const PER_THREAD: usize = 2_000;
 
-/// The open overlaps of the live entries of `from` (rooms; `None` = every room), newest
-/// first, at most `limit` of them looked up ([`super::overlap_pool`]: each entry's
-/// strongest partners from its rarest keys), adding one to `done` per entry looked up (a
-/// progress line reads it). The first `show` pairs are returned whole (both sides and
-/// why), the rest counted. Pure given the index: the same pairs on any number of threads.
+/// The open overlaps of the whole ledger, or those with a side in `from` (rooms; `None` =
+/// every room): every live entry of a compared kind is looked up ([`super::overlap_pool`]:
+/// its strongest older partners, from its rarest keys), adding one to `done` per entry (a
+/// progress line reads it), so a room's pairs are exactly the whole list's that involve
+/// it. The first `show` pairs are returned whole (both sides and why), the rest counted.
+/// Pure given the index: the same pairs on any number of threads.
 pub fn open(
     ix: &LedgerIndex,
     from: Option<&[String]>,
-    limit: usize,
     show: usize,
     done: &AtomicUsize,
 ) -> Result<Found> {
@@ -161,22 +161,7 @@ pub fn open(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pool = super::overlap_pool::Pool::build(ix, cores)?;
     // Newest first, as `scope` orders them.
-    let mut in_from: HashMap<u32, bool> = HashMap::new();
-    let mut todo: Vec<usize> = Vec::new();
-    for i in (0..pool.len()).rev() {
-        let ok = *in_from.entry(pool.room(i)).or_insert_with(|| {
-            let name = ix.rooms.name(pool.room(i));
-            from.is_none_or(|rs| rs.iter().any(|r| r == name))
-        });
-        if !ok {
-            continue;
-        }
-        if todo.len() >= limit {
-            found.truncated = true;
-            break;
-        }
-        todo.push(i);
-    }
+    let todo: Vec<usize> = (0..pool.len()).rev().collect();
     found.examined = todo.len();
     let threads = cores.min(todo.len() / PER_THREAD).max(1);
     let look = |mine: Vec<usize>| -> Vec<(usize, usize, f64)> {
@@ -204,9 +189,15 @@ pub fn open(
             .flat_map(|h| h.join().expect("an overlaps thread panicked"))
             .collect()
     });
-    // A pair found from both sides has one strength (it is symmetric).
-    pairs.sort_unstable_by_key(|&(a, b, _)| (a, b));
-    pairs.dedup_by_key(|&mut (a, b, _)| (a, b));
+    // Each pair is found once, from its newer side; a room's are those it is part of.
+    let mut in_from: HashMap<u32, bool> = HashMap::new();
+    let mut wanted = |i: usize| {
+        *in_from.entry(pool.room(i)).or_insert_with(|| {
+            let name = ix.rooms.name(pool.room(i));
+            from.is_none_or(|rs| rs.iter().any(|r| r == name))
+        })
+    };
+    pairs.retain(|&(a, b, _)| wanted(a) || wanted(b));
     // One side naming the other's id (summary or detail): the rooms have seen each other.
     let mut involved: Vec<usize> = pairs.iter().flat_map(|&(a, b, _)| [a, b]).collect();
     involved.sort_unstable();
@@ -376,13 +367,7 @@ impl Memory {
         }
         let state = self.fresh_read()?;
         let rooms = room.map(|r| vec![r.to_string()]);
-        open(
-            state.ledger.index(),
-            rooms.as_deref(),
-            usize::MAX,
-            show,
-            done,
-        )
+        open(state.ledger.index(), rooms.as_deref(), show, done)
     }
 
     /// Live entries of the kinds overlaps compare (a progress line's total).

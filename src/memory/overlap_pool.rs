@@ -5,18 +5,18 @@
 //!
 //! A search per entry (the lexical top 20, as a publish's `related` does) cost 152 s over
 //! 100k entries on two cores. Here one entry's look-up reads its keys' lists **rarest
-//! first**, while their lengths add up to at most [`BUDGET`] postings; every entry met is
-//! a candidate, judged with the same [`strength`] as the brief's pairs (same ref, a shared
-//! identifier, enough shared words), and the entry's [`KEEP`] strongest are its pairs. A
+//! first**, while their lengths add up to at most [`BUDGET`] postings, and of each list
+//! the *older* entries; every entry met is a candidate, judged with the same [`strength`]
+//! as the brief's pairs (same ref, a shared identifier, enough shared words), and the
+//! entry's [`KEEP`] strongest are its pairs — each pair found from its newer side. A
 //! word, identifier or ref carried by more compared entries than the budget allows never
 //! brings candidates of its own (it still counts in the strength of a candidate found
 //! through a rarer key): such words say little about which two entries meant the same
 //! thing, and reading their lists is what a search per entry paid for.
 //!
 //! Everything is pure given the index: the pool is in ledger order, the lists are read in
-//! an order fixed by their lengths and keys, ties are broken by position, and a pair found
-//! from both sides has one strength (it is symmetric) — so every thread count gives the
-//! same pairs.
+//! an order fixed by their lengths and keys, ties are broken by position, and each pair
+//! is found from one side — so every thread count gives the same pairs.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -187,8 +187,10 @@ impl Pool {
         run.split_at(t)
     }
 
-    /// The [`KEEP`] strongest partners of pool entry `i` among entries of other rooms
-    /// (pool indices and strengths, strongest first, then the newer).
+    /// The [`KEEP`] strongest partners of pool entry `i` among the *older* entries of
+    /// other rooms (pool indices and strengths, strongest first, then the newer), as its
+    /// publish was pointed at older entries: every pair is found from its newer side. Its
+    /// keys' rarity is the whole pool's.
     ///
     /// Exact for every candidate met: its shared terms are those of the lists read (one
     /// count per list it is on), plus the frequent terms both have (a bit each), plus the
@@ -197,9 +199,15 @@ impl Pool {
         let me = self.packed[i];
         let my_group = self.groups[i];
         let (my_terms, my_ids) = self.runs(i);
-        let mut lists: Vec<(usize, Key, &Vec<u32>)> = keys(my_terms, my_ids, me.ref_)
+        let mut lists: Vec<(usize, Key, &[u32])> = keys(my_terms, my_ids, me.ref_)
             .into_iter()
-            .filter_map(|k| self.lists.get(&(my_group, k)).map(|l| (l.len(), k, l)))
+            .filter_map(|k| {
+                let list = self.lists.get(&(my_group, k))?;
+                // Rarity is the whole ledger's (the list's length); what is read is the
+                // older carriers (a list is ascending).
+                let older = &list[..list.partition_point(|&j| (j as usize) < i)];
+                Some((list.len(), k, older))
+            })
             .collect();
         lists.sort_unstable_by_key(|&(len, k, _)| (len, k));
         let stamp = i as u32 + 1;
@@ -208,6 +216,9 @@ impl Pool {
         // This entry's terms neither read nor frequent: looked up in each candidate's run.
         let mut rest: Vec<u64> = Vec::new();
         for (len, k, list) in lists {
+            if list.is_empty() {
+                continue; // no older entry has it: it can add to no candidate's count
+            }
             let frequent = matches!(k, Key::Term(t) if self.frequent.contains_key(&(my_group, t)));
             if read + len > BUDGET {
                 read = BUDGET + 1; // no later list is read either
@@ -220,9 +231,6 @@ impl Pool {
             let counts = matches!(k, Key::Term(_)) && !frequent;
             for &j in list {
                 let j = j as usize;
-                if j == i {
-                    continue;
-                }
                 if sc.seen[j] != stamp {
                     sc.seen[j] = stamp;
                     sc.count[j] = 0;
