@@ -28,6 +28,7 @@ pub mod layout;
 pub mod ledger;
 pub mod mcp;
 pub mod memory;
+pub mod par;
 pub mod plan;
 pub mod progress;
 pub mod project;

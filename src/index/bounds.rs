@@ -139,18 +139,8 @@ impl Bounds {
             }
         }
         runs.push(start..postings.len());
-        let parts: Vec<Vec<(f64, f64, Vec<f32>)>> = std::thread::scope(|sc| {
-            let handles: Vec<_> = runs
-                .iter()
-                .map(|r| {
-                    let lists = &postings[r.clone()];
-                    sc.spawn(move || lists.iter().map(|l| bound_of(l, docs, avg)).collect())
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a bounding thread panicked"))
-                .collect()
+        let parts: Vec<Vec<(f64, f64, Vec<f32>)>> = crate::par::each(runs, "bounding", |r| {
+            postings[r].iter().map(|l| bound_of(l, docs, avg)).collect()
         });
         for (t, (f, sd, maxes)) in parts.into_iter().flatten().enumerate() {
             self.fielded[t] = f;

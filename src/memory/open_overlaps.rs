@@ -169,26 +169,23 @@ pub fn open(
         let mut pairs = Vec::new();
         for i in mine {
             done.fetch_add(1, Ordering::Relaxed);
-            for (j, s) in pool.partners(i, &mut scratch) {
-                pairs.push((i.min(j), i.max(j), s));
-            }
+            // Partners are older: (older, newer).
+            pairs.extend(
+                pool.partners(i, &mut scratch)
+                    .into_iter()
+                    .map(|(j, s)| (j, i, s)),
+            );
         }
         pairs
     };
     // Interleaved shares keep the threads' old and new entries alike.
-    let mut pairs: Vec<(usize, usize, f64)> = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let mine: Vec<usize> = todo.iter().copied().skip(t).step_by(threads).collect();
-                let look = &look;
-                sc.spawn(move || look(mine))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("an overlaps thread panicked"))
-            .collect()
-    });
+    let shares: Vec<Vec<usize>> = (0..threads)
+        .map(|t| todo.iter().copied().skip(t).step_by(threads).collect())
+        .collect();
+    let mut pairs: Vec<(usize, usize, f64)> = crate::par::each(shares, "overlaps", look)
+        .into_iter()
+        .flatten()
+        .collect();
     // Each pair is found once, from its newer side; a room's are those it is part of.
     let mut in_from: HashMap<u32, bool> = HashMap::new();
     let mut wanted = |i: usize| {
@@ -243,19 +240,10 @@ pub fn open(
             .collect()
     };
     let per = shown.len().div_ceil(cores).max(PER_THREAD);
-    found.pairs = std::thread::scope(|sc| {
-        let handles: Vec<_> = shown
-            .chunks(per)
-            .map(|part| {
-                let write = &write;
-                sc.spawn(move || write(part))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("an overlaps thread panicked"))
-            .collect()
-    });
+    found.pairs = crate::par::each(shown.chunks(per).collect(), "overlaps", write)
+        .into_iter()
+        .flatten()
+        .collect();
     Ok(found)
 }
 

@@ -96,14 +96,9 @@ impl Pool {
             Ok(out)
         };
         let mut parts: Vec<(usize, Vec<Features>)> = Vec::with_capacity(batches.len());
-        std::thread::scope(|sc| -> Result<()> {
-            let handles: Vec<_> = (1..threads).map(|t| sc.spawn(move || read(t))).collect();
-            parts.extend(read(0)?);
-            for h in handles {
-                parts.extend(h.join().expect("an overlaps pool thread panicked")?);
-            }
-            Ok(())
-        })?;
+        for part in crate::par::each((0..threads).collect(), "overlaps pool", read) {
+            parts.extend(part?);
+        }
         parts.sort_by_key(|(b, _)| *b);
         let feats: Vec<Features> = parts.into_iter().flat_map(|(_, f)| f).collect();
         let mut packed = Vec::with_capacity(pos.len());
