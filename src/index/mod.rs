@@ -24,6 +24,7 @@ mod scratch;
 mod search;
 pub mod snapshot;
 mod text;
+mod text_job;
 mod texts;
 mod tokens;
 mod walk;
@@ -164,6 +165,9 @@ pub struct LedgerIndex {
     pub(crate) tags: Interner,
     pub(crate) plans: Interner,
     pub(crate) text: TextIndex,
+    /// While a first read runs on two cores: the text index on its own thread, and the
+    /// slots written meanwhile ([`text_job`]); `text` is empty until it is back.
+    away: Option<text_job::Away>,
     /// Summary and detail: in the ledger file (read back on demand) or in memory.
     texts: Texts,
     live: usize,
@@ -274,12 +278,33 @@ impl LedgerIndex {
     /// Starts a bulk load (many entries applied before the next search, as when a ledger
     /// is read whole): the text index bounds its postings when [`LedgerIndex::end_bulk`]
     /// is called, in one pass, not one posting at a time.
+    /// Into an empty index on two cores or more, the text index is built on a thread of
+    /// its own meanwhile ([`text_job`]).
     pub fn begin_bulk(&mut self) {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        self.begin_bulk_on(cores >= 2);
+    }
+
+    /// [`LedgerIndex::begin_bulk`], with the text index on its own thread or not.
+    pub fn begin_bulk_on(&mut self, two_threads: bool) {
         self.text.begin_bulk();
+        if two_threads && self.away.is_none() && self.text.is_empty() {
+            match text_job::Away::start(std::mem::take(&mut self.text)) {
+                Ok(away) => self.away = Some(away),
+                Err(text) => self.text = text,
+            }
+        }
     }
 
     /// Ends [`LedgerIndex::begin_bulk`]; must be called before the index is searched.
     pub fn end_bulk(&mut self) {
+        if let Some(away) = self.away.take() {
+            let (text, slots) = away.finish();
+            self.text = text;
+            for (doc, slot) in self.text.docs.iter_mut().zip(slots) {
+                doc.tag = slot;
+            }
+        }
         self.text.end_bulk();
     }
 
@@ -314,13 +339,12 @@ impl LedgerIndex {
             return None;
         }
         let pos = self.meta.len() as u32;
-        self.text.add(
-            pos,
-            &entry.summary,
-            entry.tags.iter().map(|t| &**t),
-            entry.detail.as_deref().unwrap_or(""),
-            &entry.ref_,
-        );
+        let (summary, detail) = (&*entry.summary, entry.detail.as_deref().unwrap_or(""));
+        let tags = entry.tags.iter().map(|t| &**t);
+        match &mut self.away {
+            Some(away) => away.add(pos, summary, tags, detail, &entry.ref_),
+            None => self.text.add(pos, summary, tags, detail, &entry.ref_),
+        }
         let tags_start = self.tag_syms.len();
         for t in entry.tags.iter() {
             let t = self.tags.intern(t);
@@ -394,7 +418,7 @@ impl LedgerIndex {
             }
         };
         self.cells[cell as usize].positions[m.kind.index()].push(pos);
-        self.text.docs[pos as usize].tag = cell << 3 | m.kind.index() as u32;
+        *self.slot_mut(pos) = cell << 3 | m.kind.index() as u32;
     }
 
     fn insert_chrono(&mut self, pos: u32) {
@@ -461,7 +485,7 @@ impl LedgerIndex {
         let c = &mut self.cells[(cell >> 3) as usize].live[kind];
         *c = c.wrapping_add_signed(delta);
         if delta < 0 {
-            self.text.docs[pos as usize].tag |= SLOT_DEAD;
+            *self.slot_mut(pos) |= SLOT_DEAD;
         }
         let (start, n) = self.stored[pos as usize].tags;
         for i in start..start + n {
@@ -487,7 +511,23 @@ impl LedgerIndex {
     /// with [`SLOT_DEAD`] set if it was superseded. Kept beside the entry's lengths in
     /// the text index, so that scoring and filtering a keyword match read one record.
     pub(crate) fn slot(&self, pos: u32) -> u32 {
-        self.text.docs[pos as usize].tag
+        match &self.away {
+            Some(away) => away.slots[pos as usize],
+            None => self.text.docs[pos as usize].tag,
+        }
+    }
+
+    /// The slot of the entry at `pos`, to write (the next entry's is added).
+    fn slot_mut(&mut self, pos: u32) -> &mut u32 {
+        match &mut self.away {
+            Some(away) => {
+                if away.slots.len() <= pos as usize {
+                    away.slots.resize(pos as usize + 1, 0);
+                }
+                &mut away.slots[pos as usize]
+            }
+            None => &mut self.text.docs[pos as usize].tag,
+        }
     }
 
     /// Live entries in room `room` of kind `kind`.

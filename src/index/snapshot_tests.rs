@@ -137,3 +137,96 @@ fn a_spilling_writer_writes_and_hashes_exactly_what_an_in_memory_one_holds() {
     assert_eq!(mac.finalize(), blake3::keyed_hash(&key, &w.0));
     assert!(w.finish().is_none(), "an in-memory writer has no file");
 }
+
+/// A first read with the text index on its own thread ([`super::text_job`]) builds the
+/// same index as one thread, bit for bit: the same text index and the same slots,
+/// through duplicates, supersedes of earlier and of later lines, and several batches.
+#[test]
+fn a_bulk_load_on_two_threads_builds_the_index_one_thread_builds() {
+    use crate::entry::{Entry, EntryRef, Kind};
+    let words = [
+        "cache",
+        "retry",
+        "token",
+        "auth",
+        "login",
+        "ledger",
+        "queue",
+        "schema",
+        "deploy",
+        "invoice",
+        "cents",
+        "argon2",
+        "session_ttl",
+        "RateLimiter",
+        "http://x.example/a?b=1",
+    ];
+    let entries: Vec<Entry> = (0..3_000usize)
+        .map(|i| {
+            let pick = |k: usize| words[(i * 7 + k * 13 + i / 5) % words.len()];
+            Entry {
+                // Every 97th line repeats an earlier id: a duplicate, not indexed.
+                id: if i % 97 == 96 {
+                    format!("e{}", i - 50)
+                } else {
+                    format!("e{i}")
+                },
+                ts: format!("2026-11-{:02}T{:02}:00:00Z", 1 + i % 28, i % 24),
+                kind: Kind::ALL[i % Kind::ALL.len()],
+                room_id: format!("room-{}", i % 9),
+                author_role: "engineer".into(),
+                ref_: format!("EPIC-{}", i % 4),
+                tags: (0..i % 3).map(|k| pick(k + 5).to_string()).collect(),
+                summary: format!("{} {} {} w{}", pick(0), pick(1), pick(2), i % 400),
+                detail: if i % 4 == 0 {
+                    format!("{} detail {i}", pick(3))
+                } else {
+                    String::new()
+                },
+                // Supersedes of an earlier line, and (every 31st) of a later one.
+                supersedes: match i {
+                    _ if i % 31 == 30 => Some(format!("e{}", i + 3)),
+                    _ if i % 7 == 6 => Some(format!("e{}", i - 6)),
+                    _ => None,
+                },
+                plan_id: (i % 2 == 0).then(|| "p1".to_string()),
+                redacted: vec![],
+            }
+        })
+        .collect();
+    let build = |two_threads: bool| {
+        let mut ix = LedgerIndex::with_texts_in("ledger.jsonl".into());
+        ix.begin_bulk_on(two_threads);
+        for (i, e) in entries.iter().enumerate() {
+            let ts = crate::clock::parse_rfc3339(&e.ts).unwrap();
+            let loc = Loc {
+                line: i as u64 + 1,
+                offset: i as u64 * 100,
+            };
+            ix.apply(&EntryRef::from(e), ts, loc, b"");
+        }
+        ix.end_bulk();
+        ix
+    };
+    let (one, two) = (build(false), build(true));
+    assert!(one.problems().1 > 0, "the ledger has duplicates to skip");
+    assert!(one.live_count() < one.len(), "and supersedes");
+    // The text index as a snapshot holds it (the rest of a snapshot lists hash maps in
+    // their own order, which differs between any two builds).
+    let bytes = |ix: &LedgerIndex| {
+        let mut w = Enc::default();
+        encode_text(&ix.text, &mut w);
+        w.0
+    };
+    let (a, b) = (bytes(&one), bytes(&two));
+    let first_difference = a.iter().zip(&b).position(|(x, y)| x != y);
+    assert_eq!(
+        (a.len(), first_difference),
+        (b.len(), None),
+        "the text indexes differ"
+    );
+    assert_eq!(one.text.terms, two.text.terms);
+    for pos in 0..one.len() as u32 {
+        assert_eq!(one.slot(pos), two.slot(pos), "slot of {pos}");
+    }
+}

@@ -1,0 +1,191 @@
+//! A first read's text index on a thread of its own (issue #44): the two-stage pipeline.
+//!
+//! Reading a whole ledger applies every entry through [`super::LedgerIndex::apply`], the
+//! one mutation path, in file order. About half of that time is the text index's share —
+//! tokenizing through the chunk cache, giving term ids, sorting each entry's (term, field)
+//! pairs, appending postings — and that share depends on nothing else an entry changes.
+//! So during a bulk load into an empty index on a machine with two cores or more, the
+//! [`TextIndex`] moves to a thread of its own: the reading thread parses each line and
+//! does the rest of `apply` (ids, supersedes, cells, time order), and hands the entry's
+//! four texts over, in batches on a bounded channel; the text thread adds them in the
+//! order they came. Same calls, same order as on one thread: the index is the same bit for
+//! bit (term ids, postings, lengths — a test compares the snapshots' bytes).
+//!
+//! What the rest of `apply` writes into the text index's per-document records (each
+//! entry's slot: its cell, kind and superseded bit) is kept in [`Away::slots`] meanwhile,
+//! and written into the records when the thread hands the index back at the end of the
+//! load. Nothing searches during a bulk load, so nothing reads the index half-built.
+
+use std::ops::Range;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use super::text::TextIndex;
+
+/// Entries per batch handed over (fewer when their texts pass [`BATCH_BYTES`]).
+const BATCH_DOCS: usize = 512;
+/// Text bytes after which a batch is handed over whatever its count.
+const BATCH_BYTES: usize = 1 << 20;
+/// Batches in flight: the reading thread waits when the text thread is this far behind.
+const IN_FLIGHT: usize = 8;
+
+/// The text index while it is away on its thread, and the slots written meanwhile.
+pub(super) struct Away {
+    job: TextJob,
+    /// Per position: the slot `apply` gave it (see [`super::LedgerIndex::slot`]).
+    pub(super) slots: Vec<u32>,
+}
+
+impl std::fmt::Debug for Away {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Away")
+            .field("slots", &self.slots.len())
+            .finish()
+    }
+}
+
+impl Away {
+    /// Moves `text` to a thread of its own; gives it back if no thread could be started.
+    pub(super) fn start(text: TextIndex) -> Result<Away, TextIndex> {
+        let (tx, rx) = sync_channel::<Batch>(IN_FLIGHT);
+        let (give, take) = sync_channel::<TextIndex>(1);
+        let spawned = std::thread::Builder::new()
+            .name("index-text".into())
+            .spawn(move || run(&take, &rx));
+        let handle = match spawned {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::debug!(error = %e, "no thread for the text index; one core it is");
+                return Err(text);
+            }
+        };
+        // The thread is waiting for it: the channel has room for one.
+        if let Err(std::sync::mpsc::SendError(text)) = give.send(text) {
+            let _ = handle.join();
+            return Err(text);
+        }
+        Ok(Away {
+            job: TextJob {
+                tx: Some(tx),
+                batch: Batch::default(),
+                handle: Some(handle),
+            },
+            slots: Vec::new(),
+        })
+    }
+
+    /// Hands document `doc`'s texts over (documents must come in order).
+    pub(super) fn add<'t>(
+        &mut self,
+        doc: u32,
+        summary: &str,
+        tags: impl IntoIterator<Item = &'t str>,
+        detail: &str,
+        ref_: &str,
+    ) {
+        let b = &mut self.job.batch;
+        let mut put = |s: &str| {
+            let start = b.bytes.len();
+            b.bytes.push_str(s);
+            start..b.bytes.len()
+        };
+        let summary = put(summary);
+        let detail = put(detail);
+        let ref_ = put(ref_);
+        let tags_start = b.tags.len();
+        for t in tags {
+            let r = put(t);
+            b.tags.push(r);
+        }
+        let tags = tags_start..b.tags.len();
+        b.docs.push(DocText {
+            doc,
+            summary,
+            detail,
+            ref_,
+            tags,
+        });
+        if b.docs.len() >= BATCH_DOCS || b.bytes.len() >= BATCH_BYTES {
+            self.job.hand_over();
+        }
+    }
+
+    /// Waits for the thread to add everything handed over, and takes the index back with
+    /// the slots written meanwhile. A panic on the thread is resumed here.
+    pub(super) fn finish(mut self) -> (TextIndex, Vec<u32>) {
+        self.job.hand_over();
+        self.job.tx = None; // the thread's loop ends when the channel is empty
+        let handle = self.job.handle.take().expect("a job is finished once");
+        match handle.join() {
+            Ok(text) => (text, std::mem::take(&mut self.slots)),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+/// The sending end and the batch being filled.
+struct TextJob {
+    tx: Option<SyncSender<Batch>>,
+    batch: Batch,
+    handle: Option<JoinHandle<TextIndex>>,
+}
+
+impl TextJob {
+    fn hand_over(&mut self) {
+        if self.batch.docs.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.batch);
+        if let Some(tx) = &self.tx {
+            // Fails only if the thread is gone (it panicked): `finish` resumes the panic.
+            let _ = tx.send(batch);
+        }
+    }
+}
+
+impl Drop for TextJob {
+    /// A load abandoned without [`Away::finish`] (an error or a panic on the reading
+    /// thread): the thread is told to stop and waited for, its index dropped.
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Entries' texts, one string with ranges into it.
+#[derive(Default)]
+struct Batch {
+    bytes: String,
+    docs: Vec<DocText>,
+    tags: Vec<Range<usize>>,
+}
+
+struct DocText {
+    doc: u32,
+    summary: Range<usize>,
+    detail: Range<usize>,
+    ref_: Range<usize>,
+    tags: Range<usize>,
+}
+
+/// The text thread: the index it is given, every batch added in order, then handed back.
+fn run(take: &Receiver<TextIndex>, rx: &Receiver<Batch>) -> TextIndex {
+    let Ok(mut text) = take.recv() else {
+        return TextIndex::default(); // never given one: the start failed
+    };
+    for b in rx {
+        for d in &b.docs {
+            let s = |r: &Range<usize>| &b.bytes[r.clone()];
+            text.add(
+                d.doc,
+                s(&d.summary),
+                b.tags[d.tags.clone()].iter().map(s),
+                s(&d.detail),
+                s(&d.ref_),
+            );
+        }
+    }
+    text
+}
