@@ -7,12 +7,15 @@
 
 use foldhash::HashMap;
 
+/// Chunks longer than this (URLs, hashes) rarely repeat: tokenized without the cache.
+pub(super) const CACHED_CHUNK_MAX: usize = 64;
+
 /// Most whitespace-separated chunks the tokenizer cache remembers; later new chunks are
 /// tokenized every time (correct, just slower).
 const CHUNK_CACHE_MAX: usize = 200_000;
 
-/// Entries of the direct-mapped hot cache (32 bytes each: 128 KiB, fits in L2).
-const HOT_SLOTS: usize = 4096;
+/// Entries of the direct-mapped hot cache (32 bytes each: 512 KiB, fits in L2).
+const HOT_SLOTS: usize = 16384;
 /// "This chunk has no term" (a stop word or punctuation) in the hot cache.
 const NO_TERM: u32 = u32::MAX;
 
@@ -34,7 +37,6 @@ pub(super) struct ChunkCache {
     slots: Vec<(u32, u32, u32, u32)>, // (text start, text len, ids start, ids len)
     text: Vec<u8>,
     ids: Vec<u32>,
-    hasher: foldhash::fast::FixedState,
 }
 
 impl Default for ChunkCache {
@@ -50,15 +52,13 @@ impl Default for ChunkCache {
             slots: Vec::new(),
             text: Vec::new(),
             ids: Vec::new(),
-            hasher: foldhash::fast::FixedState::default(),
         }
     }
 }
 
 impl ChunkCache {
     pub(super) fn hash(&self, chunk: &str) -> u64 {
-        use std::hash::BuildHasher;
-        self.hasher.hash_one(chunk)
+        hash(chunk)
     }
 
     /// The hot slot's answer for `chunk`: `Some(None)` no term, `Some(Some(id))` one term.
@@ -106,5 +106,211 @@ impl ChunkCache {
             + self.slots.capacity() * 16
             + self.text.capacity()
             + self.ids.capacity() * 4
+    }
+}
+
+/// Chunks a thread's memo of term keys holds at most (then it starts over).
+const MEMO_MAX: usize = 100_000;
+
+/// A thread's memo for [`super::TextIndex::term_keys`]: chunk → its keys, for one index in
+/// one state (its generation and number of terms).
+#[derive(Default)]
+struct KeyMemo {
+    stamp: (u64, usize),
+    keys: HashMap<Box<str>, Box<[u64]>>,
+}
+
+thread_local! {
+    static MEMO: std::cell::RefCell<KeyMemo> = std::cell::RefCell::new(KeyMemo::default());
+}
+
+/// Appends `chunk`'s term keys to `out`: from this thread's memo if it was computed for
+/// the same index state `stamp`, else with `compute` (which appends them), remembered.
+/// After a snapshot start the chunk cache is empty and cannot fill while readers share
+/// the index, so without this every word a read path keys (the overlaps pool, the reasons
+/// of every pair) was tokenized and stemmed again: 16 % of `overlaps` at 100k entries.
+/// A term the index learns changes the keys of chunks it was unknown in: a new number of
+/// terms (or another index) starts the memo over.
+pub(super) fn memo_keys(
+    stamp: (u64, usize),
+    chunk: &str,
+    out: &mut Vec<u64>,
+    compute: impl FnOnce(&mut Vec<u64>),
+) {
+    if chunk.len() > CACHED_CHUNK_MAX {
+        return compute(out);
+    }
+    MEMO.with_borrow_mut(|m| {
+        if m.stamp != stamp || m.keys.len() >= MEMO_MAX {
+            m.keys.clear();
+            m.stamp = stamp;
+        }
+        if let Some(keys) = m.keys.get(chunk) {
+            out.extend_from_slice(keys);
+            return;
+        }
+        let start = out.len();
+        compute(out);
+        m.keys.insert(chunk.into(), out[start..].into());
+    });
+}
+
+/// The hash the cache keys `chunk` by (a fixed seed: the same in every cache and cut).
+pub(super) fn hash(chunk: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(chunk)
+}
+
+/// One whitespace-separated chunk of a [`Cut`]'s text and its [`hash`] (0 if it is
+/// longer than [`CACHED_CHUNK_MAX`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Chunk {
+    start: u32,
+    len: u32,
+    pub(super) hash: u64,
+}
+
+/// Entries' four fields (summary, tags, detail, ref) cut at whitespace into hashed
+/// chunks: where indexing an entry starts, apart from the cache, so that a first read
+/// does it on the reading thread ([`super::text_job`]) and a publish on its own.
+#[derive(Debug, Default)]
+pub(super) struct Cut {
+    text: String,
+    chunks: Vec<Chunk>,
+    /// Per entry: its document number and each field's range in `chunks`.
+    docs: Vec<(u32, [(u32, u32); 4])>,
+}
+
+impl Cut {
+    /// Empties it, keeping its buffers.
+    pub(super) fn clear(&mut self) {
+        self.text.clear();
+        self.chunks.clear();
+        self.docs.clear();
+    }
+
+    /// Entries held.
+    pub(super) fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Bytes of text held.
+    pub(super) fn bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Cuts document `doc`'s fields. A text is at most a ledger line (16 MiB), and a cut is
+    /// handed on long before 4 GiB: positions fit in `u32`.
+    pub(super) fn push<'t>(
+        &mut self,
+        doc: u32,
+        summary: &str,
+        tags: impl IntoIterator<Item = &'t str>,
+        detail: &str,
+        ref_: &str,
+    ) {
+        let mut fields = [(0u32, 0u32); 4];
+        let mut cut = |texts: &mut dyn Iterator<Item = &str>| {
+            let start = self.chunks.len() as u32;
+            for t in texts {
+                let base = self.text.len();
+                self.text.push_str(t);
+                for chunk in words(t) {
+                    let at = base + (chunk.as_ptr() as usize - t.as_ptr() as usize);
+                    self.chunks.push(Chunk {
+                        start: at as u32,
+                        len: chunk.len() as u32,
+                        hash: if chunk.len() <= CACHED_CHUNK_MAX {
+                            hash(chunk)
+                        } else {
+                            0
+                        },
+                    });
+                }
+            }
+            (start, self.chunks.len() as u32)
+        };
+        fields[0] = cut(&mut std::iter::once(summary));
+        fields[1] = cut(&mut tags.into_iter());
+        fields[2] = cut(&mut std::iter::once(detail));
+        fields[3] = cut(&mut std::iter::once(ref_));
+        self.docs.push((doc, fields));
+    }
+
+    /// Entry `i`'s document number and its fields' chunks.
+    pub(super) fn entry(&self, i: usize) -> (u32, [&[Chunk]; 4]) {
+        let (doc, fields) = self.docs[i];
+        (
+            doc,
+            fields.map(|(a, b)| &self.chunks[a as usize..b as usize]),
+        )
+    }
+
+    /// The text of `c`, a chunk of this cut.
+    pub(super) fn text(&self, c: &Chunk) -> &str {
+        &self.text[c.start as usize..(c.start + c.len) as usize]
+    }
+}
+
+/// The whitespace-separated chunks of `text`, exactly as [`str::split_whitespace`] cuts
+/// them; ASCII text (nearly every ledger's) is cut byte by byte instead of decoding
+/// characters, which a first read does for every word of every entry.
+pub(crate) fn words(text: &str) -> Words<'_> {
+    Words {
+        rest: text,
+        unicode: (!text.is_ascii()).then(|| text.split_whitespace()),
+    }
+}
+
+/// The iterator of [`words`].
+pub(crate) struct Words<'a> {
+    rest: &'a str,
+    unicode: Option<std::str::SplitWhitespace<'a>>,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if let Some(u) = &mut self.unicode {
+            return u.next();
+        }
+        // What `char::is_whitespace` is true of among ASCII characters.
+        let space = |b: &u8| *b == b' ' || (b'\t'..=b'\r').contains(b);
+        let bytes = self.rest.as_bytes();
+        let start = bytes.iter().position(|b| !space(b))?;
+        let len = bytes[start..]
+            .iter()
+            .position(space)
+            .unwrap_or(bytes.len() - start);
+        // ASCII text: every byte position is a character boundary.
+        let word = &self.rest[start..start + len];
+        self.rest = &self.rest[start + len..];
+        Some(word)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `words` cuts exactly where `split_whitespace` does, ASCII or not.
+        #[test]
+        fn words_cut_like_split_whitespace(
+            text in proptest::collection::vec(
+                prop_oneof![
+                    Just(' '), Just('\t'), Just('\n'), Just('\u{b}'), Just('\u{c}'), Just('\r'),
+                    Just('\u{1c}'), Just('\u{85}'), Just('\u{a0}'), Just('\u{2003}'), Just('a'),
+                    Just('Z'), Just('.'), Just('é'), Just('中'),
+                ],
+                0..40,
+            )
+        ) {
+            let text: String = text.into_iter().collect();
+            let ours: Vec<&str> = super::words(&text).collect();
+            let std: Vec<&str> = text.split_whitespace().collect();
+            prop_assert_eq!(ours, std);
+        }
     }
 }

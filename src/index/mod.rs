@@ -291,7 +291,7 @@ impl LedgerIndex {
         if two_threads && self.away.is_none() && self.text.is_empty() {
             match text_job::Away::start(std::mem::take(&mut self.text)) {
                 Ok(away) => self.away = Some(away),
-                Err(text) => self.text = text,
+                Err(text) => self.text = *text,
             }
         }
     }

@@ -27,7 +27,7 @@
 use foldhash::HashMap;
 
 use super::bounds::Bounds;
-use super::chunks::ChunkCache;
+use super::chunks::{CACHED_CHUNK_MAX, Chunk, ChunkCache, Cut};
 pub use super::scratch::Scratch;
 use super::tokens::Tokens;
 
@@ -163,6 +163,25 @@ pub struct TextIndex {
     pub(super) chunks: ChunkCache,
     /// Upper bounds for pruned top-k search, per term and per block of postings.
     pub(super) bounds: Bounds,
+    /// Scratch of [`TextIndex::add`], kept between calls: the entry cut into chunks, its
+    /// term ids and its (term, field) pairs.
+    cut: Cut,
+    ids: Vec<u32>,
+    pairs: Vec<(u32, u8)>,
+    /// This index's own number ([`super::chunks::memo_keys`]).
+    generation: Generation,
+}
+
+/// A number no other text index of this process has: with the number of terms (which
+/// only grows), what a thread's memo of term keys is valid for.
+#[derive(Debug)]
+struct Generation(u64);
+
+impl Default for Generation {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Generation(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 impl std::fmt::Debug for TextIndex {
@@ -190,8 +209,8 @@ impl TextIndex {
         let unknown = foldhash::fast::FixedState::default();
         let mut out: Vec<u64> = Vec::new();
         let mut toks = Vec::new();
-        for chunk in text.split_whitespace() {
-            if chunk.len() <= 64 {
+        for chunk in super::chunks::words(text) {
+            if chunk.len() <= CACHED_CHUNK_MAX {
                 let hash = self.chunks.hash(chunk);
                 if let Some(id) = self.chunks.hot_get(hash, chunk) {
                     out.extend(id.map(u64::from));
@@ -202,14 +221,19 @@ impl TextIndex {
                     continue;
                 }
             }
-            toks.clear();
-            self.tokens.chunk(chunk, &mut toks);
-            for t in &toks {
-                out.push(match self.terms.get(t.as_str()) {
-                    Some(&id) => u64::from(id),
-                    None => unknown.hash_one(t.as_str()) | (1 << 63),
-                });
-            }
+            // Not in the cache (a read after a snapshot starts with an empty one): stemmed
+            // once per thread and state of the index ([`super::chunks::memo_keys`]).
+            let stamp = (self.generation.0, self.terms.len());
+            super::chunks::memo_keys(stamp, chunk, &mut out, |out| {
+                toks.clear();
+                self.tokens.chunk(chunk, &mut toks);
+                for t in &toks {
+                    out.push(match self.terms.get(t.as_str()) {
+                        Some(&id) => u64::from(id),
+                        None => unknown.hash_one(t.as_str()) | (1 << 63),
+                    });
+                }
+            });
         }
         out.sort_unstable();
         out.dedup();
@@ -246,31 +270,28 @@ impl TextIndex {
         }
     }
 
-    /// Appends the term ids of `text` to `out`, in order, through the chunk cache.
-    fn term_ids(&mut self, text: &str, out: &mut Vec<u32>) {
-        for chunk in text.split_whitespace() {
-            if chunk.len() > 64 {
-                // Long chunks (URLs, hashes) rarely repeat; tokenize without caching.
-                self.intern_chunk(chunk, out);
-                continue;
-            }
-            let hash = self.chunks.hash(chunk);
-            if let Some(id) = self.chunks.hot_get(hash, chunk) {
-                out.extend(id);
-                continue;
-            }
-            if let Some(ids) = self.chunks.get(hash, chunk) {
-                let ids = ids.to_vec();
-                self.chunks.hot_put(hash, chunk, &ids);
-                out.extend_from_slice(&ids);
-                continue;
-            }
-            let start = out.len();
-            self.intern_chunk(chunk, out);
-            let ids = out[start..].to_vec();
-            self.chunks.insert(hash, chunk, &ids);
-            self.chunks.hot_put(hash, chunk, &ids);
+    /// Appends the term ids of `chunk` (whose [`chunks::hash`] is `hash`) to `out`, in
+    /// order, through the chunk cache.
+    fn chunk_ids(&mut self, chunk: &str, hash: u64, out: &mut Vec<u32>) {
+        if chunk.len() > CACHED_CHUNK_MAX {
+            // Long chunks (URLs, hashes) rarely repeat; tokenize without caching.
+            return self.intern_chunk(chunk, out);
         }
+        if let Some(id) = self.chunks.hot_get(hash, chunk) {
+            out.extend(id);
+            return;
+        }
+        if let Some(ids) = self.chunks.get(hash, chunk) {
+            let ids = ids.to_vec();
+            self.chunks.hot_put(hash, chunk, &ids);
+            out.extend_from_slice(&ids);
+            return;
+        }
+        let start = out.len();
+        self.intern_chunk(chunk, out);
+        let ids = out[start..].to_vec();
+        self.chunks.insert(hash, chunk, &ids);
+        self.chunks.hot_put(hash, chunk, &ids);
     }
 
     /// Reserves room for about `n` more documents.
@@ -288,29 +309,41 @@ impl TextIndex {
         detail: &str,
         ref_: &str,
     ) {
+        let mut cut = std::mem::take(&mut self.cut);
+        cut.clear();
+        cut.push(doc, summary, tags, detail, ref_);
+        self.add_cut(&cut);
+        self.cut = cut;
+    }
+
+    /// Indexes every entry of `cut`, in its order (each must be the next document).
+    pub(super) fn add_cut(&mut self, cut: &Cut) {
+        for i in 0..cut.len() {
+            let (doc, fields) = cut.entry(i);
+            self.add_fields(doc, cut, fields);
+        }
+    }
+
+    fn add_fields(&mut self, doc: u32, cut: &Cut, fields: [&[Chunk]; 4]) {
         assert_eq!(
             doc as usize,
             self.docs.len(),
             "documents are added in order"
         );
         // (term, field) pairs of the whole entry.
-        let mut pairs: Vec<(u32, u8)> = Vec::with_capacity(48);
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.clear();
         let mut lens = [0u16; 4];
-        let mut ids = Vec::with_capacity(32);
-        let tags: Vec<&str> = tags.into_iter().collect();
-        for (field, texts) in [
-            (0u8, vec![summary]),
-            (1, tags),
-            (2, vec![detail]),
-            (3, vec![ref_]),
-        ] {
+        let mut ids = std::mem::take(&mut self.ids);
+        for (field, chunks) in fields.into_iter().enumerate() {
             ids.clear();
-            for t in texts {
-                self.term_ids(t, &mut ids);
+            for c in chunks {
+                self.chunk_ids(cut.text(c), c.hash, &mut ids);
             }
-            lens[field as usize] = u16::try_from(ids.len()).unwrap_or(u16::MAX);
-            pairs.extend(ids.iter().map(|&t| (t, field)));
+            lens[field] = u16::try_from(ids.len()).unwrap_or(u16::MAX);
+            pairs.extend(ids.iter().map(|&t| (t, field as u8)));
         }
+        self.ids = ids;
         pairs.sort_unstable();
         let mut i = 0;
         while i < pairs.len() {
@@ -343,14 +376,14 @@ impl TextIndex {
         };
         self.norms.push(doc.codes());
         self.docs.push(doc);
-        if self.bounds.deferred() {
-            return;
+        if !self.bounds.deferred() {
+            let avg = self.averages();
+            let mut distinct = pairs.iter().map(|&(t, _)| t).collect::<Vec<_>>();
+            distinct.dedup();
+            self.bounds
+                .after_add(&self.postings, &self.docs, avg, distinct.into_iter());
         }
-        let avg = self.averages();
-        let mut distinct = pairs.iter().map(|&(t, _)| t).collect::<Vec<_>>();
-        distinct.dedup();
-        self.bounds
-            .after_add(&self.postings, &self.docs, avg, distinct.into_iter());
+        self.pairs = pairs;
     }
 
     /// Starts a bulk load: postings are bounded when it ends ([`TextIndex::end_bulk`]),

@@ -6,9 +6,10 @@
 //! pairs, appending postings — and that share depends on nothing else an entry changes.
 //! So during a bulk load into an empty index on a machine with two cores or more, the
 //! [`TextIndex`] moves to a thread of its own: the reading thread parses each line and
-//! does the rest of `apply` (ids, supersedes, cells, time order), and hands the entry's
-//! four texts over, in batches on a bounded channel; the text thread adds them in the
-//! order they came. Same calls, same order as on one thread: the index is the same bit for
+//! does the rest of `apply` (ids, supersedes, cells, time order), cuts the entry's four
+//! texts at whitespace and hashes the chunks ([`super::chunks::Cut`]), and hands them over
+//! in batches on a bounded channel; the text thread looks the chunks up in its cache, gives
+//! term ids and appends postings, in the order they came. Same calls, same order as on one thread: the index is the same bit for
 //! bit (term ids, postings, lengths — a test compares the snapshots' bytes).
 //!
 //! What the rest of `apply` writes into the text index's per-document records (each
@@ -16,10 +17,10 @@
 //! and written into the records when the thread hands the index back at the end of the
 //! load. Nothing searches during a bulk load, so nothing reads the index half-built.
 
-use std::ops::Range;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
+use super::chunks::Cut;
 use super::text::TextIndex;
 
 /// Entries per batch handed over (fewer when their texts pass [`BATCH_BYTES`]).
@@ -46,8 +47,8 @@ impl std::fmt::Debug for Away {
 
 impl Away {
     /// Moves `text` to a thread of its own; gives it back if no thread could be started.
-    pub(super) fn start(text: TextIndex) -> Result<Away, TextIndex> {
-        let (tx, rx) = sync_channel::<Batch>(IN_FLIGHT);
+    pub(super) fn start(text: TextIndex) -> Result<Away, Box<TextIndex>> {
+        let (tx, rx) = sync_channel::<Cut>(IN_FLIGHT);
         let (give, take) = sync_channel::<TextIndex>(1);
         let spawned = std::thread::Builder::new()
             .name("index-text".into())
@@ -56,25 +57,25 @@ impl Away {
             Ok(h) => h,
             Err(e) => {
                 tracing::debug!(error = %e, "no thread for the text index; one core it is");
-                return Err(text);
+                return Err(Box::new(text));
             }
         };
         // The thread is waiting for it: the channel has room for one.
         if let Err(std::sync::mpsc::SendError(text)) = give.send(text) {
             let _ = handle.join();
-            return Err(text);
+            return Err(Box::new(text));
         }
         Ok(Away {
             job: TextJob {
                 tx: Some(tx),
-                batch: Batch::default(),
+                batch: Cut::default(),
                 handle: Some(handle),
             },
             slots: Vec::new(),
         })
     }
 
-    /// Hands document `doc`'s texts over (documents must come in order).
+    /// Hands document `doc`'s texts over, cut into chunks (documents must come in order).
     pub(super) fn add<'t>(
         &mut self,
         doc: u32,
@@ -84,28 +85,8 @@ impl Away {
         ref_: &str,
     ) {
         let b = &mut self.job.batch;
-        let mut put = |s: &str| {
-            let start = b.bytes.len();
-            b.bytes.push_str(s);
-            start..b.bytes.len()
-        };
-        let summary = put(summary);
-        let detail = put(detail);
-        let ref_ = put(ref_);
-        let tags_start = b.tags.len();
-        for t in tags {
-            let r = put(t);
-            b.tags.push(r);
-        }
-        let tags = tags_start..b.tags.len();
-        b.docs.push(DocText {
-            doc,
-            summary,
-            detail,
-            ref_,
-            tags,
-        });
-        if b.docs.len() >= BATCH_DOCS || b.bytes.len() >= BATCH_BYTES {
+        b.push(doc, summary, tags, detail, ref_);
+        if b.len() >= BATCH_DOCS || b.bytes() >= BATCH_BYTES {
             self.job.hand_over();
         }
     }
@@ -125,14 +106,14 @@ impl Away {
 
 /// The sending end and the batch being filled.
 struct TextJob {
-    tx: Option<SyncSender<Batch>>,
-    batch: Batch,
+    tx: Option<SyncSender<Cut>>,
+    batch: Cut,
     handle: Option<JoinHandle<TextIndex>>,
 }
 
 impl TextJob {
     fn hand_over(&mut self) {
-        if self.batch.docs.is_empty() {
+        if self.batch.len() == 0 {
             return;
         }
         let batch = std::mem::take(&mut self.batch);
@@ -154,38 +135,13 @@ impl Drop for TextJob {
     }
 }
 
-/// Entries' texts, one string with ranges into it.
-#[derive(Default)]
-struct Batch {
-    bytes: String,
-    docs: Vec<DocText>,
-    tags: Vec<Range<usize>>,
-}
-
-struct DocText {
-    doc: u32,
-    summary: Range<usize>,
-    detail: Range<usize>,
-    ref_: Range<usize>,
-    tags: Range<usize>,
-}
-
 /// The text thread: the index it is given, every batch added in order, then handed back.
-fn run(take: &Receiver<TextIndex>, rx: &Receiver<Batch>) -> TextIndex {
+fn run(take: &Receiver<TextIndex>, rx: &Receiver<Cut>) -> TextIndex {
     let Ok(mut text) = take.recv() else {
         return TextIndex::default(); // never given one: the start failed
     };
-    for b in rx {
-        for d in &b.docs {
-            let s = |r: &Range<usize>| &b.bytes[r.clone()];
-            text.add(
-                d.doc,
-                s(&d.summary),
-                b.tags[d.tags.clone()].iter().map(s),
-                s(&d.detail),
-                s(&d.ref_),
-            );
-        }
+    for cut in rx {
+        text.add_cut(&cut);
     }
     text
 }

@@ -137,13 +137,22 @@ fn chunked_tokenizing_equals_whole_text_tokenizing() {
         "Café naïve résumé Ångström 中文 日本語 x² ½ e.g. i.e. U.S.A.",
         "tabs\tand\nnewlines\u{a0}nbsp  double  spaces",
         "it's the users' cache: 3.14 v1.2.3 foo_bar foo-bar CamelCase",
+        "https://example.com/a/very/long/path/that/is/longer/than/sixty-four/bytes?q=1 and after",
         "",
         "   ",
     ];
     for t in texts {
         let mut ix = TextIndex::default();
         let mut ids = Vec::new();
-        ix.term_ids(t, &mut ids);
+        // Cut as an entry's summary; each chunk twice, so the second is the cache's answer.
+        let mut cut = super::super::chunks::Cut::default();
+        cut.push(0, t, [], "", "");
+        for _ in 0..2 {
+            ids.clear();
+            for c in cut.entry(0).1[0] {
+                ix.chunk_ids(cut.text(c), c.hash, &mut ids);
+            }
+        }
         let names: Vec<&str> = ids
             .iter()
             .map(|id| {
@@ -280,4 +289,38 @@ fn term_keys_share_exactly_what_tokens_share_known_or_not() {
             assert_eq!(shared_keys, shared_tokens, "{a} / {b}");
         }
     }
+}
+
+#[test]
+fn term_keys_remembered_per_thread_follow_the_index_as_it_learns_terms() {
+    let mut ix = TextIndex::default();
+    ix.add(0, "alpha beta", [], "", "");
+    // "Gamma," is no chunk the index has cut: keyed through the memo, unknown at first.
+    let before = ix.term_keys("Gamma, alpha");
+    assert_eq!(
+        before,
+        ix.term_keys("Gamma, alpha"),
+        "the memo's answer is the same"
+    );
+    assert!(
+        before.iter().any(|k| k >> 63 == 1),
+        "gamma is unknown: {before:?}"
+    );
+    ix.add(1, "gamma", [], "", "");
+    let gamma = u64::from(ix.terms["gamma"]);
+    let after = ix.term_keys("Gamma, alpha");
+    assert!(
+        after.contains(&gamma),
+        "a term learnt since is its id: {after:?}"
+    );
+    assert!(after.iter().all(|k| k >> 63 == 0));
+    // Another index (another generation) with the same number of terms is not confused.
+    let mut other = TextIndex::default();
+    other.add(0, "gamma delta epsilon", [], "", "");
+    assert_eq!(other.terms.len(), ix.terms.len());
+    assert_ne!(other.terms["gamma"], ix.terms["gamma"]);
+    assert_eq!(
+        other.term_keys("Gamma,"),
+        vec![u64::from(other.terms["gamma"])]
+    );
 }

@@ -78,12 +78,14 @@ pub fn fact_key(kind: Kind, summary: &str) -> u64 {
     // Called for every entry read: one reused buffer, no allocation per entry.
     BUF.with_borrow_mut(|s| {
         s.clear();
-        for (i, word) in summary.split_whitespace().enumerate() {
+        for (i, word) in super::chunks::words(summary).enumerate() {
             if i > 0 {
                 s.push(' ');
             }
             if word.is_ascii() {
-                s.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+                let start = s.len();
+                s.push_str(word);
+                s[start..].make_ascii_lowercase();
             } else {
                 s.push_str(&word.to_lowercase());
             }
