@@ -18,7 +18,7 @@
 //! an order fixed by their lengths and keys, ties are broken by position, and each pair
 //! is found from one side — so every thread count gives the same pairs.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::hash::Hash;
 
 use super::overlaps::{Features, comparable, shared_count, strength_of};
@@ -104,7 +104,7 @@ impl Pool {
         let mut packed = Vec::with_capacity(pos.len());
         let mut groups = Vec::with_capacity(pos.len());
         let mut flat: Vec<u64> = Vec::new();
-        let mut lists: HashMap<(u8, Key), Vec<u32>> = HashMap::new();
+        let mut lists: HashMap<(u8, Key), Vec<u32>> = HashMap::default();
         for (i, (f, &p)) in feats.iter().zip(&pos).enumerate() {
             let m = ix.meta(p);
             let start = flat.len() as u32;
@@ -136,7 +136,7 @@ impl Pool {
             })
             .collect();
         by_len.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let mut frequent: HashMap<(u8, u64), u8> = HashMap::new();
+        let mut frequent: HashMap<(u8, u64), u8> = HashMap::default();
         let mut per_group = [0usize; 2];
         for (_, g, t) in by_len {
             let n = &mut per_group[usize::from(g)];
@@ -194,14 +194,13 @@ impl Pool {
         let me = self.packed[i];
         let my_group = self.groups[i];
         let (my_terms, my_ids) = self.runs(i);
+        // Rarity is the whole ledger's (the list's length); what is read is the older
+        // carriers (a list is ascending), found only for the lists read.
         let mut lists: Vec<(usize, Key, &[u32])> = keys(my_terms, my_ids, me.ref_)
             .into_iter()
             .filter_map(|k| {
                 let list = self.lists.get(&(my_group, k))?;
-                // Rarity is the whole ledger's (the list's length); what is read is the
-                // older carriers (a list is ascending).
-                let older = &list[..list.partition_point(|&j| (j as usize) < i)];
-                Some((list.len(), k, older))
+                Some((list.len(), k, &list[..]))
             })
             .collect();
         lists.sort_unstable_by_key(|&(len, k, _)| (len, k));
@@ -211,7 +210,7 @@ impl Pool {
         // This entry's terms neither read nor frequent: looked up in each candidate's run.
         let mut rest: Vec<u64> = Vec::new();
         for (len, k, list) in lists {
-            if list.is_empty() {
+            if list.first().is_none_or(|&j| j as usize >= i) {
                 continue; // no older entry has it: it can add to no candidate's count
             }
             let frequent = matches!(k, Key::Term(t) if self.frequent.contains_key(&(my_group, t)));
@@ -224,7 +223,8 @@ impl Pool {
             }
             read += len;
             let counts = matches!(k, Key::Term(_)) && !frequent;
-            for &j in list {
+            let older = &list[..list.partition_point(|&j| (j as usize) < i)];
+            for &j in older {
                 let j = j as usize;
                 if sc.seen[j] != stamp {
                     sc.seen[j] = stamp;
