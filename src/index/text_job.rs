@@ -24,11 +24,11 @@ use super::chunks::Cut;
 use super::text::TextIndex;
 
 /// Entries per batch handed over (fewer when their texts pass [`BATCH_BYTES`]).
-const BATCH_DOCS: usize = 512;
+const BATCH_DOCS: usize = 256;
 /// Text bytes after which a batch is handed over whatever its count.
-const BATCH_BYTES: usize = 1 << 20;
+const BATCH_BYTES: usize = 256 << 10;
 /// Batches in flight: the reading thread waits when the text thread is this far behind.
-const IN_FLIGHT: usize = 8;
+const IN_FLIGHT: usize = 2;
 
 /// The text index while it is away on its thread, and the slots written meanwhile.
 pub(super) struct Away {
