@@ -14,7 +14,7 @@ use common::{Agent, agent};
 use serde_json::{Value, json};
 
 const AGENTS_PER_HOST: usize = 8;
-const PUBLISHES: usize = 500;
+const PUBLISHES: usize = 250;
 const POST_EVERY: usize = 10;
 const RACES: usize = 20;
 

@@ -350,6 +350,7 @@ pub fn run(
     corpora: &[std::path::PathBuf],
     example_root: &Path,
     locomo: Option<&Path>,
+    timing: bool,
 ) -> anyhow::Result<SecretsReport> {
     let first = corpora.first().context("no secret corpus given")?;
     let file = load(first)?;
@@ -404,7 +405,8 @@ pub fn run(
                 .flat_map(|g| g.entries.into_iter().map(|e| e.summary)),
         ));
     }
-    let timings = hostile_inputs()
+    let inputs = if timing { hostile_inputs() } else { Vec::new() };
+    let timings = inputs
         .into_iter()
         .map(|(name, input)| {
             let (p50_us, max_us) = time(&input);
