@@ -278,6 +278,7 @@ impl LedgerIndex {
     /// Starts a bulk load (many entries applied before the next search, as when a ledger
     /// is read whole): the text index bounds its postings when [`LedgerIndex::end_bulk`]
     /// is called, in one pass, not one posting at a time.
+    ///
     /// Into an empty index on two cores or more, the text index is built on a thread of
     /// its own meanwhile ([`text_job`]).
     pub fn begin_bulk(&mut self) {
