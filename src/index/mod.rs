@@ -24,6 +24,7 @@ mod scratch;
 mod search;
 pub mod snapshot;
 mod text;
+mod text_add;
 mod text_job;
 mod texts;
 mod tokens;
@@ -275,40 +276,6 @@ impl LedgerIndex {
         self.text.reserve(n);
     }
 
-    /// Starts a bulk load (many entries applied before the next search, as when a ledger
-    /// is read whole): the text index bounds its postings when [`LedgerIndex::end_bulk`]
-    /// is called, in one pass, not one posting at a time.
-    ///
-    /// Into an empty index on two cores or more, the text index is built on a thread of
-    /// its own meanwhile ([`text_job`]).
-    pub fn begin_bulk(&mut self) {
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        self.begin_bulk_on(cores >= 2);
-    }
-
-    /// [`LedgerIndex::begin_bulk`], with the text index on its own thread or not.
-    pub fn begin_bulk_on(&mut self, two_threads: bool) {
-        self.text.begin_bulk();
-        if two_threads && self.away.is_none() && self.text.is_empty() {
-            match text_job::Away::start(std::mem::take(&mut self.text)) {
-                Ok(away) => self.away = Some(away),
-                Err(text) => self.text = *text,
-            }
-        }
-    }
-
-    /// Ends [`LedgerIndex::begin_bulk`]; must be called before the index is searched.
-    pub fn end_bulk(&mut self) {
-        if let Some(away) = self.away.take() {
-            let (text, slots) = away.finish();
-            self.text = text;
-            for (doc, slot) in self.text.docs.iter_mut().zip(slots) {
-                doc.tag = slot;
-            }
-        }
-        self.text.end_bulk();
-    }
-
     /// Records a line that could not be read as an entry.
     pub fn note_problem(&mut self, loc: Loc, message: String) {
         self.problem_count += 1;
@@ -515,19 +482,6 @@ impl LedgerIndex {
         match &self.away {
             Some(away) => away.slots[pos as usize],
             None => self.text.docs[pos as usize].tag,
-        }
-    }
-
-    /// The slot of the entry at `pos`, to write (the next entry's is added).
-    fn slot_mut(&mut self, pos: u32) -> &mut u32 {
-        match &mut self.away {
-            Some(away) => {
-                if away.slots.len() <= pos as usize {
-                    away.slots.resize(pos as usize + 1, 0);
-                }
-                &mut away.slots[pos as usize]
-            }
-            None => &mut self.text.docs[pos as usize].tag,
         }
     }
 

@@ -27,7 +27,7 @@
 use foldhash::HashMap;
 
 use super::bounds::Bounds;
-use super::chunks::{CACHED_CHUNK_MAX, Chunk, ChunkCache, Cut};
+use super::chunks::{CACHED_CHUNK_MAX, ChunkCache, Cut};
 pub use super::scratch::Scratch;
 use super::tokens::Tokens;
 
@@ -165,9 +165,9 @@ pub struct TextIndex {
     pub(super) bounds: Bounds,
     /// Scratch of [`TextIndex::add`], kept between calls: the entry cut into chunks, its
     /// term ids and its (term, field) pairs.
-    cut: Cut,
-    ids: Vec<u32>,
-    pairs: Vec<(u32, u8)>,
+    pub(super) cut: Cut,
+    pub(super) ids: Vec<u32>,
+    pub(super) pairs: Vec<(u32, u8)>,
     /// This index's own number ([`super::chunks::memo_keys`]).
     generation: Generation,
 }
@@ -248,154 +248,6 @@ impl TextIndex {
     /// True if nothing is indexed.
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty()
-    }
-
-    fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.terms.get(term) {
-            return id;
-        }
-        let id = self.postings.len() as u32;
-        self.terms.insert(term.into(), id);
-        self.postings.push(Vec::new());
-        self.df_seed.push(0);
-        self.bounds.push_term();
-        id
-    }
-
-    fn intern_chunk(&mut self, chunk: &str, out: &mut Vec<u32>) {
-        let mut toks = Vec::new();
-        self.tokens.chunk(chunk, &mut toks);
-        for t in toks {
-            out.push(self.intern(&t));
-        }
-    }
-
-    /// Appends the term ids of `chunk` (whose [`chunks::hash`] is `hash`) to `out`, in
-    /// order, through the chunk cache.
-    fn chunk_ids(&mut self, chunk: &str, hash: u64, out: &mut Vec<u32>) {
-        if chunk.len() > CACHED_CHUNK_MAX {
-            // Long chunks (URLs, hashes) rarely repeat; tokenize without caching.
-            return self.intern_chunk(chunk, out);
-        }
-        if let Some(id) = self.chunks.hot_get(hash, chunk) {
-            out.extend(id);
-            return;
-        }
-        if let Some(ids) = self.chunks.get(hash, chunk) {
-            let ids = ids.to_vec();
-            self.chunks.hot_put(hash, chunk, &ids);
-            out.extend_from_slice(&ids);
-            return;
-        }
-        let start = out.len();
-        self.intern_chunk(chunk, out);
-        let ids = out[start..].to_vec();
-        self.chunks.insert(hash, chunk, &ids);
-        self.chunks.hot_put(hash, chunk, &ids);
-    }
-
-    /// Reserves room for about `n` more documents.
-    pub fn reserve(&mut self, n: usize) {
-        self.docs.reserve(n);
-        self.norms.reserve(n);
-    }
-
-    /// Indexes one entry as document `doc`, which must be the next document number.
-    pub fn add<'t>(
-        &mut self,
-        doc: u32,
-        summary: &str,
-        tags: impl IntoIterator<Item = &'t str>,
-        detail: &str,
-        ref_: &str,
-    ) {
-        let mut cut = std::mem::take(&mut self.cut);
-        cut.clear();
-        cut.push(doc, summary, tags, detail, ref_);
-        self.add_cut(&cut);
-        self.cut = cut;
-    }
-
-    /// Indexes every entry of `cut`, in its order (each must be the next document).
-    pub(super) fn add_cut(&mut self, cut: &Cut) {
-        for i in 0..cut.len() {
-            let (doc, fields) = cut.entry(i);
-            self.add_fields(doc, cut, fields);
-        }
-    }
-
-    fn add_fields(&mut self, doc: u32, cut: &Cut, fields: [&[Chunk]; 4]) {
-        assert_eq!(
-            doc as usize,
-            self.docs.len(),
-            "documents are added in order"
-        );
-        // (term, field) pairs of the whole entry.
-        let mut pairs = std::mem::take(&mut self.pairs);
-        pairs.clear();
-        let mut lens = [0u16; 4];
-        let mut ids = std::mem::take(&mut self.ids);
-        for (field, chunks) in fields.into_iter().enumerate() {
-            ids.clear();
-            for c in chunks {
-                self.chunk_ids(cut.text(c), c.hash, &mut ids);
-            }
-            lens[field] = u16::try_from(ids.len()).unwrap_or(u16::MAX);
-            pairs.extend(ids.iter().map(|&t| (t, field as u8)));
-        }
-        self.ids = ids;
-        pairs.sort_unstable();
-        let mut i = 0;
-        while i < pairs.len() {
-            let term = pairs[i].0;
-            let mut tf = [0u8; 4];
-            while i < pairs.len() && pairs[i].0 == term {
-                let f = pairs[i].1 as usize;
-                tf[f] = tf[f].saturating_add(1);
-                i += 1;
-            }
-            if tf[0] > 0 || tf[1] > 0 {
-                self.df_seed[term as usize] += 1;
-            }
-            let list = &mut self.postings[term as usize];
-            if list.len() == list.capacity() {
-                // Grow by an eighth, not double: at most 12.5 % unused capacity (doubling
-                // left 43 % at 1M entries). Large lists are reallocated by remapping pages,
-                // so the smaller steps cost little.
-                list.reserve_exact(list.len() / 8 + 4);
-            }
-            list.push(Posting { doc, tf });
-        }
-        for (total, len) in self.total_len.iter_mut().zip(lens) {
-            *total += u64::from(len);
-        }
-        let doc = Doc {
-            st: lens[0].saturating_add(lens[1]),
-            detail: lens[2],
-            tag: 0,
-        };
-        self.norms.push(doc.codes());
-        self.docs.push(doc);
-        if !self.bounds.deferred() {
-            let avg = self.averages();
-            let mut distinct = pairs.iter().map(|&(t, _)| t).collect::<Vec<_>>();
-            distinct.dedup();
-            self.bounds
-                .after_add(&self.postings, &self.docs, avg, distinct.into_iter());
-        }
-        self.pairs = pairs;
-    }
-
-    /// Starts a bulk load: postings are bounded when it ends ([`TextIndex::end_bulk`]),
-    /// each list in one pass, instead of one by one. Nothing may search in between.
-    pub fn begin_bulk(&mut self) {
-        self.bounds.defer();
-    }
-
-    /// Ends [`TextIndex::begin_bulk`]: bounds every list (nothing if no bulk load runs).
-    pub fn end_bulk(&mut self) {
-        let avg = self.averages();
-        self.bounds.settle(&self.postings, &self.docs, avg);
     }
 
     /// The length normalisers `b / avg` of summary + tags and of detail, for
@@ -498,7 +350,7 @@ impl TextIndex {
     }
 
     /// Average length of summary + tags and of detail (at least 1).
-    fn averages(&self) -> (f64, f64) {
+    pub(super) fn averages(&self) -> (f64, f64) {
         let n = self.docs.len().max(1) as f64;
         let st = (self.total_len[0] + self.total_len[1]) as f64 / n;
         let d = self.total_len[2] as f64 / n;
