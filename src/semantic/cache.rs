@@ -11,6 +11,10 @@
 //! - **Authenticated** with a keyed BLAKE3 MAC under the snapshot's private key: a file
 //!   someone else wrote cannot change a ranking. Written atomically (temporary file +
 //!   rename), mode 0600; safe to delete.
+//!
+//! Rows are saved as they are held (`WRMVEC2`: 4-bit codes and sign bits, see
+//! [`super::vectors`]); a file of the first format (`WRMVEC1`: a byte a coordinate) is
+//! read and its rows quantised again, so vectors embedded before are not embedded twice.
 
 use std::io;
 use std::path::PathBuf;
@@ -18,7 +22,9 @@ use std::path::PathBuf;
 use super::Vectors;
 use crate::store::snapshot::SnapshotPlace;
 
-const MAGIC: &[u8; 8] = b"WRMVEC1\0";
+const MAGIC: &[u8; 8] = b"WRMVEC2\0";
+/// The first format: a signed byte a coordinate.
+const MAGIC_V1: &[u8; 8] = b"WRMVEC1\0";
 
 /// Where the vectors of one ledger and model are kept.
 #[derive(Debug, Clone)]
@@ -45,9 +51,9 @@ impl CachePlace {
     /// The saved vectors, if the file exists, is authentic and is of this model; rows
     /// `keep(position, key)` refuses are dropped. Why a file was not used is the error.
     pub fn load(&self, dims: usize, keep: &dyn Fn(u32, u64) -> bool) -> io::Result<Vectors> {
-        let body = self
-            .place
-            .read_sealed(&self.file, MAGIC, "a vector cache")?;
+        let (version, body) =
+            self.place
+                .read_sealed_of(&self.file, &[MAGIC, MAGIC_V1], "a vector cache")?;
         let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, why.to_string());
         let mut r = &body[..];
         let id_len = take_u32(&mut r)? as usize;
@@ -64,10 +70,17 @@ impl CachePlace {
         }
         let rows = take_u32(&mut r)? as usize;
         let mut v = Vectors::new(dims);
-        let row_len = 4 + 8 + 4 + dims;
+        let (sign_words, row_bytes) = (dims.div_ceil(64), dims.div_ceil(2));
+        let row_len = 16
+            + match version {
+                0 => sign_words * 8 + row_bytes,
+                _ => dims,
+            };
         if r.len() != rows * row_len {
             return Err(bad("its rows are not whole"));
         }
+        let mut signs = vec![0u64; sign_words];
+        let mut floats = vec![0f32; dims];
         for row in r.chunks_exact(row_len) {
             let pos = u32::from_le_bytes(row[..4].try_into().expect("4"));
             let k = u64::from_le_bytes(row[4..12].try_into().expect("8"));
@@ -75,24 +88,44 @@ impl CachePlace {
             if !keep(pos, k) || !scale.is_finite() {
                 continue;
             }
-            let codes: Vec<i8> = row[16..].iter().map(|&b| b as i8).collect();
-            v.set_raw(pos, k, scale, &codes);
+            let rest = &row[16..];
+            if version == 0 {
+                let (s, nibbles) = rest.split_at(sign_words * 8);
+                for (w, b) in signs.iter_mut().zip(s.chunks_exact(8)) {
+                    *w = u64::from_le_bytes(b.try_into().expect("8"));
+                }
+                let row = super::vectors::Row {
+                    nibbles,
+                    signs: &signs,
+                    scale,
+                };
+                v.set_raw(pos, k, row);
+            } else {
+                for (f, &b) in floats.iter_mut().zip(rest) {
+                    *f = f32::from(b as i8) * scale;
+                }
+                v.set(pos, k, &floats);
+            }
         }
         Ok(v)
     }
 
     /// Saves `v` (atomically; the directory and key made if needed).
     pub fn save(&self, v: &Vectors) -> io::Result<()> {
-        let mut body = Vec::with_capacity(64 + v.present() * (16 + v.dims()));
+        let row_len = 16 + v.dims().div_ceil(64) * 8 + v.dims().div_ceil(2);
+        let mut body = Vec::with_capacity(64 + v.present() * row_len);
         body.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
         body.extend_from_slice(self.model_id.as_bytes());
         body.extend_from_slice(&(v.dims() as u32).to_le_bytes());
         body.extend_from_slice(&(v.present() as u32).to_le_bytes());
-        for (pos, k, scale, codes) in v.rows() {
+        for (pos, k, row) in v.rows() {
             body.extend_from_slice(&pos.to_le_bytes());
             body.extend_from_slice(&k.to_le_bytes());
-            body.extend_from_slice(&scale.to_le_bytes());
-            body.extend(codes.iter().map(|&c| c as u8));
+            body.extend_from_slice(&row.scale.to_le_bytes());
+            for w in row.signs {
+                body.extend_from_slice(&w.to_le_bytes());
+            }
+            body.extend_from_slice(row.nibbles);
         }
         self.place
             .write_sealed(&self.file, MAGIC, &body, ".vectors.")
@@ -143,5 +176,38 @@ mod tests {
         std::fs::write(&c.file, bytes).unwrap();
         let e = c.load(3, &|_, _| true).unwrap_err();
         assert!(e.to_string().contains("MAC"), "{e}");
+    }
+
+    #[test]
+    fn a_cache_of_the_first_format_is_read_and_quantised_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = SnapshotPlace {
+            dir: dir.path().join("cache"),
+            min_entries: 0,
+        };
+        let c = CachePlace::new(&place, "/p/ledger.jsonl", "model-a");
+        // One row at position 2: the codes of [0.6, 0.8, 0.0] a byte each, scale 0.8/127.
+        let mut body = Vec::new();
+        body.extend_from_slice(&7u32.to_le_bytes());
+        body.extend_from_slice(b"model-a");
+        body.extend_from_slice(&3u32.to_le_bytes());
+        body.extend_from_slice(&1u32.to_le_bytes());
+        body.extend_from_slice(&2u32.to_le_bytes());
+        body.extend_from_slice(&33u64.to_le_bytes());
+        body.extend_from_slice(&(0.8f32 / 127.0).to_le_bytes());
+        body.extend([95u8, 127, 0]);
+        place
+            .write_sealed(&c.file, MAGIC_V1, &body, ".vectors.")
+            .unwrap();
+        let back = c.load(3, &|_, _| true).unwrap();
+        assert_eq!(back.present(), 1);
+        assert!(back.row(2, 33).is_some());
+        let cos = back.cosine(2, &[0.6, 0.8, 0.0]).unwrap();
+        assert!((cos - 1.0).abs() < 0.03, "{cos}");
+        // Saved again, it is of the current format and reads back the same.
+        c.save(&back).unwrap();
+        assert!(std::fs::read(&c.file).unwrap().starts_with(MAGIC));
+        let again = c.load(3, &|_, _| true).unwrap();
+        assert_eq!(again.cosine(2, &[0.6, 0.8, 0.0]), Some(cos));
     }
 }

@@ -3,7 +3,7 @@
 //! With `semantic: on`, every entry gets a vector from a small local sentence-embedding
 //! model, and every ranked search fuses the lexical relevance (BM25F) with the cosine of
 //! the query's vector before the time factor. Vectors are derived state, like the
-//! snapshot: kept in [`Vectors`] (int8 rows by entry position), cached beside the
+//! snapshot: kept in [`Vectors`] (4-bit rows and sign bits by entry position), cached beside the
 //! snapshot keyed by the model ([`cache`]), never written to the ledger; an entry without
 //! a vector yet is still found lexically.
 //!
@@ -33,7 +33,7 @@ pub mod vectors;
 
 use std::path::PathBuf;
 
-pub use vectors::{Vectors, id_key};
+pub use vectors::{CANDIDATES, EXACT_UP_TO, Vectors, id_key};
 
 /// A sentence encoder: one unit vector per text.
 pub trait Embedder: Send + Sync {

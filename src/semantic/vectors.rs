@@ -1,11 +1,33 @@
-//! Entries' vectors, quantised: each a row of `dims` signed bytes and one scale (the
-//! largest coordinate / 127), 388 bytes for 384 dimensions — under the 400 a row may
-//! cost. Rows are indexed by the entry's position in the ledger's index and carry a key
-//! of the entry's id, so a row is used only for the entry it was computed from.
+//! Entries' vectors, quantised to what a million of them may cost (issue #41: resident
+//! memory at 1M entries grows by at most half the ledger). Each row keeps:
+//!
+//! - **sign bits**: one bit a coordinate (48 bytes for 384), the coarse form the first
+//!   stage of a search over many rows compares (see [`Vectors::nearest`]);
+//! - **4-bit magnitudes**: every coordinate's absolute value as one of 0..=15 times the
+//!   row's scale (its largest coordinate / 15), two to a byte: 192 bytes for 384. With
+//!   the sign bit, a coordinate has 31 levels (5 bits), and the sign plane serves both
+//!   stages of a search;
+//! - its scale and a key of its entry's id: 252 bytes a row in all for 384 dimensions
+//!   (int8 rows took 396).
+//!
+//! Rows are indexed by the entry's position in the ledger's index and carry the key, so a
+//! row is used only for the entry it was computed from.
 //!
 //! A cosine of two unit vectors is their dot product; with the query kept in `f32` and
-//! each row in bytes, `cos ≈ scale × Σ q[i]·row[i]` — an error of about 1/254 of a
-//! coordinate's range, far below the gaps ranking decides on.
+//! each row in codes, `cos ≈ scale × Σ ±q[i]·magnitude[i]`. The rounding error of a
+//! coordinate is at most half a step (1/30 of the row's largest coordinate); `cargo xtask
+//! bench vectors` measures what it adds up to on real vectors, and what it changes in
+//! rankings.
+//!
+//! A search over more than [`EXACT_UP_TO`] rows is two-stage: the Hamming distance of
+//! every row's sign bits to the query's (six popcounts a row for 384 dimensions) picks the
+//! [`CANDIDATES`] nearest rows `keep` accepts, and only those are scored from their codes.
+//! Approximate; its recall against the exact scan is measured by the same bench.
+
+/// Rows from which a search is two-stage (below, every row is scored from its codes).
+pub const EXACT_UP_TO: usize = 16_384;
+/// Rows a two-stage search scores from their codes.
+pub const CANDIDATES: usize = 4_096;
 
 /// The key of an entry's id (the first 8 bytes of its BLAKE3).
 pub fn id_key(id: &str) -> u64 {
@@ -13,11 +35,28 @@ pub fn id_key(id: &str) -> u64 {
     u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
+/// A row as it is saved: its 4-bit magnitudes (two a byte, low nibble first), its sign
+/// bits and its scale.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    /// The magnitudes, `dims.div_ceil(2)` bytes.
+    pub nibbles: &'a [u8],
+    /// The sign bits (bit `i` of word `i / 64`: coordinate `i` is above 0).
+    pub signs: &'a [u64],
+    /// What a magnitude of 1 stands for.
+    pub scale: f32,
+}
+
 /// Every entry's vector, where it has one.
 #[derive(Debug, Clone, Default)]
 pub struct Vectors {
     dims: usize,
-    codes: Vec<i8>,
+    /// Bytes of codes a row.
+    row_bytes: usize,
+    /// Words of sign bits a row.
+    sign_words: usize,
+    nibbles: Vec<u8>,
+    signs: Vec<u64>,
     scales: Vec<f32>,
     /// Per position: the id key of the row's entry, 0 for no row.
     keys: Vec<u64>,
@@ -29,6 +68,8 @@ impl Vectors {
     pub fn new(dims: usize) -> Vectors {
         Vectors {
             dims,
+            row_bytes: dims.div_ceil(2),
+            sign_words: dims.div_ceil(64),
             ..Vectors::default()
         }
     }
@@ -55,15 +96,36 @@ impl Vectors {
 
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.codes.capacity() + self.scales.capacity() * 4 + self.keys.capacity() * 8
+        self.nibbles.capacity()
+            + self.signs.capacity() * 8
+            + self.scales.capacity() * 4
+            + self.keys.capacity() * 8
     }
 
+    /// Covers positions up to `pos`. Room is added a sixteenth at a time rather than
+    /// doubled: at 1M rows doubling could hold twice the bytes the rows need.
     fn grow(&mut self, pos: usize) {
         if pos >= self.keys.len() {
-            self.keys.resize(pos + 1, 0);
-            self.scales.resize(pos + 1, 0.0);
-            self.codes.resize((pos + 1) * self.dims, 0);
+            let n = pos + 1;
+            if n > self.keys.capacity() {
+                let more = n - self.keys.len() + n / 16;
+                self.keys.reserve_exact(more);
+                self.scales.reserve_exact(more);
+                self.nibbles.reserve_exact(more * self.row_bytes);
+                self.signs.reserve_exact(more * self.sign_words);
+            }
+            self.keys.resize(n, 0);
+            self.scales.resize(n, 0.0);
+            self.nibbles.resize(n * self.row_bytes, 0);
+            self.signs.resize(n * self.sign_words, 0);
         }
+    }
+
+    fn mark(&mut self, pos: usize, key: u64) {
+        if self.keys[pos] == 0 {
+            self.present += 1;
+        }
+        self.keys[pos] = key.max(1);
     }
 
     /// Stores `v` (a unit vector) as the row of `pos`, for the entry whose id key is `key`.
@@ -72,39 +134,56 @@ impl Vectors {
         let pos = pos as usize;
         self.grow(pos);
         let max = v.iter().fold(0f32, |m, x| m.max(x.abs())).max(1e-12);
-        let scale = max / 127.0;
-        let row = &mut self.codes[pos * self.dims..(pos + 1) * self.dims];
-        for (c, x) in row.iter_mut().zip(v) {
-            *c = (x / scale).round().clamp(-127.0, 127.0) as i8;
+        let scale = max / 15.0;
+        let row = &mut self.nibbles[pos * self.row_bytes..(pos + 1) * self.row_bytes];
+        row.fill(0);
+        for (i, x) in v.iter().enumerate() {
+            let code = (x.abs() / scale).round().clamp(0.0, 15.0) as u8;
+            let b = &mut row[i / 2];
+            *b = if i % 2 == 0 {
+                (*b & 0xF0) | code
+            } else {
+                (*b & 0x0F) | (code << 4)
+            };
+        }
+        let signs = &mut self.signs[pos * self.sign_words..(pos + 1) * self.sign_words];
+        signs.fill(0);
+        for (i, x) in v.iter().enumerate() {
+            if *x > 0.0 {
+                signs[i / 64] |= 1 << (i % 64);
+            }
         }
         self.scales[pos] = scale;
-        if self.keys[pos] == 0 {
-            self.present += 1;
-        }
-        self.keys[pos] = key.max(1);
+        self.mark(pos, key);
     }
 
-    /// Stores a row as it was saved (codes and scale).
-    pub fn set_raw(&mut self, pos: u32, key: u64, scale: f32, codes: &[i8]) {
+    /// Stores a row as it was saved. False (and nothing stored) if its lengths are not
+    /// this store's.
+    pub fn set_raw(&mut self, pos: u32, key: u64, row: Row<'_>) -> bool {
+        if row.nibbles.len() != self.row_bytes || row.signs.len() != self.sign_words {
+            return false;
+        }
         let pos = pos as usize;
         self.grow(pos);
-        self.codes[pos * self.dims..(pos + 1) * self.dims].copy_from_slice(codes);
-        self.scales[pos] = scale;
-        if self.keys[pos] == 0 {
-            self.present += 1;
-        }
-        self.keys[pos] = key.max(1);
+        self.nibbles[pos * self.row_bytes..(pos + 1) * self.row_bytes].copy_from_slice(row.nibbles);
+        self.signs[pos * self.sign_words..(pos + 1) * self.sign_words].copy_from_slice(row.signs);
+        self.scales[pos] = row.scale;
+        self.mark(pos, key);
+        true
     }
 
-    /// The row of `pos` if it belongs to the entry with id key `key`: (scale, codes).
-    pub fn row(&self, pos: u32, key: u64) -> Option<(f32, &[i8])> {
-        let p = pos as usize;
-        (self.keys.get(p).copied() == Some(key.max(1))).then(|| {
-            (
-                self.scales[p],
-                &self.codes[p * self.dims..(p + 1) * self.dims],
-            )
-        })
+    /// The row of `pos` if it belongs to the entry with id key `key`.
+    pub fn row(&self, pos: u32, key: u64) -> Option<Row<'_>> {
+        (self.keys.get(pos as usize).copied() == Some(key.max(1)))
+            .then(|| self.row_at(pos as usize))
+    }
+
+    fn row_at(&self, p: usize) -> Row<'_> {
+        Row {
+            nibbles: &self.nibbles[p * self.row_bytes..(p + 1) * self.row_bytes],
+            signs: &self.signs[p * self.sign_words..(p + 1) * self.sign_words],
+            scale: self.scales[p],
+        }
     }
 
     /// True if `pos` has a row (for whichever entry).
@@ -126,32 +205,66 @@ impl Vectors {
         Some(self.dot(p, q))
     }
 
-    /// The row's codes times `q`, times its scale. Sixteen running sums side by side, so
-    /// the compiler keeps them in vector registers (one sum in file order cannot be
-    /// reordered, and ran at a quarter of the speed: a search at 100k entries spent most
-    /// of its time here). The order of the additions is fixed, so a cosine is the same on
-    /// every run and every machine of the same build.
+    /// The row's signed magnitudes times `q`, times its scale. Sixteen running sums side by
+    /// side (eight bytes of magnitudes and 16 sign bits at a time), so the compiler keeps
+    /// them in vector registers; a coordinate whose sign bit is clear flips the sign of the
+    /// query's coordinate (its float sign bit). The order of the additions is fixed, so a
+    /// cosine is the same on every run of the same build.
     fn dot(&self, p: usize, q: &[f32]) -> f32 {
         const LANES: usize = 16;
-        let row = &self.codes[p * self.dims..(p + 1) * self.dims];
+        let row = &self.nibbles[p * self.row_bytes..(p + 1) * self.row_bytes];
+        let signs = &self.signs[p * self.sign_words..(p + 1) * self.sign_words];
+        let q = &q[..self.dims.min(q.len())];
+        let signed = |x: f32, i: usize| {
+            let clear = !(signs[i / 64] >> (i % 64)) & 1;
+            f32::from_bits(x.to_bits() ^ ((clear as u32) << 31))
+        };
         let mut lanes = [0f32; LANES];
-        let (rows, qs) = (row.chunks_exact(LANES), q.chunks_exact(LANES));
-        let (row_rest, q_rest) = (rows.remainder(), qs.remainder());
-        for (c, x) in rows.zip(qs) {
-            for i in 0..LANES {
-                lanes[i] += f32::from(c[i]) * x[i];
+        let whole = q.len() / LANES;
+        for (c, (r, x)) in row
+            .chunks_exact(LANES / 2)
+            .zip(q.chunks_exact(LANES))
+            .enumerate()
+        {
+            let bits = (signs[c / 4] >> (LANES * (c % 4))) as u32;
+            for j in 0..LANES {
+                let m = if j % 2 == 0 {
+                    r[j / 2] & 0x0F
+                } else {
+                    r[j / 2] >> 4
+                };
+                let flip = if bits & (1 << j) == 0 { 1 << 31 } else { 0 };
+                let xs = f32::from_bits(x[j].to_bits() ^ flip);
+                lanes[j] += f32::from(m) * xs;
             }
         }
         let mut acc: f32 = lanes.iter().sum();
-        for (c, x) in row_rest.iter().zip(q_rest) {
-            acc += f32::from(*c) * x;
+        for (i, x) in q.iter().enumerate().skip(whole * LANES) {
+            let b = row[i / 2];
+            let m = if i % 2 == 0 { b & 0x0F } else { b >> 4 };
+            acc += f32::from(m) * signed(*x, i);
         }
         acc * self.scales[p]
     }
 
     /// The `k` rows nearest to `q` among the positions `keep` accepts, best first:
-    /// (position, cosine). Exact: every row is scored.
+    /// (position, cosine), a tie to the earlier position. Every row scored up to
+    /// [`EXACT_UP_TO`] rows; two-stage above it, with [`CANDIDATES`] scored.
     pub fn nearest(&self, q: &[f32], k: usize, keep: &dyn Fn(u32) -> bool) -> Vec<(u32, f32)> {
+        if self.present <= EXACT_UP_TO {
+            self.nearest_exact(q, k, keep)
+        } else {
+            self.nearest_two_stage(q, k, keep, CANDIDATES.max(k))
+        }
+    }
+
+    /// [`Vectors::nearest`] scoring every row from its codes.
+    pub fn nearest_exact(
+        &self,
+        q: &[f32],
+        k: usize,
+        keep: &dyn Fn(u32) -> bool,
+    ) -> Vec<(u32, f32)> {
         let mut best: Vec<(u32, f32)> = Vec::with_capacity(k + 1);
         let mut floor = f32::MIN;
         for (p, &key) in self.keys.iter().enumerate() {
@@ -177,20 +290,72 @@ impl Vectors {
         best
     }
 
-    /// Every row: (position, key, scale, codes), for saving.
-    pub fn rows(&self) -> impl Iterator<Item = (u32, u64, f32, &[i8])> {
+    /// [`Vectors::nearest`] in two stages: the Hamming distance of every row's sign bits
+    /// to the query's, then the rows `keep` accepts in order of distance — whole distances
+    /// at a time, until at least `candidates` are taken — scored from their codes.
+    pub fn nearest_two_stage(
+        &self,
+        q: &[f32],
+        k: usize,
+        keep: &dyn Fn(u32) -> bool,
+        candidates: usize,
+    ) -> Vec<(u32, f32)> {
+        let w = self.sign_words;
+        let mut qs = vec![0u64; w];
+        for (i, x) in q.iter().take(self.dims).enumerate() {
+            if *x > 0.0 {
+                qs[i / 64] |= 1 << (i % 64);
+            }
+        }
+        // Distances by position (u16::MAX: no row) and how many rows are at each.
+        let mut dist: Vec<u16> = Vec::with_capacity(self.keys.len());
+        let mut at = vec![0usize; self.dims + 1];
+        for (p, &key) in self.keys.iter().enumerate() {
+            if key == 0 {
+                dist.push(u16::MAX);
+                continue;
+            }
+            let s = &self.signs[p * w..(p + 1) * w];
+            let d: u32 = s.iter().zip(&qs).map(|(a, b)| (a ^ b).count_ones()).sum();
+            at[d as usize] += 1;
+            dist.push(d as u16);
+        }
+        let mut scored: Vec<(u32, f32)> = Vec::with_capacity(candidates + k);
+        let (mut lo, mut looked) = (0usize, 0usize);
+        while scored.len() < candidates && lo <= self.dims {
+            // Rows to look at next: what is missing, scaled by how many `keep` refused so far.
+            let missing = candidates - scored.len();
+            let want = missing.saturating_mul(looked.max(1)) / scored.len().max(1);
+            let want = want.max(missing);
+            let (mut hi, mut n) = (lo, at[lo]);
+            while n < want && hi < self.dims {
+                hi += 1;
+                n += at[hi];
+            }
+            for (p, &d) in dist.iter().enumerate() {
+                let d = usize::from(d);
+                if d < lo || d > hi {
+                    continue;
+                }
+                looked += 1;
+                if keep(p as u32) {
+                    scored.push((p as u32, self.dot(p, q)));
+                }
+            }
+            lo = hi + 1;
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.truncate(k);
+        scored
+    }
+
+    /// Every row: (position, key, row), for saving.
+    pub fn rows(&self) -> impl Iterator<Item = (u32, u64, Row<'_>)> {
         self.keys
             .iter()
             .enumerate()
             .filter(|(_, k)| **k != 0)
-            .map(|(p, &k)| {
-                (
-                    p as u32,
-                    k,
-                    self.scales[p],
-                    &self.codes[p * self.dims..(p + 1) * self.dims],
-                )
-            })
+            .map(|(p, &k)| (p as u32, k, self.row_at(p)))
     }
 
     /// Forgets every row (the ledger was replaced).
@@ -218,7 +383,10 @@ mod tests {
         assert_eq!(vs.present(), 2);
         let exact: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
         let got = vs.cosine(2, &a).unwrap();
-        assert!((got - exact).abs() < 0.02, "{got} vs {exact}");
+        // Each coordinate within half a step: the cosine within half a step times Σ|a|.
+        let bound = vs.row(2, id_key("mem-b")).unwrap().scale / 2.0
+            * a.iter().map(|x| x.abs()).sum::<f32>();
+        assert!((got - exact).abs() <= bound + 1e-6, "{got} vs {exact}");
         assert!(vs.cosine(1, &a).is_none(), "no row at 1");
         assert!(
             vs.row(0, id_key("mem-b")).is_none(),
@@ -228,5 +396,104 @@ mod tests {
         assert_eq!(near[0].0, 0);
         let near = vs.nearest(&a, 5, &|p| p != 0);
         assert_eq!(near.iter().map(|n| n.0).collect::<Vec<_>>(), vec![2]);
+    }
+
+    /// A deterministic pseudo-random unit vector of `dims` (odd, to cover a half byte).
+    fn pseudo(seed: u64, dims: usize) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let v: Vec<f32> = (0..dims)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect();
+        unit(&v)
+    }
+
+    #[test]
+    fn codes_keep_every_coordinate_within_half_a_step_on_odd_dimensions() {
+        let dims = 37;
+        let mut vs = Vectors::new(dims);
+        let v = pseudo(7, dims);
+        vs.set(3, 9, &v);
+        let row = vs.row(3, 9).unwrap();
+        assert_eq!(row.nibbles.len(), 19);
+        for (i, x) in v.iter().enumerate() {
+            let b = row.nibbles[i / 2];
+            let m = f32::from(if i % 2 == 0 { b & 15 } else { b >> 4 });
+            let sign = if row.signs[i / 64] >> (i % 64) & 1 == 1 {
+                1.0
+            } else {
+                -1.0
+            };
+            assert!((sign * m * row.scale - x).abs() <= row.scale / 2.0 + 1e-6);
+            assert_eq!(row.signs[i / 64] >> (i % 64) & 1 == 1, *x > 0.0, "sign {i}");
+        }
+        // Each coordinate's cosine with a basis vector is that coordinate, quantised.
+        for i in 0..dims {
+            let mut e = vec![0.0; dims];
+            e[i] = 1.0;
+            let c = vs.cosine(3, &e).unwrap();
+            assert!(
+                (c - v[i]).abs() <= row.scale / 2.0 + 1e-6,
+                "{i}: {c} vs {}",
+                v[i]
+            );
+        }
+        let mut back = Vectors::new(dims);
+        assert!(back.set_raw(3, 9, row));
+        assert_eq!(back.cosine(3, &v), vs.cosine(3, &v));
+        assert!(
+            !Vectors::new(36).set_raw(0, 1, row),
+            "a row of other dimensions"
+        );
+    }
+
+    #[test]
+    fn two_stage_search_with_every_row_a_candidate_is_the_exact_search() {
+        let dims = 64;
+        let mut vs = Vectors::new(dims);
+        for p in 0..500u32 {
+            if p % 7 != 3 {
+                vs.set(p, u64::from(p) + 1, &pseudo(u64::from(p), dims));
+            }
+        }
+        let keep = |p: u32| !p.is_multiple_of(5);
+        for seed in 1000..1010 {
+            let q = pseudo(seed, dims);
+            let exact = vs.nearest_exact(&q, 10, &keep);
+            assert_eq!(exact.len(), 10);
+            assert!(exact.iter().all(|(p, _)| keep(*p) && vs.has(*p)));
+            assert!(exact.windows(2).all(|w| w[0].1 >= w[1].1));
+            assert_eq!(vs.nearest_two_stage(&q, 10, &keep, 500), exact);
+            // Fewer candidates: a subset of the rows, still best first and kept.
+            let few = vs.nearest_two_stage(&q, 10, &keep, 20);
+            assert_eq!(few.len(), 10);
+            assert!(few.iter().all(|(p, _)| keep(*p)));
+            assert!(few.windows(2).all(|w| w[0].1 >= w[1].1));
+        }
+        // A `keep` that refuses almost everything still finds what it accepts.
+        let only = |p: u32| p == 499 || p == 8;
+        let q = pseudo(1, dims);
+        let got = vs.nearest_two_stage(&q, 10, &only, 20);
+        let mut ps: Vec<u32> = got.iter().map(|g| g.0).collect();
+        ps.sort_unstable();
+        assert_eq!(ps, vec![8, 499]);
+    }
+
+    #[test]
+    fn sign_bits_find_the_nearest_row_first() {
+        // A row equal to the query has distance 0: among rows that differ, it is
+        // taken first even when only one candidate is scored.
+        let dims = 384;
+        let mut vs = Vectors::new(dims);
+        for p in 0..200u32 {
+            vs.set(p, u64::from(p) + 1, &pseudo(u64::from(p) + 50, dims));
+        }
+        let q = pseudo(50 + 123, dims);
+        let got = vs.nearest_two_stage(&q, 1, &|_| true, 1);
+        assert_eq!(got[0].0, 123);
     }
 }

@@ -84,6 +84,18 @@ impl SnapshotPlace {
     /// Why it was not read is the error (`what` names the kind of file). Derived state
     /// kept beside the snapshot (vectors, a kept verification) is read this way.
     pub(crate) fn read_sealed(&self, file: &Path, magic: &[u8], what: &str) -> io::Result<Vec<u8>> {
+        self.read_sealed_of(file, &[magic], what)
+            .map(|(_, body)| body)
+    }
+
+    /// [`SnapshotPlace::read_sealed`] for a file that may begin with any of `magics` (the
+    /// versions of a format read): the index of the one it begins with, and the body.
+    pub(crate) fn read_sealed_of(
+        &self,
+        file: &Path,
+        magics: &[&[u8]],
+        what: &str,
+    ) -> io::Result<(usize, Vec<u8>)> {
         let key = self.key(false)?;
         let mut f = OpenOptions::new()
             .read(true)
@@ -92,9 +104,13 @@ impl SnapshotPlace {
         let mut bytes = Vec::new();
         f.read_to_end(&mut bytes)?;
         let bad = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
-        if bytes.len() < magic.len() + 32 || &bytes[..magic.len()] != magic {
+        let Some((which, magic)) = magics
+            .iter()
+            .enumerate()
+            .find(|(_, m)| bytes.len() >= m.len() + 32 && bytes.starts_with(m))
+        else {
             return Err(bad(format!("not {what}")));
-        }
+        };
         let (body, mac) = bytes.split_at(bytes.len() - 32);
         if blake3::keyed_hash(&key, body)
             != blake3::Hash::from(<[u8; 32]>::try_from(mac).expect("32 bytes"))
@@ -105,7 +121,7 @@ impl SnapshotPlace {
         }
         bytes.truncate(bytes.len() - 32);
         bytes.drain(..magic.len());
-        Ok(bytes)
+        Ok((which, bytes))
     }
 
     /// Writes `magic` and `body` to `file` in this directory, atomically (a temporary file
