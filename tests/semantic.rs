@@ -494,3 +494,100 @@ fn the_paraphrase_set_is_found_the_same_with_the_ledger_in_postgresql() {
     assert_eq!(s["entries"], set.entries.len() + 1, "{s}");
     assert_eq!(s["without_vector"], 0, "{s}");
 }
+
+/// Past 16k vectors a search is two-stage (sign bits pick candidates, their 4-bit
+/// magnitudes score them). 20,000 entries with made-up vectors written to the cache
+/// through the library, one of them the bundled model's embedding of the entry that
+/// answers a question in other words: the binary finds it first.
+#[cfg(feature = "semantic")]
+#[test]
+fn a_two_stage_search_over_twenty_thousand_vectors_finds_the_entry_by_meaning() {
+    use warroom_memory::semantic::{self, SemanticSettings, Vectors, cache::CachePlace};
+    use warroom_memory::store::snapshot::SnapshotPlace;
+    const N: usize = 20_000;
+    const TARGET: usize = 12_345;
+    let p = project();
+    let root = p.path();
+    let answer = "Access tokens expire after 15 minutes";
+    let mut ledger = String::new();
+    for i in 0..N {
+        let summary = if i == TARGET {
+            answer.to_string()
+        } else {
+            format!("filler zq{} vr{} kel{}", i % 97, i % 89, i % 83)
+        };
+        let line = serde_json::json!({
+            "id": format!("mem-two-{i:06}"), "ts": "2026-08-01T12:00:00Z", "kind": "decision",
+            "room_id": "room-x", "author_role": "engineer", "ref": "", "tags": [],
+            "summary": summary, "detail": "", "supersedes": null
+        });
+        ledger.push_str(&line.to_string());
+        ledger.push('\n');
+    }
+    std::fs::write(common::ledger(root), ledger).unwrap();
+    let model = semantic::load(&SemanticSettings {
+        on: true,
+        ..SemanticSettings::default()
+    })
+    .unwrap();
+    let target = model
+        .embed(&[&semantic::entry_text(answer, &[], "")])
+        .unwrap()
+        .remove(0);
+    let mut rows = Vectors::new(model.dims());
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut v = vec![0f32; model.dims()];
+    for i in 0..N {
+        let id_key = semantic::id_key(&format!("mem-two-{i:06}"));
+        if i == TARGET {
+            rows.set(i as u32, id_key, &target);
+            continue;
+        }
+        for x in v.iter_mut() {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            *x = (s % 2001) as f32 / 1000.0 - 1.0;
+        }
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+        rows.set(i as u32, id_key, &v);
+    }
+    let cache = Cache::new();
+    let place = SnapshotPlace {
+        dir: cache.path.clone().into(),
+        min_entries: 0,
+    };
+    let label = common::ledger(root)
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string();
+    CachePlace::new(&place, &label, model.model_id())
+        .save(&rows)
+        .unwrap();
+    let (code, out, err) = cli_env(root, &["--json", "semantic", "status"], &cache.on());
+    assert_eq!(code, 0, "{err}");
+    let st: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(st["with_vector"], N, "{out}");
+    const { assert!(N > semantic::EXACT_UP_TO) };
+    let question = "how long does a login stay valid";
+    let ask = |env: &[(&str, &str)]| {
+        let (code, out, err) = cli_env(
+            root,
+            &["--json", "search", question, "--max", "3", "--room", "*"],
+            env,
+        );
+        assert!(code == 0 || code == 1, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["entry"]["id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let want = format!("mem-two-{TARGET:06}");
+    assert!(!ask(&cache.off()).contains(&want), "no shared word");
+    assert_eq!(ask(&cache.on()).first(), Some(&want));
+}
