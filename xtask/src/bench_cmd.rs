@@ -63,6 +63,54 @@ enum BenchMode {
     /// Lexical, dense (a small local embedding model) and hybrid ranking on LoCoMo, the
     /// war-room set and the paraphrase set (issue #31). Needs `--features semantic-eval`.
     Semantic(SemanticCmd),
+    /// The vector store as the server holds it (4-bit codes, sign bits, two-stage search)
+    /// against exact cosines, on LoCoMo's turns embedded by the bundled model, and its
+    /// bytes and search time at 1M rows (issue #41). Needs `--features semantic-eval`.
+    Vectors(VectorsCmd),
+}
+
+/// Options of `bench vectors`.
+#[derive(Debug, Args)]
+struct VectorsCmd {
+    /// LoCoMo's locomo10.json (default: ../shared/bench-data/locomo10.json).
+    #[arg(long, value_name = "FILE")]
+    locomo: Option<PathBuf>,
+    /// Rows made from the real ones for the large measurement.
+    #[arg(long, default_value_t = 1_000_000)]
+    rows: usize,
+    /// Standard deviation of the noise a made-up row's coordinates get (a real vector's
+    /// coordinates are ~0.05).
+    #[arg(long, default_value_t = 0.03)]
+    noise: f32,
+    /// Instead of measuring: write the bundled model's vector cache for this ledger file,
+    /// a made-up row for every entry, to measure the server through its binary at 1M.
+    #[arg(long, value_name = "LEDGER")]
+    fill_cache: Option<PathBuf>,
+}
+
+impl VectorsCmd {
+    #[cfg(not(feature = "semantic-eval"))]
+    fn run(self, _json: bool) -> anyhow::Result<Outcome> {
+        anyhow::bail!(
+            "bench vectors needs the embedding model: run `cargo run --release -p xtask \
+             --features semantic-eval -- bench vectors`"
+        )
+    }
+
+    #[cfg(feature = "semantic-eval")]
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let encoder = bench::semantic::Embedder::new(None)?;
+        let path = locomo_file(false, self.locomo)
+            .ok_or_else(|| anyhow::anyhow!("LoCoMo not found; pass --locomo FILE"))?;
+        let (groups, _) = locomo::load(&path)?;
+        if let Some(ledger) = &self.fill_cache {
+            bench::vectors::fill_cache(&groups, &encoder, self.noise, ledger)?;
+            return Ok(Outcome::Ok);
+        }
+        let r = bench::vectors::run(&groups, &encoder, self.noise, self.rows)?;
+        emit(json, &r, bench::vectors::markdown);
+        Ok(Outcome::Ok)
+    }
 }
 
 /// Options of `bench semantic`.
@@ -78,6 +126,10 @@ struct SemanticCmd {
     /// Skip LoCoMo (the sets then use this fusion weight).
     #[arg(long, value_name = "W")]
     no_locomo: Option<f64>,
+    /// Cosines from the vectors as the server holds them (4-bit magnitudes and sign bits)
+    /// rather than exact ones.
+    #[arg(long)]
+    as_held: bool,
 }
 
 impl SemanticCmd {
@@ -111,6 +163,7 @@ impl SemanticCmd {
                         loco: true,
                         fixed: 0.5,
                         check_disjoint: false,
+                        held: self.as_held,
                     },
                     &encoder,
                 )?;
@@ -145,6 +198,7 @@ impl SemanticCmd {
                     loco: false,
                     fixed: w,
                     check_disjoint: check,
+                    held: self.as_held,
                 },
                 &encoder,
             )?);
@@ -508,6 +562,7 @@ impl BenchCmd {
             Some(BenchMode::Postgres(p)) => return p.run(json),
             Some(BenchMode::Console(c)) => return c.run(json),
             Some(BenchMode::Semantic(c)) => return c.run(json),
+            Some(BenchMode::Vectors(c)) => return c.run(json),
             None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =

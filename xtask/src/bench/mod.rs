@@ -19,6 +19,8 @@ pub mod secrets;
 pub mod semantic;
 mod sqlite;
 mod tantivy_cmp;
+#[cfg(feature = "semantic-eval")]
+pub mod vectors;
 
 use std::path::{Path, PathBuf};
 

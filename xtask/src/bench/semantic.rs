@@ -157,6 +157,10 @@ impl Scored {
     }
 }
 
+fn q_dims(qv: &[Vec<f32>]) -> usize {
+    qv.first().map_or(0, Vec::len)
+}
+
 /// One ranker's figures on one dataset.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SemanticRanker {
@@ -241,7 +245,8 @@ impl Embedder {
         }
     }
 
-    fn embed(&self, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
+    /// One L2-normalised vector a text (an empty text embeds as "-").
+    pub fn embed(&self, texts: &[String]) -> anyhow::Result<Vec<Vec<f32>>> {
         let texts: Vec<&str> = texts
             .iter()
             .map(|t| if t.trim().is_empty() { "-" } else { t.as_str() })
@@ -312,7 +317,7 @@ fn score_groups(
     encoder: &Embedder,
     groups: &[Group],
     work: &Path,
-    check_disjoint: bool,
+    (check_disjoint, held): (bool, bool),
     embed_time: &mut (f64, usize),
 ) -> anyhow::Result<Vec<Vec<Scored>>> {
     let half_lives = Settings::default().half_life_hours;
@@ -354,6 +359,13 @@ fn score_groups(
             ..blend
         };
         let time = time_factors(ix, &blend);
+        let held = held.then(|| {
+            let mut store = warroom_memory::semantic::Vectors::new(q_dims(&qv));
+            for (p, v) in vectors.iter().enumerate() {
+                store.set(p as u32, p as u64 + 1, v);
+            }
+            store
+        });
         let mut scored = Vec::new();
         for (c, q) in g.cases.iter().zip(&qv) {
             if check_disjoint {
@@ -384,7 +396,12 @@ fn score_groups(
                 lexical,
                 pool,
                 ideal,
-                cos: vectors.iter().map(|v| dot(v, q)).collect(),
+                cos: match &held {
+                    Some(store) => (0..vectors.len())
+                        .map(|p| store.cosine(p as u32, q).unwrap_or(0.0))
+                        .collect(),
+                    None => vectors.iter().map(|v| dot(v, q)).collect(),
+                },
                 time: time.clone(),
                 ids: ids.clone(),
                 category: c.category.clone(),
@@ -437,6 +454,9 @@ pub struct Tuning {
     pub fixed: f64,
     /// Fail if a query shares an indexed term with an entry it should find.
     pub check_disjoint: bool,
+    /// Cosines from the vectors as the server holds them (4-bit magnitudes and sign
+    /// bits, `warroom_memory::semantic::Vectors`) instead of exact `f32` ones.
+    pub held: bool,
 }
 
 /// Evaluates every ranker on `groups`. `loco`: choose the hybrid weight per group by
@@ -453,9 +473,16 @@ pub fn evaluate(
         loco,
         fixed,
         check_disjoint,
+        held,
     } = how;
     let mut embed_time = (0.0, 0);
-    let scored = score_groups(encoder, groups, work, check_disjoint, &mut embed_time)?;
+    let scored = score_groups(
+        encoder,
+        groups,
+        work,
+        (check_disjoint, held),
+        &mut embed_time,
+    )?;
     let mut rankers = vec![
         metrics("lexical", &scored, &|_, s| s.lexical.clone(), headline),
         metrics("dense", &scored, &|_, s| s.dense(), headline),
