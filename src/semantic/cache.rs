@@ -50,64 +50,31 @@ impl CachePlace {
 
     /// The saved vectors, if the file exists, is authentic and is of this model; rows
     /// `keep(position, key)` refuses are dropped. Why a file was not used is the error.
+    /// Rows are decoded as the file is read, a piece at a time, and kept only if its MAC
+    /// verifies at the end.
     pub fn load(&self, dims: usize, keep: &dyn Fn(u32, u64) -> bool) -> io::Result<Vectors> {
-        let (version, body) =
-            self.place
-                .read_sealed_of(&self.file, &[MAGIC, MAGIC_V1], "a vector cache")?;
-        let bad = |why: &str| io::Error::new(io::ErrorKind::InvalidData, why.to_string());
-        let mut r = &body[..];
-        let id_len = take_u32(&mut r)? as usize;
-        if r.len() < id_len {
-            return Err(bad("truncated"));
-        }
-        let (id, rest) = r.split_at(id_len);
-        r = rest;
-        if id != self.model_id.as_bytes() {
-            return Err(bad("of another model"));
-        }
-        if take_u32(&mut r)? as usize != dims {
-            return Err(bad("of other dimensions"));
-        }
-        let rows = take_u32(&mut r)? as usize;
-        let mut v = Vectors::new(dims);
-        let (sign_words, row_bytes) = (dims.div_ceil(64), dims.div_ceil(2));
-        let row_len = 16
-            + match version {
-                0 => sign_words * 8 + row_bytes,
-                _ => dims,
-            };
-        if r.len() != rows * row_len {
-            return Err(bad("its rows are not whole"));
-        }
-        let mut signs = vec![0u64; sign_words];
-        let mut floats = vec![0f32; dims];
-        for row in r.chunks_exact(row_len) {
-            let pos = u32::from_le_bytes(row[..4].try_into().expect("4"));
-            let k = u64::from_le_bytes(row[4..12].try_into().expect("8"));
-            let scale = f32::from_le_bytes(row[12..16].try_into().expect("4"));
-            if !keep(pos, k) || !scale.is_finite() {
-                continue;
+        let mut rows = RowReader {
+            model_id: self.model_id.as_bytes(),
+            dims,
+            keep,
+            pending: Vec::new(),
+            layout: None,
+            seen: 0,
+            v: Vectors::new(dims),
+        };
+        self.place.read_sealed_stream(
+            &self.file,
+            &[MAGIC, MAGIC_V1],
+            "a vector cache",
+            &mut |version, piece| rows.take(version, piece),
+        )?;
+        match rows.layout {
+            None => Err(bad("truncated")),
+            Some((_, n)) if n != rows.seen || !rows.pending.is_empty() => {
+                Err(bad("its rows are not whole"))
             }
-            let rest = &row[16..];
-            if version == 0 {
-                let (s, nibbles) = rest.split_at(sign_words * 8);
-                for (w, b) in signs.iter_mut().zip(s.chunks_exact(8)) {
-                    *w = u64::from_le_bytes(b.try_into().expect("8"));
-                }
-                let row = super::vectors::Row {
-                    nibbles,
-                    signs: &signs,
-                    scale,
-                };
-                v.set_raw(pos, k, row);
-            } else {
-                for (f, &b) in floats.iter_mut().zip(rest) {
-                    *f = f32::from(b as i8) * scale;
-                }
-                v.set(pos, k, &floats);
-            }
+            Some(_) => Ok(rows.v),
         }
-        Ok(v)
     }
 
     /// Saves `v` (atomically; the directory and key made if needed).
@@ -137,13 +104,101 @@ impl CachePlace {
     }
 }
 
-fn take_u32(r: &mut &[u8]) -> io::Result<u32> {
-    if r.len() < 4 {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "truncated"));
+fn bad(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, why.to_string())
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4"))
+}
+
+/// Model ids longer than this are not ours (a bound on what a header may make us hold).
+const MODEL_ID_MAX: usize = 4096;
+
+/// Decodes a cache's body as it arrives: the header (the model's id, dimensions, rows),
+/// then whole rows; a row split between pieces waits in `pending`.
+struct RowReader<'a> {
+    model_id: &'a [u8],
+    dims: usize,
+    keep: &'a dyn Fn(u32, u64) -> bool,
+    pending: Vec<u8>,
+    /// Bytes a row, rows the header declares — once the header is read.
+    layout: Option<(usize, usize)>,
+    seen: usize,
+    v: Vectors,
+}
+
+impl RowReader<'_> {
+    fn take(&mut self, version: usize, piece: &[u8]) -> io::Result<()> {
+        self.pending.extend_from_slice(piece);
+        let mut at = 0;
+        if self.layout.is_none() {
+            let p = &self.pending;
+            if p.len() < 4 {
+                return Ok(());
+            }
+            let id_len = u32_at(p, 0) as usize;
+            if id_len > MODEL_ID_MAX {
+                return Err(bad("of another model"));
+            }
+            if p.len() < 4 + id_len + 8 {
+                return Ok(());
+            }
+            if &p[4..4 + id_len] != self.model_id {
+                return Err(bad("of another model"));
+            }
+            if u32_at(p, 4 + id_len) as usize != self.dims {
+                return Err(bad("of other dimensions"));
+            }
+            let rows = u32_at(p, 8 + id_len) as usize;
+            let d = self.dims;
+            let row_len = 16
+                + match version {
+                    0 => d.div_ceil(64) * 8 + d.div_ceil(2),
+                    _ => d,
+                };
+            self.layout = Some((row_len, rows));
+            self.v.reserve(rows.min(1 << 26));
+            at = 12 + id_len;
+        }
+        let (row_len, rows) = self.layout.expect("read above");
+        let mut signs = vec![0u64; self.dims.div_ceil(64)];
+        let mut floats = vec![0f32; self.dims];
+        while self.pending.len() - at >= row_len {
+            if self.seen == rows {
+                return Err(bad("its rows are not whole"));
+            }
+            let row = &self.pending[at..at + row_len];
+            at += row_len;
+            self.seen += 1;
+            let pos = u32_at(row, 0);
+            let k = u64::from_le_bytes(row[4..12].try_into().expect("8"));
+            let scale = f32::from_le_bytes(row[12..16].try_into().expect("4"));
+            if !(self.keep)(pos, k) || !scale.is_finite() {
+                continue;
+            }
+            let rest = &row[16..];
+            if version == 0 {
+                let (s, nibbles) = rest.split_at(signs.len() * 8);
+                for (w, b) in signs.iter_mut().zip(s.chunks_exact(8)) {
+                    *w = u64::from_le_bytes(b.try_into().expect("8"));
+                }
+                let row = super::vectors::Row {
+                    nibbles,
+                    signs: &signs,
+                    scale,
+                };
+                self.v.set_raw(pos, k, row);
+            } else {
+                for (f, &b) in floats.iter_mut().zip(rest) {
+                    *f = f32::from(b as i8) * scale;
+                }
+                self.v.set(pos, k, &floats);
+            }
+        }
+        self.pending.drain(..at);
+        Ok(())
     }
-    let (n, rest) = r.split_at(4);
-    *r = rest;
-    Ok(u32::from_le_bytes(n.try_into().expect("4")))
 }
 
 #[cfg(test)]
@@ -176,6 +231,56 @@ mod tests {
         std::fs::write(&c.file, bytes).unwrap();
         let e = c.load(3, &|_, _| true).unwrap_err();
         assert!(e.to_string().contains("MAC"), "{e}");
+    }
+
+    #[test]
+    fn a_cache_of_many_pieces_loads_row_for_row_and_its_last_byte_still_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = SnapshotPlace {
+            dir: dir.path().join("cache"),
+            min_entries: 0,
+        };
+        let dims = 384;
+        let mut v = Vectors::new(dims);
+        let row = |p: u32| -> Vec<f32> {
+            let x: Vec<f32> = (0..dims)
+                .map(|i| ((i as u32 * 31 + p * 17) % 97) as f32 - 48.0)
+                .collect();
+            let n = x.iter().map(|a| a * a).sum::<f32>().sqrt();
+            x.iter().map(|a| a / n).collect()
+        };
+        // 6,000 rows of 256 bytes: six pieces of 1 MiB, rows split across their edges.
+        for p in 0..6000u32 {
+            v.set(p, u64::from(p) + 1, &row(p));
+        }
+        let c = CachePlace::new(&place, "/p/ledger.jsonl", "model-a");
+        c.save(&v).unwrap();
+        assert!(c.size() > 1_500_000);
+        let back = c.load(dims, &|_, _| true).unwrap();
+        assert_eq!(back.present(), 6000);
+        let q = row(4321);
+        for p in [0u32, 4095, 4096, 4097, 5999] {
+            assert_eq!(back.cosine(p, &q), v.cosine(p, &q), "row {p}");
+        }
+        // A byte changed in the last piece: nothing is loaded.
+        let mut bytes = std::fs::read(&c.file).unwrap();
+        let n = bytes.len();
+        bytes[n - 100] ^= 4;
+        std::fs::write(&c.file, &bytes).unwrap();
+        let e = c.load(dims, &|_, _| true).unwrap_err();
+        assert!(e.to_string().contains("MAC"), "{e}");
+        // A header that declares more rows than the body holds.
+        let mut body = Vec::new();
+        body.extend_from_slice(&7u32.to_le_bytes());
+        body.extend_from_slice(b"model-a");
+        body.extend_from_slice(&(dims as u32).to_le_bytes());
+        body.extend_from_slice(&2u32.to_le_bytes());
+        body.extend(std::iter::repeat_n(0u8, 256 + 100));
+        place
+            .write_sealed(&c.file, MAGIC, &body, ".vectors.")
+            .unwrap();
+        let e = c.load(dims, &|_, _| true).unwrap_err();
+        assert!(e.to_string().contains("not whole"), "{e}");
     }
 
     #[test]

@@ -102,6 +102,16 @@ impl Vectors {
             + self.keys.capacity() * 8
     }
 
+    /// Makes room for rows at positions below `rows` at once (a cache being loaded knows
+    /// how many it holds).
+    pub fn reserve(&mut self, rows: usize) {
+        let more = rows.saturating_sub(self.keys.len());
+        self.keys.reserve_exact(more);
+        self.scales.reserve_exact(more);
+        self.nibbles.reserve_exact(more * self.row_bytes);
+        self.signs.reserve_exact(more * self.sign_words);
+    }
+
     /// Covers positions up to `pos`. Room is added a sixteenth at a time rather than
     /// doubled: at 1M rows doubling could hold twice the bytes the rows need.
     fn grow(&mut self, pos: usize) {

@@ -89,39 +89,75 @@ impl SnapshotPlace {
     }
 
     /// [`SnapshotPlace::read_sealed`] for a file that may begin with any of `magics` (the
-    /// versions of a format read): the index of the one it begins with, and the body.
+    /// versions of a format read, all of one length): the index of the one it begins
+    /// with, and the body.
     pub(crate) fn read_sealed_of(
         &self,
         file: &Path,
         magics: &[&[u8]],
         what: &str,
     ) -> io::Result<(usize, Vec<u8>)> {
+        let mut body = Vec::new();
+        let which = self.read_sealed_stream(file, magics, what, &mut |_, piece| {
+            body.extend_from_slice(piece);
+            Ok(())
+        })?;
+        Ok((which, body))
+    }
+
+    /// [`SnapshotPlace::read_sealed_of`] without holding the whole file: `each` gets the
+    /// index of the magic and the body in pieces as they are read, and the MAC is checked
+    /// after the last. An error — from `each`, a short or growing file, or a MAC that does
+    /// not verify — means whatever `each` built from the pieces must be thrown away.
+    /// (A 1M-entry vector cache is 256 MB: read whole, it was held twice while loading.)
+    pub(crate) fn read_sealed_stream(
+        &self,
+        file: &Path,
+        magics: &[&[u8]],
+        what: &str,
+        each: &mut dyn FnMut(usize, &[u8]) -> io::Result<()>,
+    ) -> io::Result<usize> {
+        const PIECE: u64 = 1 << 20;
         let key = self.key(false)?;
         let mut f = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(file)?;
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes)?;
+        let len = f.metadata()?.len();
         let bad = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
-        let Some((which, magic)) = magics
-            .iter()
-            .enumerate()
-            .find(|(_, m)| bytes.len() >= m.len() + 32 && bytes.starts_with(m))
-        else {
+        let magic_len = magics.first().map_or(0, |m| m.len());
+        debug_assert!(magics.iter().all(|m| m.len() == magic_len));
+        if len < magic_len as u64 + 32 {
+            return Err(bad(format!("not {what}")));
+        }
+        let mut head = vec![0u8; magic_len];
+        f.read_exact(&mut head)?;
+        let Some(which) = magics.iter().position(|m| *m == &head[..]) else {
             return Err(bad(format!("not {what}")));
         };
-        let (body, mac) = bytes.split_at(bytes.len() - 32);
-        if blake3::keyed_hash(&key, body)
-            != blake3::Hash::from(<[u8; 32]>::try_from(mac).expect("32 bytes"))
-        {
+        let mut mac = blake3::Hasher::new_keyed(&key);
+        mac.update(&head);
+        let changed = || bad(format!("{what} that changed while it was read"));
+        let mut left = len - magic_len as u64 - 32;
+        let mut piece = vec![0u8; left.min(PIECE) as usize];
+        while left > 0 {
+            let n = left.min(PIECE) as usize;
+            f.read_exact(&mut piece[..n]).map_err(|_| changed())?;
+            mac.update(&piece[..n]);
+            each(which, &piece[..n])?;
+            left -= n as u64;
+        }
+        let mut tag = [0u8; 32];
+        f.read_exact(&mut tag).map_err(|_| changed())?;
+        if f.read(&mut [0u8; 1])? != 0 {
+            return Err(changed());
+        }
+        if mac.finalize() != blake3::Hash::from(tag) {
             return Err(bad(
                 "its MAC does not verify (written by someone else, or damaged)".into(),
             ));
         }
-        bytes.truncate(bytes.len() - 32);
-        bytes.drain(..magic.len());
-        Ok((which, bytes))
+        Ok(which)
     }
 
     /// Writes `magic` and `body` to `file` in this directory, atomically (a temporary file
