@@ -352,9 +352,15 @@ pub fn markdown(r: &VectorsReport) -> String {
     }
     s.push_str("\n| two stages, rows scored | recall@10 | recall@100 |\n|---|---|---|\n");
     for t in &r.two_stage {
+        // Fewer rows scored than the depth asked for: recall there says nothing.
+        let at100 = if t.candidates < DEPTHS[1] {
+            "— (fewer than 100 scored)".to_string()
+        } else {
+            format!("{:.3}", t.recall[1])
+        };
         s.push_str(&format!(
-            "| {} — {} here | {:.3} | {:.3} |\n",
-            t.label, t.candidates, t.recall[0], t.recall[1]
+            "| {} — {} here | {:.3} | {at100} |\n",
+            t.label, t.candidates, t.recall[0]
         ));
     }
     let m = &r.million;
