@@ -178,7 +178,7 @@ impl SemanticState {
     pub(crate) fn save(&self) {
         let Some(c) = &self.cache else { return };
         self.unsaved.store(0, Ordering::Relaxed);
-        // Written under the read lock, not from a copy: a copy at 1M entries is ~400 MB;
+        // Written under the read lock, not from a copy: a copy at 1M entries is ~258 MB;
         // readers go on meanwhile, a publish's vector waits for the write.
         let v = self.vectors.read().unwrap_or_else(|p| p.into_inner());
         if let Err(e) = c.save(&v) {
