@@ -69,6 +69,15 @@ enum BenchMode {
     Vectors(VectorsCmd),
 }
 
+/// Why a `bench` mode that embeds cannot run in a build without the model.
+#[cfg(not(feature = "semantic-eval"))]
+fn needs_model(mode: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "bench {mode} needs the embedding model: run `cargo run --release -p xtask \
+         --features semantic-eval -- bench {mode}`"
+    )
+}
+
 /// Options of `bench vectors`.
 #[derive(Debug, Args)]
 struct VectorsCmd {
@@ -91,10 +100,7 @@ struct VectorsCmd {
 impl VectorsCmd {
     #[cfg(not(feature = "semantic-eval"))]
     fn run(self, _json: bool) -> anyhow::Result<Outcome> {
-        anyhow::bail!(
-            "bench vectors needs the embedding model: run `cargo run --release -p xtask \
-             --features semantic-eval -- bench vectors`"
-        )
+        Err(needs_model("vectors"))
     }
 
     #[cfg(feature = "semantic-eval")]
@@ -135,10 +141,7 @@ struct SemanticCmd {
 impl SemanticCmd {
     #[cfg(not(feature = "semantic-eval"))]
     fn run(self, _json: bool) -> anyhow::Result<Outcome> {
-        anyhow::bail!(
-            "bench semantic needs the embedding model: run `cargo run --release -p xtask \
-             --features semantic-eval -- bench semantic`"
-        )
+        Err(needs_model("semantic"))
     }
 
     #[cfg(feature = "semantic-eval")]
