@@ -142,6 +142,37 @@ pub struct CodeNorms {
     detail: [f64; 256],
 }
 
+impl CodeNorms {
+    /// The tables at `norms` = `(B / average summary + tags length, B / average detail
+    /// length)`.
+    pub(super) fn at(norms: (f64, f64)) -> CodeNorms {
+        // A hair above the inverse, so that multiplying by it never gives less than the
+        // exact score's division.
+        let inv = |b: f64, c: usize| {
+            (1.0 + 1e-9) / (1.0 - B + b * f64::from(super::norms::floor(c as u8)))
+        };
+        CodeNorms {
+            st: std::array::from_fn(|c| inv(norms.0, c)),
+            detail: std::array::from_fn(|c| inv(norms.1, c)),
+        }
+    }
+
+    /// At least the length-normalised frequency of posting `p` under `scoring`, from its
+    /// document's length `codes`: the seed's is the summary + tags part of the fielded one.
+    #[inline(always)]
+    pub(super) fn tf_bound(&self, p: &Posting, codes: [u8; 2], scoring: Scoring) -> f64 {
+        let [st, detail] = codes;
+        let t = f64::from(u32::from(p.tf[0]) + u32::from(p.tf[1])) * self.st[st as usize];
+        match scoring {
+            Scoring::Seed => t,
+            Scoring::Fielded => {
+                t + W_DETAIL * f64::from(p.tf[2]) * self.detail[detail as usize]
+                    + W_REF * f64::from(p.tf[3])
+            }
+        }
+    }
+}
+
 /// Postings index over summary, tags, detail and ref of every entry.
 #[derive(Default)]
 pub struct TextIndex {
@@ -273,15 +304,7 @@ impl TextIndex {
     /// The tables of [`TextIndex::term_bound`] for one query; `norms` from
     /// [`TextIndex::norms`].
     pub fn code_norms(&self, norms: (f64, f64)) -> CodeNorms {
-        // A hair above the inverse, so that multiplying by it never gives less than the
-        // exact score's division.
-        let inv = |b: f64, c: usize| {
-            (1.0 + 1e-9) / (1.0 - B + b * f64::from(super::norms::floor(c as u8)))
-        };
-        CodeNorms {
-            st: std::array::from_fn(|c| inv(norms.0, c)),
-            detail: std::array::from_fn(|c| inv(norms.1, c)),
-        }
+        CodeNorms::at(norms)
     }
 
     /// At least [`TextIndex::term_score`] of posting `p`, from its document's length
@@ -296,15 +319,7 @@ impl TextIndex {
     /// The length-normalised frequency [`TextIndex::term_bound`] saturates.
     #[inline(always)]
     pub(super) fn tf_bound(&self, p: &Posting, scoring: Scoring, cn: &CodeNorms) -> f64 {
-        let [st, detail] = self.norms[p.doc as usize];
-        let t = f64::from(u32::from(p.tf[0]) + u32::from(p.tf[1])) * cn.st[st as usize];
-        match scoring {
-            Scoring::Seed => t,
-            Scoring::Fielded => {
-                t + W_DETAIL * f64::from(p.tf[2]) * cn.detail[detail as usize]
-                    + W_REF * f64::from(p.tf[3])
-            }
-        }
+        cn.tf_bound(p, self.norms[p.doc as usize], scoring)
     }
 
     /// The distinct indexed terms of a query, with their idf. Terms absent from the index

@@ -139,7 +139,7 @@ impl TextIndex {
             let mut distinct = pairs.iter().map(|&(t, _)| t).collect::<Vec<_>>();
             distinct.dedup();
             self.bounds
-                .after_add(&self.postings, &self.docs, avg, distinct.into_iter());
+                .after_add(&self.postings, &self.norms, avg, distinct.into_iter());
         }
         self.pairs = pairs;
     }
@@ -153,6 +153,6 @@ impl TextIndex {
     /// Ends [`TextIndex::begin_bulk`]: bounds every list (nothing if no bulk load runs).
     pub fn end_bulk(&mut self) {
         let avg = self.averages();
-        self.bounds.settle(&self.postings, &self.docs, avg);
+        self.bounds.settle(&self.postings, &self.norms, avg);
     }
 }
