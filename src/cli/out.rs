@@ -42,10 +42,26 @@ pub fn print(text: &str) {
     }
 }
 
+/// Writes `value` as pretty JSON and a newline to stdout as it is serialized (a large
+/// result — `overlaps --json` at 100k entries is ~160 MB — is never held whole in
+/// memory), ignoring a closed pipe. The bytes are those of `to_string_pretty`.
+pub fn print_json<T: Serialize>(value: &T) {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let r = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    if let Err(e) = r
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        tracing::error!("writing to stdout: {e}");
+    }
+}
+
 /// Prints `value` as pretty JSON when `json`, else the text from `human`.
 pub fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T) -> String) {
     if json {
-        print(&serde_json::to_string_pretty(value).expect("results serialize"));
+        print_json(value);
     } else {
         print(&crate::render::terminal_safe(&human(value)));
     }
@@ -55,7 +71,7 @@ pub fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T) -> Strin
 /// colour codes (`diff`).
 pub fn emit_coloured<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T) -> String) {
     if json {
-        print(&serde_json::to_string_pretty(value).expect("results serialize"));
+        print_json(value);
     } else {
         print(&human(value));
     }

@@ -50,6 +50,9 @@ pub(super) struct Bounds {
 /// posting's read of them was a cache miss (15 % of a first start's samples), the codes
 /// are 20 MB. A code's floor is at most the length, so a bound is at least the exact
 /// value, and equal to it within a hair below [`super::norms::EXACT`] tokens.
+///
+/// Each block's largest is found in `f64` and rounded up once (rounding up is monotone, so
+/// that is the largest of the rounded values), and a block's largest bounds the list's.
 fn bound_of(list: &[Posting], codes: &[[u8; 2]], cn: &CodeNorms) -> (f64, f64, Vec<f32>) {
     let (mut f, mut sd) = (0.0f64, 0.0f64);
     let blocked = list.len() > BLOCK;
@@ -58,16 +61,21 @@ fn bound_of(list: &[Posting], codes: &[[u8; 2]], cn: &CodeNorms) -> (f64, f64, V
     } else {
         0
     });
-    for (i, p) in list.iter().enumerate() {
-        let (a, b) = tf_pair(p, codes[p.doc as usize], cn);
-        f = f.max(a);
-        sd = sd.max(b);
-        if blocked {
-            if i & (BLOCK - 1) == 0 {
-                maxes.push(0.0f32);
+    for block in list.chunks(BLOCK) {
+        let (mut m, mut s) = (0.0f64, 0.0f64);
+        for p in block {
+            let (a, b) = tf_pair(p, codes[p.doc as usize], cn);
+            if a > m {
+                m = a;
             }
-            let last = maxes.last_mut().expect("pushed at the block's start");
-            *last = last.max(round_up(a));
+            if b > s {
+                s = b;
+            }
+        }
+        f = f.max(m);
+        sd = sd.max(s);
+        if blocked {
+            maxes.push(round_up(m));
         }
     }
     (f, sd, maxes)
