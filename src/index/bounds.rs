@@ -31,14 +31,84 @@ pub(super) struct Bounds {
     /// Per term: the largest seed `tf` over its length norm of any posting.
     pub(super) seed: Vec<f64>,
     /// Per term: the largest `tf~` in each block, rounded up (empty for a list of one
-    /// block). A vector, not a map: it is updated for every posting indexed.
-    pub(super) blocks: Vec<Vec<f32>>,
+    /// block).
+    pub(super) blocks: Blocks,
     /// While true, postings added are not bounded one by one: [`Bounds::settle`] bounds
     /// every list in one pass when the bulk load ends (see [`Bounds::defer`]).
     deferred: bool,
     /// The inverse length norms at the averages they were made at, kept between
     /// publishes (512 divisions to make).
     table: Option<((f64, f64), Box<CodeNorms>)>,
+}
+
+/// Each term's block maxima, kept only for the lists longer than a block: a term costs 4
+/// bytes here, not an empty vector's 24 (a ledger of ids, paths and hashes has millions of
+/// terms with one posting each).
+#[derive(Default)]
+pub(super) struct Blocks {
+    /// Per term: its index in `maxes`, or [`Blocks::NONE`].
+    of: Vec<u32>,
+    maxes: Vec<Vec<f32>>,
+}
+
+impl Blocks {
+    const NONE: u32 = u32::MAX;
+
+    /// Room for a new term (no blocks).
+    pub(super) fn push_term(&mut self) {
+        self.of.push(Self::NONE);
+    }
+
+    /// `terms` terms, none with blocks.
+    pub(super) fn with_terms(terms: usize) -> Blocks {
+        Blocks {
+            of: vec![Self::NONE; terms],
+            maxes: Vec::new(),
+        }
+    }
+
+    /// Number of terms.
+    pub(super) fn len(&self) -> usize {
+        self.of.len()
+    }
+
+    /// Term `t`'s block maxima (empty: a list of one block).
+    pub(super) fn get(&self, t: usize) -> &[f32] {
+        match self.of[t] {
+            Self::NONE => &[],
+            i => &self.maxes[i as usize],
+        }
+    }
+
+    /// Term `t`'s block maxima, if it has any.
+    fn get_mut(&mut self, t: usize) -> Option<&mut Vec<f32>> {
+        match self.of[t] {
+            Self::NONE => None,
+            i => Some(&mut self.maxes[i as usize]),
+        }
+    }
+
+    /// Sets term `t`'s block maxima.
+    pub(super) fn set(&mut self, t: usize, maxes: Vec<f32>) {
+        match self.get_mut(t) {
+            Some(m) => *m = maxes,
+            None if maxes.is_empty() => {}
+            None => {
+                self.of[t] = u32::try_from(self.maxes.len()).expect("fewer than 2^32 terms");
+                self.maxes.push(maxes);
+            }
+        }
+    }
+
+    /// The terms with block maxima, ascending, and their maxima.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &[f32])> {
+        self.of
+            .iter()
+            .enumerate()
+            .filter(|&(_, &i)| i != Self::NONE)
+            .map(|(t, &i)| (t, &self.maxes[i as usize][..]))
+            .filter(|(_, m)| !m.is_empty())
+    }
 }
 
 /// One list's bounds from the inverse length norms `cn`: the largest BM25F `tf~`, the
@@ -112,7 +182,7 @@ impl Bounds {
     pub(super) fn push_term(&mut self) {
         self.fielded.push(0.0);
         self.seed.push(0.0);
-        self.blocks.push(Vec::new());
+        self.blocks.push_term();
     }
 
     /// Stops bounding postings as they are added, for a bulk load: bounding each one as
@@ -174,7 +244,7 @@ impl Bounds {
         for (t, (f, sd, maxes)) in parts.into_iter().flatten().enumerate() {
             self.fielded[t] = f;
             self.seed[t] = sd;
-            self.blocks[t] = maxes;
+            self.blocks.set(t, maxes);
         }
     }
 
@@ -215,8 +285,7 @@ impl Bounds {
             let t = t as usize;
             self.fielded[t] = self.fielded[t].max(f);
             self.seed[t] = self.seed[t].max(sd);
-            let maxes = &mut self.blocks[t];
-            if !maxes.is_empty() {
+            if let Some(maxes) = self.blocks.get_mut(t) {
                 let b = (list.len() - 1) >> BLOCK_SHIFT;
                 if b == maxes.len() {
                     maxes.push(round_up(f));
@@ -233,7 +302,7 @@ impl Bounds {
         let (f, sd, maxes) = bound_of(list, codes, cn);
         self.fielded[t] = f;
         self.seed[t] = sd;
-        self.blocks[t] = maxes;
+        self.blocks.set(t, maxes);
     }
 
     /// The largest score any document can get from `q` under `scoring`.
@@ -251,7 +320,7 @@ impl Bounds {
             return 0.0;
         }
         let t = q.term as usize;
-        let maxes = &self.blocks[t];
+        let maxes = self.blocks.get(t);
         if maxes.is_empty() {
             return self.whole(q, scoring);
         }
@@ -270,7 +339,8 @@ impl Bounds {
         self.fielded.len() == terms
             && self.seed.len() == terms
             && self.blocks.len() == terms
-            && self.blocks.iter().zip(postings).all(|(maxes, l)| {
+            && (0..terms).zip(postings).all(|(t, l)| {
+                let maxes = self.blocks.get(t);
                 let want = if l.len() > BLOCK {
                     l.len().div_ceil(BLOCK)
                 } else {
@@ -320,7 +390,10 @@ mod tests {
             }
             b.avg = (9.0, 21.0);
             b.settle_on(&postings, &codes, threads, 1000);
-            (b.fielded, b.seed, b.blocks)
+            let blocks: Vec<Vec<f32>> = (0..b.blocks.len())
+                .map(|t| b.blocks.get(t).to_vec())
+                .collect();
+            (b.fielded, b.seed, blocks)
         };
         let one = settled(1);
         assert!(one.2.iter().any(|m| m.len() > 1), "some lists have blocks");

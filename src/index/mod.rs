@@ -28,6 +28,7 @@ mod text_add;
 mod text_job;
 mod texts;
 mod tokens;
+mod vocab;
 mod walk;
 
 use foldhash::HashMap;

@@ -106,10 +106,8 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
 }
 
 fn encode_text(t: &TextIndex, w: &mut Enc) {
-    let mut vocab: Vec<(&str, u32)> = t.terms.iter().map(|(k, &v)| (&**k, v)).collect();
-    vocab.sort_unstable_by_key(|&(_, id)| id);
-    w.len(vocab.len());
-    for ((term, _), list) in vocab.iter().zip(&t.postings) {
+    w.len(t.terms.len());
+    for (term, list) in t.terms.iter().zip(&t.postings) {
         w.str(term);
         w.len(list.len());
         for p in list {
@@ -133,12 +131,7 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     w.u64s(&b.fielded.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
     w.u64s(&b.seed.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
     w.u32(BLOCK_SHIFT);
-    let blocks: Vec<(usize, &Vec<f32>)> = b
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| !m.is_empty())
-        .collect();
+    let blocks: Vec<(usize, &[f32])> = b.blocks.iter().collect();
     w.len(blocks.len());
     for (term, maxes) in blocks {
         w.u32(term as u32);
@@ -255,8 +248,11 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     let mut t = TextIndex::default();
     let terms = r.len(9)?;
     t.postings.reserve_exact(terms);
-    for id in 0..terms {
-        t.terms.insert(r.boxed()?, id as u32);
+    t.terms.reserve(terms);
+    for _ in 0..terms {
+        let term = r.str()?;
+        check(t.terms.get(term).is_none(), "duplicate term")?;
+        t.terms.push(term);
         let k = r.len(8)?;
         let b = r.take(k * 8)?;
         let list: Vec<Posting> = b
@@ -295,15 +291,15 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     b.seed = r.u64s()?.into_iter().map(f64::from_bits).collect();
     check(r.u32()? == BLOCK_SHIFT, "block size")?;
     let with_blocks = r.len(12)?;
-    b.blocks = vec![Vec::new(); terms];
+    b.blocks = super::bounds::Blocks::with_terms(terms);
     for _ in 0..with_blocks {
         let term = r.u32()? as usize;
         let maxes: Vec<f32> = r.u32s()?.into_iter().map(f32::from_bits).collect();
         check(
-            b.blocks.get(term).is_some_and(Vec::is_empty) && !maxes.is_empty(),
+            term < terms && b.blocks.get(term).is_empty() && !maxes.is_empty(),
             "block bounds of no term, or twice",
         )?;
-        b.blocks[term] = maxes;
+        b.blocks.set(term, maxes);
     }
     check(
         t.df_seed.len() == terms && t.bounds.fits(&t.postings),

@@ -24,8 +24,6 @@
 //! the index is append-only like the ledger, and scores stay stable when an entry is
 //! superseded.
 
-use foldhash::HashMap;
-
 use super::bounds::Bounds;
 use super::chunks::{CACHED_CHUNK_MAX, ChunkCache, Cut};
 pub use super::scratch::Scratch;
@@ -177,7 +175,7 @@ impl CodeNorms {
 #[derive(Default)]
 pub struct TextIndex {
     pub(super) tokens: Tokens,
-    pub(super) terms: HashMap<Box<str>, u32>,
+    pub(super) terms: super::vocab::Vocab,
     pub(super) postings: Vec<Vec<Posting>>,
     /// Per term: entries having it in summary or tags (the seed's document frequency).
     pub(super) df_seed: Vec<u32>,
@@ -260,7 +258,7 @@ impl TextIndex {
                 self.tokens.chunk(chunk, &mut toks);
                 for t in &toks {
                     out.push(match self.terms.get(t.as_str()) {
-                        Some(&id) => u64::from(id),
+                        Some(id) => u64::from(id),
                         None => unknown.hash_one(t.as_str()) | (1 << 63),
                     });
                 }
@@ -346,7 +344,7 @@ impl TextIndex {
         let idf = |df: usize| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
         let mut out: Vec<QueryTerm> = Vec::new();
         for tok in self.tokens.tokenize(text) {
-            let Some(&term) = self.terms.get(tok.as_str()) else {
+            let Some(term) = self.terms.get(tok.as_str()) else {
                 continue;
             };
             if out.iter().any(|q| q.term == term) {
@@ -469,7 +467,7 @@ impl TextIndex {
             .iter()
             .map(|p| p.capacity() * std::mem::size_of::<Posting>() + 24)
             .sum();
-        let terms: usize = self.terms.keys().map(|k| k.len() + 16 + 4 + 8).sum();
+        let terms = self.terms.heap_bytes();
         postings
             + terms
             + self.chunks.heap_bytes()

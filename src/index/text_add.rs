@@ -9,11 +9,11 @@ use super::text::{Doc, Posting, TextIndex};
 
 impl TextIndex {
     fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.terms.get(term) {
+        if let Some(id) = self.terms.get(term) {
             return id;
         }
-        let id = self.postings.len() as u32;
-        self.terms.insert(term.into(), id);
+        let id = self.terms.push(term);
+        debug_assert_eq!(id as usize, self.postings.len());
         self.postings.push(Vec::new());
         self.df_seed.push(0);
         self.bounds.push_term();
@@ -119,8 +119,10 @@ impl TextIndex {
             if list.len() == list.capacity() {
                 // Grow by an eighth, not double: at most 12.5 % unused capacity (doubling
                 // left 43 % at 1M entries). Large lists are reallocated by remapping pages,
-                // so the smaller steps cost little.
-                list.reserve_exact(list.len() / 8 + 4);
+                // so the smaller steps cost little. A new list starts with room for 3
+                // (24 bytes, the smallest block glibc's malloc gives; 4 took the next size,
+                // and most terms of a ledger with ids and paths have one posting).
+                list.reserve_exact(list.len() / 8 + if list.is_empty() { 3 } else { 4 });
             }
             list.push(Posting { doc, tf });
         }

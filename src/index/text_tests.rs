@@ -153,17 +153,7 @@ fn chunked_tokenizing_equals_whole_text_tokenizing() {
                 ix.chunk_ids(cut.text(c), c.hash, &mut ids);
             }
         }
-        let names: Vec<&str> = ids
-            .iter()
-            .map(|id| {
-                ix.terms
-                    .iter()
-                    .find(|(_, v)| **v == *id)
-                    .unwrap()
-                    .0
-                    .as_ref()
-            })
-            .collect();
+        let names: Vec<&str> = ids.iter().map(|&id| ix.terms.term(id)).collect();
         assert_eq!(names, ix.tokenize(t), "{t:?}");
     }
 }
@@ -307,7 +297,7 @@ fn term_keys_remembered_per_thread_follow_the_index_as_it_learns_terms() {
         "gamma is unknown: {before:?}"
     );
     ix.add(1, "gamma", [], "", "");
-    let gamma = u64::from(ix.terms["gamma"]);
+    let gamma = u64::from(ix.terms.get("gamma").unwrap());
     let after = ix.term_keys("Gamma, alpha");
     assert!(
         after.contains(&gamma),
@@ -318,9 +308,12 @@ fn term_keys_remembered_per_thread_follow_the_index_as_it_learns_terms() {
     let mut other = TextIndex::default();
     other.add(0, "gamma delta epsilon", [], "", "");
     assert_eq!(other.terms.len(), ix.terms.len());
-    assert_ne!(other.terms["gamma"], ix.terms["gamma"]);
+    assert_ne!(
+        other.terms.get("gamma").unwrap(),
+        ix.terms.get("gamma").unwrap()
+    );
     assert_eq!(
         other.term_keys("Gamma,"),
-        vec![u64::from(other.terms["gamma"])]
+        vec![u64::from(other.terms.get("gamma").unwrap())]
     );
 }

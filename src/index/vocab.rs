@@ -1,0 +1,118 @@
+//! The full-text index's vocabulary: term → id, ids given in first-use order (0, 1, 2…),
+//! every term's text kept once in one arena.
+//!
+//! Why not a `HashMap<Box<str>, u32>`: a map entry (24 bytes and a control byte) plus the
+//! boxed text's own allocation (32 bytes at least) is ~70 bytes a term, and a ledger that
+//! carries ids, paths, numbers and hashes has several distinct terms per entry: a
+//! generated 1M-entry ledger of ~440-byte entries with three such tokens each held 2.3×
+//! its size in memory (issue #44). Here a term costs its bytes, its end in the arena (8
+//! bytes) and a slot of the table (4 bytes and a control byte).
+
+use std::hash::BuildHasher;
+
+/// Term ↔ id, the texts in one arena.
+#[derive(Default)]
+pub(super) struct Vocab {
+    /// Ids, filed under their term's hash.
+    table: hashbrown::HashTable<u32>,
+    /// Every term's bytes, in id order.
+    arena: String,
+    /// Where each term ends in `arena` (it starts where the previous one ends).
+    ends: Vec<u64>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl Vocab {
+    /// The id of `term`, if it was added.
+    pub(super) fn get(&self, term: &str) -> Option<u32> {
+        let h = self.hasher.hash_one(term);
+        self.table.find(h, |&id| self.term(id) == term).copied()
+    }
+
+    /// Adds `term` (which must be new) with the next id, and returns it.
+    pub(super) fn push(&mut self, term: &str) -> u32 {
+        debug_assert!(self.get(term).is_none(), "a term is added once");
+        let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 terms");
+        self.arena.push_str(term);
+        self.ends.push(self.arena.len() as u64);
+        let h = self.hasher.hash_one(term);
+        let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
+        self.table
+            .insert_unique(h, id, |&other| hasher.hash_one(text_of(arena, ends, other)));
+        id
+    }
+
+    /// The text of term `id`.
+    pub(super) fn term(&self, id: u32) -> &str {
+        text_of(&self.arena, &self.ends, id)
+    }
+
+    /// Number of terms.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Every term, in id order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len() as u32).map(|id| self.term(id))
+    }
+
+    /// Makes room for `n` more terms.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.ends.reserve_exact(n);
+        let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
+        self.table
+            .reserve(n, |&id| hasher.hash_one(text_of(arena, ends, id)));
+    }
+
+    /// Heap bytes held.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.arena.capacity() + self.ends.capacity() * 8 + self.table.capacity() * 5
+    }
+}
+
+/// The text of term `id` in `arena`, given the terms' `ends`.
+fn text_of<'a>(arena: &'a str, ends: &[u64], id: u32) -> &'a str {
+    let i = id as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &arena[start..ends[i] as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_in_first_use_order_and_every_term_found_again() {
+        let mut v = Vocab::default();
+        let words: Vec<String> = (0..5_000)
+            .map(|i| format!("t{}", i * 7919 % 10_007))
+            .collect();
+        let mut want = Vec::new();
+        for w in &words {
+            let id = match v.get(w) {
+                Some(id) => id,
+                None => {
+                    let id = v.push(w);
+                    want.push(w.clone());
+                    id
+                }
+            };
+            assert_eq!(v.term(id), w);
+        }
+        assert_eq!(v.len(), want.len());
+        assert!(v.iter().eq(want.iter().map(String::as_str)));
+        for (id, w) in want.iter().enumerate() {
+            assert_eq!(v.get(w), Some(id as u32));
+        }
+        assert_eq!(v.get("absent"), None);
+        assert_eq!(v.get(""), None);
+        // The empty term and one that is a prefix of another are terms of their own.
+        let e = v.push("");
+        assert_eq!((v.get(""), v.term(e)), (Some(e), ""));
+        let p = v.push("zz1");
+        assert_eq!(v.get("zz1"), Some(p));
+        assert_eq!(v.get("zz10"), None);
+        assert_eq!(v.get("zz"), None);
+    }
+}
