@@ -13,6 +13,7 @@
 //! 8 bytes per posting). The seed's `tf` over its length norm is the same summary + tags
 //! part without detail and ref, so it is at most `tf~` and the same block maxima bound it.
 
+use super::postings::Postings;
 use super::text::{B, CodeNorms, K1, Posting, QueryTerm, Scoring};
 
 /// log2 of the postings per block. Unit tests use blocks of 4 so that small ledgers have
@@ -200,7 +201,7 @@ impl Bounds {
 
     /// Ends [`Bounds::defer`]: bounds every list at averages at or above `avg`, the real
     /// ones.
-    pub(super) fn settle(&mut self, postings: &[Vec<Posting>], codes: &[[u8; 2]], avg: (f64, f64)) {
+    pub(super) fn settle(&mut self, postings: &Postings, codes: &[[u8; 2]], avg: (f64, f64)) {
         if !std::mem::take(&mut self.deferred) {
             return;
         }
@@ -217,17 +218,17 @@ impl Bounds {
     /// postings and the results are the same however many threads there are.
     fn settle_on(
         &mut self,
-        postings: &[Vec<Posting>],
+        postings: &Postings,
         codes: &[[u8; 2]],
         threads: usize,
         per_thread: usize,
     ) {
-        let total: usize = postings.iter().map(Vec::len).sum();
+        let total: usize = postings.lists().map(<[Posting]>::len).sum();
         let threads = threads.min(total / per_thread.max(1)).max(1);
         let cn = table(self.avg);
         let mut runs: Vec<std::ops::Range<usize>> = Vec::with_capacity(threads);
         let (mut start, mut acc) = (0, 0);
-        for (t, list) in postings.iter().enumerate() {
+        for (t, list) in postings.lists().enumerate() {
             acc += list.len();
             if runs.len() + 1 < threads && acc >= total * (runs.len() + 1) / threads {
                 runs.push(start..t + 1);
@@ -236,9 +237,7 @@ impl Bounds {
         }
         runs.push(start..postings.len());
         let parts: Vec<Vec<(f64, f64, Vec<f32>)>> = crate::par::each(runs, "bounding", |r| {
-            postings[r]
-                .iter()
-                .map(|l| bound_of(l, codes, &cn))
+            r.map(|t| bound_of(postings.list(t as u32), codes, &cn))
                 .collect()
         });
         for (t, (f, sd, maxes)) in parts.into_iter().flatten().enumerate() {
@@ -252,7 +251,7 @@ impl Bounds {
     /// averages after the document was counted.
     pub(super) fn after_add(
         &mut self,
-        postings: &[Vec<Posting>],
+        postings: &Postings,
         codes: &[[u8; 2]],
         avg: (f64, f64),
         terms: impl Iterator<Item = u32>,
@@ -263,7 +262,7 @@ impl Bounds {
         if avg.0 > self.avg.0 || avg.1 > self.avg.1 {
             self.avg = (avg.0 * 1.25, avg.1 * 1.25);
             let cn = table(self.avg);
-            for (t, list) in postings.iter().enumerate() {
+            for (t, list) in postings.lists().enumerate() {
                 self.recompute(t, list, codes, &cn);
             }
             self.table = Some((self.avg, Box::new(cn)));
@@ -274,7 +273,7 @@ impl Bounds {
             _ => Box::new(table(self.avg)),
         };
         for t in terms {
-            let list = &postings[t as usize];
+            let list = postings.list(t);
             if list.len() == BLOCK + 1 {
                 // The list's second block starts: give it block maxima.
                 self.recompute(t as usize, list, codes, &cn);
@@ -333,13 +332,13 @@ impl Bounds {
     }
 
     /// Checks the tables against the postings they bound (for a decoded snapshot).
-    pub(super) fn fits(&self, postings: &[Vec<Posting>]) -> bool {
+    pub(super) fn fits(&self, postings: &Postings) -> bool {
         let terms = postings.len();
 
         self.fielded.len() == terms
             && self.seed.len() == terms
             && self.blocks.len() == terms
-            && (0..terms).zip(postings).all(|(t, l)| {
+            && (0..terms).zip(postings.lists()).all(|(t, l)| {
                 let maxes = self.blocks.get(t);
                 let want = if l.len() > BLOCK {
                     l.len().div_ceil(BLOCK)
@@ -368,7 +367,7 @@ mod tests {
                 ]
             })
             .collect();
-        let postings: Vec<Vec<Posting>> = (0..300usize)
+        let lists: Vec<Vec<Posting>> = (0..300usize)
             .map(|t| {
                 (0..(t * 7) % (3 * BLOCK + 5))
                     .map(|i| Posting {
@@ -383,9 +382,13 @@ mod tests {
                     .collect()
             })
             .collect();
+        let mut postings = Postings::default();
+        for l in &lists {
+            postings.push_list(l.clone());
+        }
         let settled = |threads: usize| {
             let mut b = Bounds::default();
-            for _ in &postings {
+            for _ in &lists {
                 b.push_term();
             }
             b.avg = (9.0, 21.0);

@@ -33,7 +33,7 @@ impl TextIndex {
 
     /// Number of documents containing term `q`.
     pub fn postings_len(&self, q: &QueryTerm) -> usize {
-        self.postings[q.term as usize].len()
+        self.postings.list(q.term).len()
     }
 
     /// Walking `q`'s list from the end: the number of its first postings whose document
@@ -43,7 +43,7 @@ impl TextIndex {
     /// postings, where galloping from `end` takes ~14).
     #[inline]
     pub fn seek_back(&self, q: &QueryTerm, end: usize, doc: u32) -> usize {
-        let list = &self.postings[q.term as usize];
+        let list = self.postings.list(q.term);
         let le = |p: &Posting| p.doc <= doc;
         if end == 0 || le(&list[end - 1]) {
             return end;
@@ -81,13 +81,13 @@ impl TextIndex {
 
     /// True if document `doc` contains term `q` (a binary search of its list).
     pub fn has(&self, q: &QueryTerm, doc: u32) -> bool {
-        let list = &self.postings[q.term as usize];
+        let list = self.postings.list(q.term);
         let i = list.partition_point(|p| p.doc < doc);
         list.get(i).is_some_and(|p| p.doc == doc)
     }
 
     /// The document of posting `i` of `q`'s list, if any.
     pub fn doc_at(&self, q: &QueryTerm, i: usize) -> Option<u32> {
-        self.postings[q.term as usize].get(i).map(|p| p.doc)
+        self.postings.list(q.term).get(i).map(|p| p.doc)
     }
 }

@@ -18,6 +18,7 @@ mod horizon;
 mod interner;
 mod lists;
 mod norms;
+mod postings;
 mod query;
 mod rank;
 mod scratch;

@@ -107,7 +107,7 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
 
 fn encode_text(t: &TextIndex, w: &mut Enc) {
     w.len(t.terms.len());
-    for (term, list) in t.terms.iter().zip(&t.postings) {
+    for (term, list) in t.terms.iter().zip(t.postings.lists()) {
         w.str(term);
         w.len(list.len());
         for p in list {
@@ -247,7 +247,7 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
 fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     let mut t = TextIndex::default();
     let terms = r.len(9)?;
-    t.postings.reserve_exact(terms);
+    t.postings.reserve_terms(terms);
     t.terms.reserve(terms);
     for _ in 0..terms {
         let term = r.str()?;
@@ -266,7 +266,7 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
             list.iter().all(|p| (p.doc as usize) < n),
             "posting of no entry",
         )?;
-        t.postings.push(list);
+        t.postings.push_list(list);
     }
     check(t.terms.len() == terms, "duplicate term")?;
     t.df_seed = r.u32s()?;

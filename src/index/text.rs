@@ -176,7 +176,7 @@ impl CodeNorms {
 pub struct TextIndex {
     pub(super) tokens: Tokens,
     pub(super) terms: super::vocab::Vocab,
-    pub(super) postings: Vec<Vec<Posting>>,
+    pub(super) postings: super::postings::Postings,
     /// Per term: entries having it in summary or tags (the seed's document frequency).
     pub(super) df_seed: Vec<u32>,
     /// Per document: its lengths and its owner's word.
@@ -289,7 +289,7 @@ impl TextIndex {
     /// The score of term `q` in the posting at `i` of its list, exactly as
     /// [`TextIndex::score`] adds it; `norms` from [`TextIndex::norms`].
     pub fn term_score(&self, q: &QueryTerm, i: usize, scoring: Scoring, norms: (f64, f64)) -> f64 {
-        let p = &self.postings[q.term as usize][i];
+        let p = &self.postings.list(q.term)[i];
         let (b_st, b_d) = norms;
         let len = &self.docs[p.doc as usize];
         match scoring {
@@ -326,7 +326,7 @@ impl TextIndex {
         self.query_counted(text, self.docs.len(), |term| {
             Some((
                 self.df_seed[term as usize] as usize,
-                self.postings[term as usize].len(),
+                self.postings.list(term).len(),
             ))
         })
     }
@@ -390,7 +390,7 @@ impl TextIndex {
         // normalisation of fields a posting does not have (most have one field).
         let (b_st, b_d) = (B / avg.0, B / avg.1);
         for q in terms {
-            let postings = within(&self.postings[q.term as usize]);
+            let postings = within(self.postings.list(q.term));
             match scoring {
                 Scoring::Seed => {
                     let w = q.idf_seed * (K1 + 1.0);
@@ -422,7 +422,7 @@ impl TextIndex {
         let len = &self.docs[doc as usize];
         let mut total = 0.0;
         for q in terms {
-            let list = &self.postings[q.term as usize];
+            let list = self.postings.list(q.term);
             let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else {
                 continue;
             };
@@ -443,7 +443,7 @@ impl TextIndex {
         let avg = self.averages();
         let mut shares = [0.0; 4];
         for q in terms {
-            let list = &self.postings[q.term as usize];
+            let list = self.postings.list(q.term);
             let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else {
                 continue;
             };
@@ -462,11 +462,7 @@ impl TextIndex {
 
     /// Approximate heap bytes held by the index (for the memory report).
     pub fn heap_bytes(&self) -> usize {
-        let postings: usize = self
-            .postings
-            .iter()
-            .map(|p| p.capacity() * std::mem::size_of::<Posting>() + 24)
-            .sum();
+        let postings = self.postings.heap_bytes();
         let terms = self.terms.heap_bytes();
         postings
             + terms

@@ -14,7 +14,7 @@ impl TextIndex {
         }
         let id = self.terms.push(term);
         debug_assert_eq!(id as usize, self.postings.len());
-        self.postings.push(Vec::new());
+        self.postings.push_term();
         self.df_seed.push(0);
         self.bounds.push_term();
         id
@@ -115,16 +115,7 @@ impl TextIndex {
             if tf[0] > 0 || tf[1] > 0 {
                 self.df_seed[term as usize] += 1;
             }
-            let list = &mut self.postings[term as usize];
-            if list.len() == list.capacity() {
-                // Grow by an eighth, not double: at most 12.5 % unused capacity (doubling
-                // left 43 % at 1M entries). Large lists are reallocated by remapping pages,
-                // so the smaller steps cost little. A new list starts with room for 3
-                // (24 bytes, the smallest block glibc's malloc gives; 4 took the next size,
-                // and most terms of a ledger with ids and paths have one posting).
-                list.reserve_exact(list.len() / 8 + if list.is_empty() { 3 } else { 4 });
-            }
-            list.push(Posting { doc, tf });
+            self.postings.push(term, Posting { doc, tf });
         }
         for (total, len) in self.total_len.iter_mut().zip(lens) {
             *total += u64::from(len);

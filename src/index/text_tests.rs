@@ -198,7 +198,7 @@ fn length_code_bounds_are_never_below_the_exact_score_and_tight_below_128_tokens
             Scoring::Seed => q.idf_seed,
             Scoring::Fielded => q.idf,
         } * (K1 + 1.0);
-        for (i, p) in ix.postings[q.term as usize].iter().enumerate() {
+        for (i, p) in ix.postings.list(q.term).iter().enumerate() {
             let exact = ix.term_score(q, i, scoring, norms);
             let bound = ix.term_bound(p, scoring, w, &cn);
             assert!(

@@ -75,7 +75,7 @@ impl<'a> Walk<'a> {
         let scoring = scorer.ranking.scoring();
         let lists: Vec<&[Posting]> = terms
             .iter()
-            .map(|q| ix.text.postings[q.term as usize].as_slice())
+            .map(|q| ix.text.postings.list(q.term))
             .collect();
         Walk {
             ix,
