@@ -186,7 +186,9 @@ pub struct Corpus {
     tags: Zipf,
     /// Time of the newest entry; entries spread over the 90 days before it.
     pub end: Timestamp,
-    /// Short entries: a summary of 15–35 words and no detail (~400 bytes a line).
+    /// Short entries: a summary of 15–35 words and no detail (~400 bytes a line), with
+    /// what real ledgers carry besides words — a request id, a source path and a number
+    /// (each nearly unique, so millions of terms with one posting at 1M entries).
     pub short: bool,
 }
 
@@ -210,6 +212,28 @@ impl Corpus {
             .map(|_| self.words[self.zipf.sample(&mut self.rng)].as_str())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// A short entry's summary: 15–35 words, and a request id, a source path and a
+    /// number each at a random place among them.
+    fn short_summary(&mut self) -> String {
+        let n = 15 + self.rng.below(21);
+        let mut words: Vec<String> = (0..n)
+            .map(|_| self.words[self.zipf.sample(&mut self.rng)].clone())
+            .collect();
+        let id = format!("req-{:08x}", self.rng.below(1 << 32));
+        let path = format!(
+            "src/{}/{}_{}.rs",
+            self.words[self.zipf.sample(&mut self.rng)],
+            self.words[self.zipf.sample(&mut self.rng)],
+            self.rng.below(100_000)
+        );
+        let number = self.rng.below(1_000_000).to_string();
+        for token in [id, path, number] {
+            let at = self.rng.below(words.len() as u64 + 1) as usize;
+            words.insert(at, token);
+        }
+        words.join(" ")
     }
 
     /// A query of 2–3 words drawn like the corpus, skipping the 20 most common words.
@@ -253,7 +277,7 @@ impl Corpus {
             ref_: format!("EPIC-{:03}", self.rng.below(50)),
             tags,
             summary: if self.short {
-                self.sentence(15, 35)
+                self.short_summary()
             } else {
                 self.sentence(10, 30)
             },

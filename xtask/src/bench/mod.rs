@@ -41,8 +41,8 @@ pub struct BenchOptions {
     /// Runs per size; each figure reported is the median over the runs (shared machines
     /// are noisy).
     pub repeat: usize,
-    /// Generate short entries (~400 bytes a line: no detail) instead of the usual mix:
-    /// where the index's per-entry overhead shows in the memory figure.
+    /// Generate short entries (~440 bytes a line: no detail; an id, a path and a number
+    /// in each) instead of the usual mix: where per-entry and per-term overhead show.
     pub short_entries: bool,
 }
 
@@ -62,7 +62,9 @@ pub fn corpus_file_of(
     short: bool,
     progress: &mut dyn FnMut(&str),
 ) -> anyhow::Result<PathBuf> {
-    let name = if short { "corpus-short" } else { "corpus" };
+    // "ids": short entries carry ids, paths and numbers since 2026-11-28 (a ledger of the
+    // words alone did not show the per-term overhead; an older file is not reused).
+    let name = if short { "corpus-short-ids" } else { "corpus" };
     let path = dir.join(format!("{name}-{n}.jsonl"));
     if !path.exists() {
         progress(&format!(
