@@ -6,8 +6,8 @@
 //! Here a term's head is 24 bytes, a vector's size: nothing, its one posting inline (no
 //! allocation), or the vector of two postings or more. Readers see a slice either way.
 //! (A 12-byte head holding the index of a vector kept elsewhere saved 12 bytes more a
-//! term but cost a first start a dependent cache miss a posting: 15 → 18 s on that
-//! ledger.)
+//! term but cost a first start a dependent cache miss a posting: 15 → 18 s on a ledger
+//! of such terms; docs/performance.md.)
 
 use super::text::Posting;
 

@@ -3,10 +3,10 @@
 //!
 //! Why not a `HashMap<Box<str>, u32>`: a map entry (24 bytes and a control byte) plus the
 //! boxed text's own allocation (32 bytes at least) is ~70 bytes a term, and a ledger that
-//! carries ids, paths, numbers and hashes has several distinct terms per entry: a
-//! generated 1M-entry ledger of ~440-byte entries with three such tokens each held 2.3×
-//! its size in memory (issue #44). Here a term costs its bytes, its end in the arena (8
-//! bytes) and a slot of the table (4 bytes and a control byte).
+//! carries ids, paths, numbers and hashes has several distinct terms per entry: the
+//! bench's 1M short entries with three such tokens each (`xtask bench --short-entries`)
+//! held 3.5× the ledger's size (issue #44). Here a term costs its bytes, its end in the
+//! arena (8 bytes) and a slot of the table (4 bytes and a control byte).
 
 use std::hash::BuildHasher;
 
