@@ -27,10 +27,11 @@ pub(super) const BLOCK: usize = 1 << BLOCK_SHIFT;
 pub(super) struct Bounds {
     /// The averages (summary + tags length, detail length) the bounds are computed with.
     pub(super) avg: (f64, f64),
-    /// Per term: the largest BM25F `tf~` of any posting.
-    pub(super) fielded: Vec<f64>,
-    /// Per term: the largest seed `tf` over its length norm of any posting.
-    pub(super) seed: Vec<f64>,
+    /// Per term: the largest BM25F `tf~` of any posting, rounded up to `f32` (4 bytes a
+    /// term, not 8: a ledger of ids and paths has millions of terms).
+    pub(super) fielded: Vec<f32>,
+    /// Per term: the largest seed `tf` over its length norm of any posting, rounded up.
+    pub(super) seed: Vec<f32>,
     /// Per term: the largest `tf~` in each block, rounded up (empty for a list of one
     /// block).
     pub(super) blocks: Blocks,
@@ -167,7 +168,7 @@ fn table(avg: (f64, f64)) -> CodeNorms {
 }
 
 /// `x` as an `f32` no smaller than `x`.
-fn round_up(x: f64) -> f32 {
+pub(super) fn round_up(x: f64) -> f32 {
     let f = x as f32;
     if f64::from(f) < x { f.next_up() } else { f }
 }
@@ -241,8 +242,8 @@ impl Bounds {
                 .collect()
         });
         for (t, (f, sd, maxes)) in parts.into_iter().flatten().enumerate() {
-            self.fielded[t] = f;
-            self.seed[t] = sd;
+            self.fielded[t] = round_up(f);
+            self.seed[t] = round_up(sd);
             self.blocks.set(t, maxes);
         }
     }
@@ -282,8 +283,8 @@ impl Bounds {
             let p = list.last().expect("just pushed");
             let (f, sd) = tf_pair(p, codes[p.doc as usize], &cn);
             let t = t as usize;
-            self.fielded[t] = self.fielded[t].max(f);
-            self.seed[t] = self.seed[t].max(sd);
+            self.fielded[t] = self.fielded[t].max(round_up(f));
+            self.seed[t] = self.seed[t].max(round_up(sd));
             if let Some(maxes) = self.blocks.get_mut(t) {
                 let b = (list.len() - 1) >> BLOCK_SHIFT;
                 if b == maxes.len() {
@@ -299,8 +300,8 @@ impl Bounds {
     /// Recomputes term `t`'s bounds from its postings.
     fn recompute(&mut self, t: usize, list: &[Posting], codes: &[[u8; 2]], cn: &CodeNorms) {
         let (f, sd, maxes) = bound_of(list, codes, cn);
-        self.fielded[t] = f;
-        self.seed[t] = sd;
+        self.fielded[t] = round_up(f);
+        self.seed[t] = round_up(sd);
         self.blocks.set(t, maxes);
     }
 
@@ -308,8 +309,8 @@ impl Bounds {
     pub(super) fn whole(&self, q: &QueryTerm, scoring: Scoring) -> f64 {
         let t = q.term as usize;
         match scoring {
-            Scoring::Seed => score_bound(q.idf_seed, self.seed[t]),
-            Scoring::Fielded => score_bound(q.idf, self.fielded[t]),
+            Scoring::Seed => score_bound(q.idf_seed, f64::from(self.seed[t])),
+            Scoring::Fielded => score_bound(q.idf, f64::from(self.fielded[t])),
         }
     }
 
@@ -326,8 +327,8 @@ impl Bounds {
         let blocks = &maxes[from >> BLOCK_SHIFT..=(to - 1) >> BLOCK_SHIFT];
         let m = f64::from(blocks.iter().copied().fold(0.0f32, f32::max));
         match scoring {
-            Scoring::Seed => score_bound(q.idf_seed, m.min(self.seed[t])),
-            Scoring::Fielded => score_bound(q.idf, m.min(self.fielded[t])),
+            Scoring::Seed => score_bound(q.idf_seed, m.min(f64::from(self.seed[t]))),
+            Scoring::Fielded => score_bound(q.idf, m.min(f64::from(self.fielded[t]))),
         }
     }
 
@@ -402,7 +403,7 @@ mod tests {
         assert!(one.2.iter().any(|m| m.len() > 1), "some lists have blocks");
         for threads in 2..=5 {
             let many = settled(threads);
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&many.0), bits(&one.0), "{threads}");
             assert_eq!(bits(&many.1), bits(&one.1), "{threads}");
             assert_eq!(many.2, one.2, "{threads}");

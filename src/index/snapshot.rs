@@ -128,8 +128,14 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     let b = &t.bounds;
     w.f64(b.avg.0);
     w.f64(b.avg.1);
-    w.u64s(&b.fielded.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
-    w.u64s(&b.seed.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
+    // Held as f32 since 2026-11-28, written as f64 (exactly) so that the format stands.
+    let wide = |v: &[f32]| {
+        v.iter()
+            .map(|&f| f64::from(f).to_bits())
+            .collect::<Vec<_>>()
+    };
+    w.u64s(&wide(&b.fielded));
+    w.u64s(&wide(&b.seed));
     w.u32(BLOCK_SHIFT);
     let blocks: Vec<(usize, &[f32])> = b.blocks.iter().collect();
     w.len(blocks.len());
@@ -287,8 +293,14 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     }
     let b = &mut t.bounds;
     b.avg = (r.f64()?, r.f64()?);
-    b.fielded = r.u64s()?.into_iter().map(f64::from_bits).collect();
-    b.seed = r.u64s()?.into_iter().map(f64::from_bits).collect();
+    // Rounded up: a snapshot written by an earlier version holds f64 bounds.
+    let narrow = |v: Vec<u64>| -> Vec<f32> {
+        v.into_iter()
+            .map(|x| super::bounds::round_up(f64::from_bits(x)))
+            .collect()
+    };
+    b.fielded = narrow(r.u64s()?);
+    b.seed = narrow(r.u64s()?);
     check(r.u32()? == BLOCK_SHIFT, "block size")?;
     let with_blocks = r.len(12)?;
     b.blocks = super::bounds::Blocks::with_terms(terms);
