@@ -205,13 +205,18 @@ impl RowReader<'_> {
 mod tests {
     use super::*;
 
+    /// A snapshot place under `dir` that keeps every cache, however small.
+    fn place_in(dir: &tempfile::TempDir) -> SnapshotPlace {
+        SnapshotPlace {
+            dir: dir.path().join("cache"),
+            min_entries: 0,
+        }
+    }
+
     #[test]
     fn saved_vectors_come_back_for_their_model_only_and_a_changed_byte_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let place = SnapshotPlace {
-            dir: dir.path().join("cache"),
-            min_entries: 0,
-        };
+        let place = place_in(&dir);
         let mut v = Vectors::new(3);
         v.set(0, 11, &[0.6, 0.8, 0.0]);
         v.set(4, 22, &[0.0, 0.6, 0.8]);
@@ -236,10 +241,7 @@ mod tests {
     #[test]
     fn a_cache_of_many_pieces_loads_row_for_row_and_its_last_byte_still_counts() {
         let dir = tempfile::tempdir().unwrap();
-        let place = SnapshotPlace {
-            dir: dir.path().join("cache"),
-            min_entries: 0,
-        };
+        let place = place_in(&dir);
         let dims = 384;
         let mut v = Vectors::new(dims);
         let row = |p: u32| -> Vec<f32> {
@@ -286,10 +288,7 @@ mod tests {
     #[test]
     fn a_cache_of_the_first_format_is_read_and_quantised_again() {
         let dir = tempfile::tempdir().unwrap();
-        let place = SnapshotPlace {
-            dir: dir.path().join("cache"),
-            min_entries: 0,
-        };
+        let place = place_in(&dir);
         let c = CachePlace::new(&place, "/p/ledger.jsonl", "model-a");
         // One row at position 2: the codes of [0.6, 0.8, 0.0] a byte each, scale 0.8/127.
         let mut body = Vec::new();
