@@ -4,23 +4,31 @@
 //! [`super::LedgerIndex::apply`] directly or through a first read's text thread
 //! ([`super::text_job`]).
 
-use super::chunks::{CACHED_CHUNK_MAX, Chunk, Cut};
+use super::chunks::{CACHED_CHUNK_MAX, Chunk, ChunkCache, Cut};
 use super::text::{Doc, Posting, TextIndex};
+use super::tokens::Tokens;
+use super::vocab::Vocab;
 
-impl TextIndex {
+/// The tokenizing half of adding a document: chunks to term ids through the chunk cache,
+/// new terms given the next ids. The other half ([`TextIndex::post`]) appends postings.
+/// They share nothing but the ids, so a first read runs them on two threads
+/// ([`super::text_job`]); the per-term tables of the posting half grow to the vocabulary's
+/// size as ids arrive ([`TextIndex::grow_terms`]).
+pub(super) struct Lexer<'a> {
+    pub(super) tokens: &'a Tokens,
+    pub(super) terms: &'a mut Vocab,
+    pub(super) chunks: &'a mut ChunkCache,
+}
+
+impl Lexer<'_> {
     fn intern(&mut self, term: &str) -> u32 {
-        if let Some(id) = self.terms.get(term) {
-            return id;
+        match self.terms.get(term) {
+            Some(id) => id,
+            None => self.terms.push(term),
         }
-        let id = self.terms.push(term);
-        debug_assert_eq!(id as usize, self.postings.len());
-        self.postings.push_term();
-        self.df_seed.push(0);
-        self.bounds.push_term();
-        id
     }
 
-    pub(super) fn intern_chunk(&mut self, chunk: &str, out: &mut Vec<u32>) {
+    fn intern_chunk(&mut self, chunk: &str, out: &mut Vec<u32>) {
         let mut toks = Vec::new();
         self.tokens.chunk(chunk, &mut toks);
         for t in toks {
@@ -50,6 +58,52 @@ impl TextIndex {
         let ids = out[start..].to_vec();
         self.chunks.insert(hash, chunk, &ids);
         self.chunks.hot_put(hash, chunk, &ids);
+    }
+
+    /// Appends the term ids of an entry's four fields (`fields`, chunks of `cut`) to
+    /// `ids`; `ends[f]` is where field `f`'s ids end.
+    pub(super) fn entry_ids(
+        &mut self,
+        cut: &Cut,
+        fields: [&[Chunk]; 4],
+        ids: &mut Vec<u32>,
+        ends: &mut [usize; 4],
+    ) {
+        for (field, chunks) in fields.into_iter().enumerate() {
+            for c in chunks {
+                self.chunk_ids(cut.text(c), c.hash, ids);
+            }
+            ends[field] = ids.len();
+        }
+    }
+}
+
+impl TextIndex {
+    /// The tokenizing half of this index ([`Lexer`]).
+    pub(super) fn lexer(&mut self) -> Lexer<'_> {
+        Lexer {
+            tokens: &self.tokens,
+            terms: &mut self.terms,
+            chunks: &mut self.chunks,
+        }
+    }
+
+    /// Appends the term ids of `chunk` to `out`, as [`Lexer::chunk_ids`] (the per-term
+    /// tables grown to match).
+    #[cfg(test)]
+    pub(super) fn chunk_ids(&mut self, chunk: &str, hash: u64, out: &mut Vec<u32>) {
+        self.lexer().chunk_ids(chunk, hash, out);
+        self.grow_terms(self.terms.len());
+    }
+
+    /// Gives the per-term tables of the posting half room for terms up to `n` (ids are
+    /// dense and given in order, so a new id is always the next).
+    pub(super) fn grow_terms(&mut self, n: usize) {
+        while self.postings.len() < n {
+            self.postings.push_term();
+            self.df_seed.push(0);
+            self.bounds.push_term();
+        }
     }
 
     /// Reserves room for about `n` more documents.
@@ -83,6 +137,18 @@ impl TextIndex {
     }
 
     fn add_fields(&mut self, doc: u32, cut: &Cut, fields: [&[Chunk]; 4]) {
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.clear();
+        let mut ends = [0; 4];
+        self.lexer().entry_ids(cut, fields, &mut ids, &mut ends);
+        self.grow_terms(self.terms.len());
+        self.post(doc, &ids, ends);
+        self.ids = ids;
+    }
+
+    /// The posting half of adding document `doc` (the next one): `ids` are its term ids,
+    /// field `f`'s ending at `ends[f]`, every id below the per-term tables' length.
+    pub(super) fn post(&mut self, doc: u32, ids: &[u32], ends: [usize; 4]) {
         assert_eq!(
             doc as usize,
             self.docs.len(),
@@ -92,16 +158,12 @@ impl TextIndex {
         let mut pairs = std::mem::take(&mut self.pairs);
         pairs.clear();
         let mut lens = [0u16; 4];
-        let mut ids = std::mem::take(&mut self.ids);
-        for (field, chunks) in fields.into_iter().enumerate() {
-            ids.clear();
-            for c in chunks {
-                self.chunk_ids(cut.text(c), c.hash, &mut ids);
-            }
-            lens[field] = u16::try_from(ids.len()).unwrap_or(u16::MAX);
-            pairs.extend(ids.iter().map(|&t| (t, field as u8)));
+        let mut start = 0;
+        for (field, &end) in ends.iter().enumerate() {
+            lens[field] = u16::try_from(end - start).unwrap_or(u16::MAX);
+            pairs.extend(ids[start..end].iter().map(|&t| (t, field as u8)));
+            start = end;
         }
-        self.ids = ids;
         pairs.sort_unstable();
         let mut i = 0;
         while i < pairs.len() {

@@ -1,20 +1,24 @@
-//! A first read's text index on a thread of its own (issue #44): the two-stage pipeline.
+//! A first read's text index on threads of its own (issue #44): a three-stage pipeline.
 //!
 //! Reading a whole ledger applies every entry through [`super::LedgerIndex::apply`], the
-//! one mutation path, in file order. About half of that time is the text index's share —
+//! one mutation path, in file order. Most of that time is the text index's share —
 //! tokenizing through the chunk cache, giving term ids, sorting each entry's (term, field)
 //! pairs, appending postings — and that share depends on nothing else an entry changes.
 //! So during a bulk load into an empty index on a machine with two cores or more, the
-//! [`TextIndex`] moves to a thread of its own: the reading thread parses each line and
+//! [`TextIndex`] moves to two threads of its own: the reading thread parses each line and
 //! does the rest of `apply` (ids, supersedes, cells, time order), cuts the entry's four
 //! texts at whitespace and hashes the chunks ([`super::chunks::Cut`]), and hands them over
-//! in batches on a bounded channel; the text thread looks the chunks up in its cache, gives
-//! term ids and appends postings, in the order they came. Same calls, same order as on one thread: the index is the same bit for
+//! in batches on a bounded channel; the lexing thread looks the chunks up in its cache and
+//! gives term ids ([`super::text_add::Lexer`]); the posting thread appends postings
+//! ([`TextIndex::post`]), in the order they came. With one text thread doing both, it
+//! was busy four fifths of a first start and the reader one fifth (`perf`, 1M short
+//! entries); the lexing half is the larger, so the reader and the posting thread share
+//! the other core. Same calls, same order as on one thread: the index is the same bit for
 //! bit (term ids, postings, lengths — a test compares the snapshots' bytes).
 //!
 //! What the rest of `apply` writes into the text index's per-document records (each
 //! entry's slot: its cell, kind and superseded bit) is kept in [`Away::slots`] meanwhile,
-//! and written into the records when the thread hands the index back at the end of the
+//! and written into the records when the threads hand the index back at the end of the
 //! load. Nothing searches during a bulk load, so nothing reads the index half-built.
 //! [`LedgerIndex::begin_bulk`] and [`LedgerIndex::end_bulk`] are here, with the slots.
 
@@ -22,17 +26,19 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use super::LedgerIndex;
-use super::chunks::Cut;
+use super::chunks::{ChunkCache, Cut};
 use super::text::TextIndex;
+use super::tokens::Tokens;
+use super::vocab::Vocab;
 
 /// Entries per batch handed over (fewer when their texts pass [`BATCH_BYTES`]).
 const BATCH_DOCS: usize = 256;
 /// Text bytes after which a batch is handed over whatever its count.
 const BATCH_BYTES: usize = 256 << 10;
-/// Batches in flight: the reading thread waits when the text thread is this far behind.
+/// Batches in flight between two stages: a stage waits when the next is this far behind.
 const IN_FLIGHT: usize = 2;
 
-/// The text index while it is away on its thread, and the slots written meanwhile.
+/// The text index while it is away on its threads, and the slots written meanwhile.
 pub(super) struct Away {
     job: TextJob,
     /// Per position: the slot `apply` gave it (see [`super::LedgerIndex::slot`]).
@@ -47,31 +53,72 @@ impl std::fmt::Debug for Away {
     }
 }
 
+/// The tokenizing half of a text index, owned by the lexing thread.
+#[derive(Default)]
+struct LexParts {
+    tokens: Tokens,
+    terms: Vocab,
+    chunks: ChunkCache,
+}
+
+/// A batch's term ids, from the lexing thread to the posting thread.
+#[derive(Default)]
+struct Lexed {
+    /// Per document: its number and where each field's ids end in `ids`.
+    docs: Vec<(u32, [usize; 4])>,
+    ids: Vec<u32>,
+    /// Terms in the vocabulary after this batch (every id in it is below).
+    terms: usize,
+}
+
+/// Spawns a thread named `name` that waits for its input on a channel before running
+/// `f`: if the spawn fails, nothing was moved into it.
+fn spawn<T: Send + 'static, R: Send + 'static>(
+    name: &str,
+    f: impl FnOnce(T) -> R + Send + 'static,
+) -> std::io::Result<(SyncSender<T>, JoinHandle<Option<R>>)> {
+    let (give, take) = sync_channel::<T>(1);
+    let handle = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || take.recv().ok().map(f))?;
+    Ok((give, handle))
+}
+
 impl Away {
-    /// Moves `text` to a thread of its own; gives it back if no thread could be started.
-    pub(super) fn start(text: TextIndex) -> Result<Away, Box<TextIndex>> {
-        let (tx, rx) = sync_channel::<Cut>(IN_FLIGHT);
-        let (give, take) = sync_channel::<TextIndex>(1);
-        let spawned = std::thread::Builder::new()
-            .name("index-text".into())
-            .spawn(move || run(&take, &rx));
-        let handle = match spawned {
-            Ok(h) => h,
+    /// Moves `text` to two threads of its own, one lexing (chunks to term ids) and one
+    /// posting; gives it back if they could not be started.
+    pub(super) fn start(mut text: TextIndex) -> Result<Away, Box<TextIndex>> {
+        let (tx, cuts) = sync_channel::<Cut>(IN_FLIGHT);
+        let (lexed_tx, lexed) = sync_channel::<Lexed>(IN_FLIGHT);
+        let started = spawn("index-lex", move |parts: LexParts| {
+            lex(parts, &cuts, &lexed_tx)
+        })
+        .and_then(|lexer| {
+            spawn("index-text", move |text: TextIndex| post(text, &lexed))
+                .map(|poster| (lexer, poster))
+        });
+        let ((give_lexer, lexer), (give_poster, poster)) = match started {
+            Ok(both) => both,
             Err(e) => {
-                tracing::debug!(error = %e, "no thread for the text index; one core it is");
+                // A thread that was started gets nothing and ends (its sender dropped).
+                tracing::debug!(error = %e, "no threads for the text index; one core it is");
                 return Err(Box::new(text));
             }
         };
-        // The thread is waiting for it: the channel has room for one.
-        if let Err(std::sync::mpsc::SendError(text)) = give.send(text) {
-            let _ = handle.join();
-            return Err(Box::new(text));
-        }
+        let parts = LexParts {
+            tokens: std::mem::take(&mut text.tokens),
+            terms: std::mem::take(&mut text.terms),
+            chunks: std::mem::take(&mut text.chunks),
+        };
+        // Both threads are waiting for their part: each channel has room for one.
+        let _ = give_poster.send(text);
+        let _ = give_lexer.send(parts);
         Ok(Away {
             job: TextJob {
                 tx: Some(tx),
                 batch: Cut::default(),
-                handle: Some(handle),
+                lexer: Some(lexer),
+                poster: Some(poster),
             },
             slots: Vec::new(),
         })
@@ -93,24 +140,35 @@ impl Away {
         }
     }
 
-    /// Waits for the thread to add everything handed over, and takes the index back with
-    /// the slots written meanwhile. A panic on the thread is resumed here.
+    /// Waits for the threads to add everything handed over, and takes the index back with
+    /// the slots written meanwhile. A panic on either thread is resumed here.
     pub(super) fn finish(mut self) -> (TextIndex, Vec<u32>) {
         self.job.hand_over();
-        self.job.tx = None; // the thread's loop ends when the channel is empty
-        let handle = self.job.handle.take().expect("a job is finished once");
-        match handle.join() {
-            Ok(text) => (text, std::mem::take(&mut self.slots)),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        self.job.tx = None; // the lexing loop ends when its channel is empty, then the posting one
+        let lexer = self.job.lexer.take().expect("a job is finished once");
+        let poster = self.job.poster.take().expect("a job is finished once");
+        let parts = lexer.join();
+        let text = poster.join();
+        let (parts, text) = match (parts, text) {
+            (Ok(Some(parts)), Ok(Some(text))) => (parts, text),
+            (Err(panic), _) | (_, Err(panic)) => std::panic::resume_unwind(panic),
+            _ => unreachable!("both threads were given their part"),
+        };
+        let mut text = text;
+        text.tokens = parts.tokens;
+        text.terms = parts.terms;
+        text.chunks = parts.chunks;
+        text.grow_terms(text.terms.len());
+        (text, std::mem::take(&mut self.slots))
     }
 }
 
-/// The sending end and the batch being filled.
+/// The sending end, the batch being filled and the two threads.
 struct TextJob {
     tx: Option<SyncSender<Cut>>,
     batch: Cut,
-    handle: Option<JoinHandle<TextIndex>>,
+    lexer: Option<JoinHandle<Option<LexParts>>>,
+    poster: Option<JoinHandle<Option<TextIndex>>>,
 }
 
 impl TextJob {
@@ -128,22 +186,52 @@ impl TextJob {
 
 impl Drop for TextJob {
     /// A load abandoned without [`Away::finish`] (an error or a panic on the reading
-    /// thread): the thread is told to stop and waited for, its index dropped.
+    /// thread): the threads are told to stop and waited for, the index dropped.
     fn drop(&mut self) {
         self.tx = None;
-        if let Some(h) = self.handle.take() {
+        if let Some(h) = self.lexer.take() {
+            let _ = h.join();
+        }
+        if let Some(h) = self.poster.take() {
             let _ = h.join();
         }
     }
 }
 
-/// The text thread: the index it is given, every batch added in order, then handed back.
-fn run(take: &Receiver<TextIndex>, rx: &Receiver<Cut>) -> TextIndex {
-    let Ok(mut text) = take.recv() else {
-        return TextIndex::default(); // never given one: the start failed
+/// The lexing thread: every batch's chunks to term ids, in order, handed on.
+fn lex(mut parts: LexParts, cuts: &Receiver<Cut>, out: &SyncSender<Lexed>) -> LexParts {
+    let mut lexer = super::text_add::Lexer {
+        tokens: &parts.tokens,
+        terms: &mut parts.terms,
+        chunks: &mut parts.chunks,
     };
-    for cut in rx {
-        text.add_cut(&cut);
+    for cut in cuts {
+        let mut lexed = Lexed::default();
+        for i in 0..cut.len() {
+            let (doc, fields) = cut.entry(i);
+            let mut ends = [0; 4];
+            lexer.entry_ids(&cut, fields, &mut lexed.ids, &mut ends);
+            lexed.docs.push((doc, ends));
+        }
+        lexed.terms = lexer.terms.len();
+        if out.send(lexed).is_err() {
+            break; // the posting thread is gone (it panicked): `finish` resumes it
+        }
+    }
+    parts
+}
+
+/// The posting thread: every batch's postings appended, in order, then the index handed
+/// back.
+fn post(mut text: TextIndex, lexed: &Receiver<Lexed>) -> TextIndex {
+    for batch in lexed {
+        text.grow_terms(batch.terms);
+        let mut start = 0;
+        for &(doc, ends) in &batch.docs {
+            let ids = &batch.ids[start..ends[3]];
+            text.post(doc, ids, ends.map(|e| e - start));
+            start = ends[3];
+        }
     }
     text
 }
