@@ -30,6 +30,10 @@ pub struct BenchCmd {
     /// instead of the usual mix: where per-entry and per-term overhead show (issue #44).
     #[arg(long)]
     short_entries: bool,
+    /// Only write the ledgers of `--sizes` into `--dir` (kept for later runs) and print
+    /// their paths: for measuring the product binary on them (docs/performance.md).
+    #[arg(long)]
+    generate_only: bool,
     #[arg(long, hide = true)]
     child_size: Option<usize>,
     #[arg(long, hide = true)]
@@ -573,6 +577,16 @@ impl BenchCmd {
         {
             let report = bench::measure::measure(corpus, work, n, self.queries)?;
             print(&serde_json::to_string(&report)?);
+            return Ok(Outcome::Ok);
+        }
+        if self.generate_only {
+            std::fs::create_dir_all(&self.dir)?;
+            for &n in &self.sizes {
+                let path = bench::corpus_file_of(&self.dir, n, self.short_entries, &mut |msg| {
+                    note(&format!("bench: {msg}"))
+                })?;
+                print(&path.display().to_string());
+            }
             return Ok(Outcome::Ok);
         }
         let opts = BenchOptions {
