@@ -37,6 +37,8 @@ const BATCH_DOCS: usize = 256;
 const BATCH_BYTES: usize = 256 << 10;
 /// Batches in flight between two stages: a stage waits when the next is this far behind.
 const IN_FLIGHT: usize = 2;
+/// Spent batches kept to be filled again.
+const SPENT: usize = IN_FLIGHT + 2;
 
 /// The text index while it is away on its threads, and the slots written meanwhile.
 pub(super) struct Away {
@@ -90,12 +92,19 @@ impl Away {
     pub(super) fn start(mut text: TextIndex) -> Result<Away, Box<TextIndex>> {
         let (tx, cuts) = sync_channel::<Cut>(IN_FLIGHT);
         let (lexed_tx, lexed) = sync_channel::<Lexed>(IN_FLIGHT);
+        // Batches done with go back to be filled again: no allocation a batch, and no
+        // buffer freed on a thread other than the one that allocated it.
+        let (spent_cut_tx, spent_cuts) = sync_channel::<Cut>(SPENT);
+        let (spent_lexed_tx, spent_lexed) = sync_channel::<Lexed>(SPENT);
         let started = spawn("index-lex", move |parts: LexParts| {
-            lex(parts, &cuts, &lexed_tx)
+            let ends = (&lexed_tx, &spent_lexed, &spent_cut_tx);
+            lex(parts, &cuts, ends)
         })
         .and_then(|lexer| {
-            spawn("index-text", move |text: TextIndex| post(text, &lexed))
-                .map(|poster| (lexer, poster))
+            spawn("index-text", move |text: TextIndex| {
+                post(text, &lexed, &spent_lexed_tx)
+            })
+            .map(|poster| (lexer, poster))
         });
         let ((give_lexer, lexer), (give_poster, poster)) = match started {
             Ok(both) => both,
@@ -116,6 +125,7 @@ impl Away {
         Ok(Away {
             job: TextJob {
                 tx: Some(tx),
+                spent: std::sync::Mutex::new(spent_cuts),
                 batch: Cut::default(),
                 lexer: Some(lexer),
                 poster: Some(poster),
@@ -166,6 +176,9 @@ impl Away {
 /// The sending end, the batch being filled and the two threads.
 struct TextJob {
     tx: Option<SyncSender<Cut>>,
+    /// Batches the lexing thread is done with (in a mutex only so that the index, which
+    /// holds this during a load, stays `Sync`).
+    spent: std::sync::Mutex<Receiver<Cut>>,
     batch: Cut,
     lexer: Option<JoinHandle<Option<LexParts>>>,
     poster: Option<JoinHandle<Option<TextIndex>>>,
@@ -176,7 +189,15 @@ impl TextJob {
         if self.batch.len() == 0 {
             return;
         }
-        let batch = std::mem::take(&mut self.batch);
+        let spent = self.spent.get_mut().map(|r| r.try_recv());
+        let again = match spent {
+            Ok(Ok(mut cut)) => {
+                cut.clear();
+                cut
+            }
+            _ => Cut::default(),
+        };
+        let batch = std::mem::replace(&mut self.batch, again);
         if let Some(tx) = &self.tx {
             // Fails only if the thread is gone (it panicked): `finish` resumes the panic.
             let _ = tx.send(batch);
@@ -198,15 +219,22 @@ impl Drop for TextJob {
     }
 }
 
-/// The lexing thread: every batch's chunks to term ids, in order, handed on.
-fn lex(mut parts: LexParts, cuts: &Receiver<Cut>, out: &SyncSender<Lexed>) -> LexParts {
+/// The lexing thread: every batch's chunks to term ids, in order, handed on (`out`: where
+/// to, where spent ones come back from, where its spent cuts go).
+fn lex(
+    mut parts: LexParts,
+    cuts: &Receiver<Cut>,
+    (out, spent, spent_cuts): (&SyncSender<Lexed>, &Receiver<Lexed>, &SyncSender<Cut>),
+) -> LexParts {
     let mut lexer = super::text_add::Lexer {
         tokens: &parts.tokens,
         terms: &mut parts.terms,
         chunks: &mut parts.chunks,
     };
     for cut in cuts {
-        let mut lexed = Lexed::default();
+        let mut lexed = spent.try_recv().unwrap_or_default();
+        lexed.docs.clear();
+        lexed.ids.clear();
         for i in 0..cut.len() {
             let (doc, fields) = cut.entry(i);
             let mut ends = [0; 4];
@@ -217,13 +245,14 @@ fn lex(mut parts: LexParts, cuts: &Receiver<Cut>, out: &SyncSender<Lexed>) -> Le
         if out.send(lexed).is_err() {
             break; // the posting thread is gone (it panicked): `finish` resumes it
         }
+        let _ = spent_cuts.try_send(cut); // dropped here if the reader has enough
     }
     parts
 }
 
 /// The posting thread: every batch's postings appended, in order, then the index handed
 /// back.
-fn post(mut text: TextIndex, lexed: &Receiver<Lexed>) -> TextIndex {
+fn post(mut text: TextIndex, lexed: &Receiver<Lexed>, spent: &SyncSender<Lexed>) -> TextIndex {
     for batch in lexed {
         text.grow_terms(batch.terms);
         let mut start = 0;
@@ -232,6 +261,7 @@ fn post(mut text: TextIndex, lexed: &Receiver<Lexed>) -> TextIndex {
             text.post(doc, ids, ends.map(|e| e - start));
             start = ends[3];
         }
+        let _ = spent.try_send(batch); // dropped here if the lexing thread has enough
     }
     text
 }
