@@ -223,7 +223,7 @@ pub fn render(
         };
         budget -= text.len() + head;
         groups.entry(kind).or_default().push(text);
-        out.entry_ids.push(ix.stored(c.pos).id.to_string());
+        out.entry_ids.push(ix.id(c.pos).to_string());
         out.included.push(*c);
         out.duplicates += n - 1;
         seen.insert(key, ());

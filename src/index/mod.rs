@@ -24,6 +24,7 @@ mod rank;
 mod scratch;
 mod search;
 pub mod snapshot;
+mod strings;
 mod text;
 mod text_add;
 mod text_job;
@@ -72,12 +73,10 @@ pub struct Meta {
     pub live: bool,
 }
 
-/// Cold fields of one entry (48 bytes; fields most entries lack are in [`Rare`], tags in
-/// one shared vector).
+/// Cold fields of one entry (32 bytes; its id is in the index's arena of ids, fields most
+/// entries lack are in [`Rare`], tags in one shared vector).
 #[derive(Clone, Debug)]
 pub struct Stored {
-    /// Entry id.
-    pub id: Box<str>,
     /// Where its tag symbols start in the index's tag vector, and how many.
     tags: (u32, u32),
     /// Position of the entry that superseded this one.
@@ -145,6 +144,8 @@ const MAX_KEPT_PROBLEMS: usize = 1000;
 pub struct LedgerIndex {
     meta: Vec<Meta>,
     stored: Vec<Stored>,
+    /// Every entry's id, in position order.
+    ids: strings::Strings,
     /// Tag symbols of every entry, one after the other (see [`Stored`]).
     tag_syms: Vec<Sym>,
     rare: HashMap<u32, Rare>,
@@ -220,7 +221,7 @@ impl LedgerIndex {
     pub fn position(&self, id: &str) -> Option<u32> {
         let h = id_hash(id);
         self.by_id
-            .find(h, |&p| &*self.stored[p as usize].id == id)
+            .find(h, |&p| self.ids.get(p as usize) == id)
             .copied()
     }
     /// Tag symbols of the entry at `pos`.
@@ -239,6 +240,10 @@ impl LedgerIndex {
     /// Cold fields of the entry at `pos`.
     pub fn stored(&self, pos: u32) -> &Stored {
         &self.stored[pos as usize]
+    }
+    /// The id of the entry at `pos`.
+    pub fn id(&self, pos: u32) -> &str {
+        self.ids.get(pos as usize)
     }
     /// Every room id that has published.
     pub fn room_names(&self) -> impl Iterator<Item = &str> {
@@ -273,8 +278,11 @@ impl LedgerIndex {
         self.stored.reserve(n);
         self.chrono.reserve(n);
         self.texts.reserve(n);
-        let stored = &self.stored;
-        self.by_id.reserve(n, |&p| id_hash(&stored[p as usize].id));
+        // Ids are ~20 bytes (ULIDs 26, `mem-…` ids fewer); capacity not written to is not
+        // resident.
+        self.ids.reserve(n, n * 24);
+        let ids = &self.ids;
+        self.by_id.reserve(n, |&p| id_hash(ids.get(p as usize)));
         self.text.reserve(n);
     }
 
@@ -331,8 +339,8 @@ impl LedgerIndex {
             kind: entry.kind,
             live: true,
         });
+        self.ids.push(&entry.id);
         self.stored.push(Stored {
-            id: (*entry.id).into(),
             tags,
             superseded_by: None,
             loc,
@@ -346,10 +354,9 @@ impl LedgerIndex {
             self.rare.insert(pos, rare);
         }
         self.texts.push(entry, line);
-        let stored = &self.stored;
-        self.by_id.insert_unique(id_hash(&entry.id), pos, |&p| {
-            id_hash(&stored[p as usize].id)
-        });
+        let ids = &self.ids;
+        self.by_id
+            .insert_unique(id_hash(&entry.id), pos, |&p| id_hash(ids.get(p as usize)));
         if let Some(k) = &entry.idempotency_key {
             self.idempotency
                 .entry(format!("{}\0{k}", entry.room_id).into())
@@ -363,7 +370,7 @@ impl LedgerIndex {
             self.named_targets.insert(target.clone());
             self.link_supersede(pos, &target);
         }
-        let id = self.stored(pos).id.clone();
+        let id: Box<str> = self.id(pos).into();
         if let Some(superseder) = self.pending.remove(&id) {
             self.link_supersede(superseder, &id);
         }
@@ -416,7 +423,7 @@ impl LedgerIndex {
             return self.note_problem(loc, format!("entry `{target}` supersedes itself"));
         }
         if let Some(by) = self.stored(t).superseded_by {
-            let by = self.stored(by).id.clone();
+            let by = self.id(by).to_string();
             return self.note_problem(
                 loc,
                 format!("`{target}` was already superseded by `{by}`; this supersede is ignored"),
@@ -424,10 +431,7 @@ impl LedgerIndex {
         }
         // Refuse a cycle: walking what `pos` replaces must never come back to `pos`, which
         // is only possible if some entry names `pos` (see `named_targets`).
-        let mut cur = self
-            .named_targets
-            .contains(&self.stored(pos).id)
-            .then_some(t);
+        let mut cur = self.named_targets.contains(self.id(pos)).then_some(t);
         let mut steps = 0;
         while let Some(c) = cur {
             if c == pos || steps > self.meta.len() {
@@ -537,10 +541,9 @@ impl LedgerIndex {
 
     fn entry_with(&self, pos: u32, text: Text) -> Entry {
         let m = self.meta(pos);
-        let s = self.stored(pos);
         let rare = self.rare.get(&pos);
         Entry {
-            id: s.id.to_string(),
+            id: self.id(pos).to_string(),
             ts: rare
                 .and_then(|r| r.ts_raw.as_deref())
                 .map_or_else(|| Timestamp(m.ts).to_rfc3339(), str::to_string),
@@ -565,8 +568,7 @@ impl LedgerIndex {
 
     /// Approximate heap bytes of the index (for the memory report of `bench`).
     pub fn heap_bytes(&self) -> usize {
-        let stored: usize = self.stored.iter().map(|s| s.id.len()).sum();
-        stored
+        self.ids.heap_bytes()
             + self.texts.heap_bytes()
             + self.stored.capacity() * std::mem::size_of::<Stored>()
             + self.meta.capacity() * std::mem::size_of::<Meta>()

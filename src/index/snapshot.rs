@@ -46,7 +46,7 @@ fn dec_interner(r: &mut Dec<'_>) -> R<Interner> {
 pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
     let (lens, hashes, facts) = ix.texts.file_parts()?;
     w.len(ix.meta.len());
-    for (m, s) in ix.meta.iter().zip(&ix.stored) {
+    for (pos, (m, s)) in ix.meta.iter().zip(&ix.stored).enumerate() {
         w.u64(m.ts as u64);
         w.u32(m.room);
         w.u32(m.role);
@@ -54,7 +54,7 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
         w.u32(m.plan);
         w.u8(m.kind.index() as u8);
         w.u8(u8::from(m.live));
-        w.str(&s.id);
+        w.str(ix.ids.get(pos));
         w.u32(s.tags.0);
         w.u32(s.tags.1);
         w.u32(s.superseded_by.unwrap_or(u32::MAX));
@@ -166,7 +166,7 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
             kind,
             live,
         });
-        let id = r.boxed()?;
+        ix.ids.push(r.str()?);
         let tags = (r.u32()?, r.u32()?);
         let by = r.u32()?;
         let loc = Loc {
@@ -174,7 +174,6 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
             offset: r.u64()?,
         };
         ix.stored.push(Stored {
-            id,
             tags,
             superseded_by: (by != u32::MAX).then_some(by),
             loc,
@@ -356,15 +355,14 @@ fn rebuild(ix: &mut LedgerIndex) -> R<()> {
         for &t in tags {
             ix.tag_postings.entry(t).or_default().push(pos);
         }
-        let h = super::id_hash(&s.id);
+        let (ids, id) = (&ix.ids, ix.ids.get(pos as usize));
+        let h = super::id_hash(id);
         check(
-            ix.by_id
-                .find(h, |&p| stored[p as usize].id == s.id)
-                .is_none(),
+            ix.by_id.find(h, |&p| ids.get(p as usize) == id).is_none(),
             "duplicate id",
         )?;
         ix.by_id
-            .insert_unique(h, pos, |&p| super::id_hash(&stored[p as usize].id));
+            .insert_unique(h, pos, |&p| super::id_hash(ids.get(p as usize)));
     }
     ix.stored = stored;
     for pos in 0..n as u32 {

@@ -30,10 +30,7 @@ fn add(ix: &mut LedgerIndex, e: Entry) -> Option<u32> {
 }
 
 fn ids(ix: &LedgerIndex, positions: &[u32]) -> Vec<String> {
-    positions
-        .iter()
-        .map(|&p| ix.stored(p).id.to_string())
-        .collect()
+    positions.iter().map(|&p| ix.id(p).to_string()).collect()
 }
 
 /// The scorer of these tests: `now`, the default half-lives, `ranking`.
@@ -308,7 +305,7 @@ fn search_multiplies_bm25_by_kind_decay() {
         &scorer(now, Ranking::Seed),
     );
     assert_eq!(r.total, 3);
-    let by_id = |id: &str| *r.hits.iter().find(|h| &*ix.stored(h.pos).id == id).unwrap();
+    let by_id = |id: &str| *r.hits.iter().find(|h| ix.id(h.pos) == id).unwrap();
     assert!((by_id("code").decay - 0.5).abs() < 1e-12);
     assert!((by_id("conv").decay - 0.5).abs() < 1e-12);
     assert_eq!(by_id("new").decay, 1.0);
@@ -390,7 +387,7 @@ fn search_respects_filters_limit_and_superseded() {
     assert!(
         r.hits
             .iter()
-            .all(|h| &*ix.stored(h.pos).id != "own" && &*ix.stored(h.pos).id != "e0")
+            .all(|h| ix.id(h.pos) != "own" && ix.id(h.pos) != "e0")
     );
     let tagged = Filter {
         tags: vec!["auth".into()],

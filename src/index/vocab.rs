@@ -1,5 +1,5 @@
 //! The full-text index's vocabulary: term → id, ids given in first-use order (0, 1, 2…),
-//! every term's text kept once in one arena.
+//! every term's text kept once in one arena ([`Strings`]).
 //!
 //! Why not a `HashMap<Box<str>, u32>`: a map entry (24 bytes and a control byte) plus the
 //! boxed text's own allocation (32 bytes at least) is ~70 bytes a term, and a ledger that
@@ -10,15 +10,15 @@
 
 use std::hash::BuildHasher;
 
+use super::strings::Strings;
+
 /// Term ↔ id, the texts in one arena.
 #[derive(Default)]
 pub(super) struct Vocab {
     /// Ids, filed under their term's hash.
     table: hashbrown::HashTable<u32>,
-    /// Every term's bytes, in id order.
-    arena: String,
-    /// Where each term ends in `arena` (it starts where the previous one ends).
-    ends: Vec<u64>,
+    /// Every term, in id order.
+    texts: Strings,
     hasher: foldhash::fast::RandomState,
 }
 
@@ -32,50 +32,42 @@ impl Vocab {
     /// Adds `term` (which must be new) with the next id, and returns it.
     pub(super) fn push(&mut self, term: &str) -> u32 {
         debug_assert!(self.get(term).is_none(), "a term is added once");
-        let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 terms");
-        self.arena.push_str(term);
-        self.ends.push(self.arena.len() as u64);
+        let id = u32::try_from(self.texts.len()).expect("fewer than 2^32 terms");
+        self.texts.push(term);
         let h = self.hasher.hash_one(term);
-        let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
+        let (texts, hasher) = (&self.texts, &self.hasher);
         self.table
-            .insert_unique(h, id, |&other| hasher.hash_one(text_of(arena, ends, other)));
+            .insert_unique(h, id, |&other| hasher.hash_one(texts.get(other as usize)));
         id
     }
 
     /// The text of term `id`.
     pub(super) fn term(&self, id: u32) -> &str {
-        text_of(&self.arena, &self.ends, id)
+        self.texts.get(id as usize)
     }
 
     /// Number of terms.
     pub(super) fn len(&self) -> usize {
-        self.ends.len()
+        self.texts.len()
     }
 
     /// Every term, in id order.
     pub(super) fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.ends.len() as u32).map(|id| self.term(id))
+        self.texts.iter()
     }
 
     /// Makes room for `n` more terms.
     pub(super) fn reserve(&mut self, n: usize) {
-        self.ends.reserve_exact(n);
-        let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
+        self.texts.reserve(n, 0);
+        let (texts, hasher) = (&self.texts, &self.hasher);
         self.table
-            .reserve(n, |&id| hasher.hash_one(text_of(arena, ends, id)));
+            .reserve(n, |&id| hasher.hash_one(texts.get(id as usize)));
     }
 
     /// Heap bytes held.
     pub(super) fn heap_bytes(&self) -> usize {
-        self.arena.capacity() + self.ends.capacity() * 8 + self.table.capacity() * 5
+        self.texts.heap_bytes() + self.table.capacity() * 5
     }
-}
-
-/// The text of term `id` in `arena`, given the terms' `ends`.
-fn text_of<'a>(arena: &'a str, ends: &[u64], id: u32) -> &'a str {
-    let i = id as usize;
-    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-    &arena[start..ends[i] as usize]
 }
 
 #[cfg(test)]

@@ -126,7 +126,7 @@ impl Memory {
         let cosine = |p: u32| -> Option<f64> {
             let (s, v) = sem?;
             let vs = s.vectors.read().unwrap_or_else(|p| p.into_inner());
-            vs.row(p, crate::semantic::id_key(&ix.stored(p).id))?;
+            vs.row(p, crate::semantic::id_key(ix.id(p)))?;
             vs.cosine(p, v)
                 .map(f64::from)
                 .filter(|&c| c >= s.overlap_cosine)
@@ -239,7 +239,7 @@ impl Memory {
              publish your own entry (a `warning` or `decision` naming it), or ask the \
              operator to list your role or room under `supersede_others` in \
              .agents/warroom.yaml",
-            ix.stored(pos).id,
+            ix.id(pos),
             target_room,
             entry.room_id
         )))
@@ -292,8 +292,8 @@ fn check_supersede(ix: &LedgerIndex, entry: &Entry) -> Result<()> {
         return Err(Error::Conflict(format!(
             "cannot supersede `{target}`: it was already superseded by `{}`. Fix: supersede \
              the live entry `{}` instead",
-            ix.stored(by).id,
-            ix.stored(live).id
+            ix.id(by),
+            ix.id(live)
         )));
     }
     Ok(())

@@ -67,7 +67,7 @@ impl Memory {
         };
         let vectors = s.vectors.read().unwrap_or_else(|p| p.into_inner());
         let cosine = |pos: u32| {
-            let key = id_key(&ix.stored(pos).id);
+            let key = id_key(ix.id(pos));
             vectors
                 .row(pos, key)
                 .map_or(0.0, |_| f64::from(vectors.cosine(pos, &q).unwrap_or(0.0)))

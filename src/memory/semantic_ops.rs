@@ -101,9 +101,8 @@ pub(crate) fn open(
     };
     let vectors = match &cache {
         Some(c) => {
-            let keep = |pos: u32, key: u64| {
-                (pos as usize) < ix.len() && id_key(&ix.stored(pos).id) == key.max(1)
-            };
+            let keep =
+                |pos: u32, key: u64| (pos as usize) < ix.len() && id_key(ix.id(pos)) == key.max(1);
             match c.load(dims, &keep) {
                 Ok(v) => v,
                 Err(e) => {
@@ -235,7 +234,7 @@ impl Memory {
         let cosines: Vec<f64> = cands
             .iter()
             .map(|&(pos, _)| {
-                let key = id_key(&ix.stored(pos).id);
+                let key = id_key(ix.id(pos));
                 vectors
                     .row(pos, key)
                     .map_or(0.0, |_| f64::from(vectors.cosine(pos, &q).unwrap_or(0.0)))
@@ -327,7 +326,7 @@ impl Memory {
         let missing: Vec<u32> = {
             let v = s.vectors.read().unwrap_or_else(|p| p.into_inner());
             (0..ix.len() as u32)
-                .filter(|&p| v.row(p, id_key(&ix.stored(p).id)).is_none())
+                .filter(|&p| v.row(p, id_key(ix.id(p))).is_none())
                 .collect()
         };
         let already = ix.len() - missing.len();
@@ -382,7 +381,7 @@ impl Memory {
                 for (p, vec) in results {
                     match vec {
                         Some(vec) => {
-                            v.set(p, id_key(&ix.stored(p).id), &vec);
+                            v.set(p, id_key(ix.id(p)), &vec);
                             embedded += 1;
                         }
                         None => failed += 1,

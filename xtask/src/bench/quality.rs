@@ -162,10 +162,7 @@ pub fn evaluate(
                 .iter()
                 .map(|c| {
                     let r = ix.search(&c.query, &all, 10, &scorer);
-                    r.hits
-                        .iter()
-                        .map(|h| ix.stored(h.pos).id.to_string())
-                        .collect()
+                    r.hits.iter().map(|h| ix.id(h.pos).to_string()).collect()
                 })
                 .collect();
             slot.push(ranked);

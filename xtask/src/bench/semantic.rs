@@ -334,9 +334,7 @@ fn score_groups(
         let ledger = Ledger::open(&path, AppendOptions::default())?;
         let ix = ledger.index();
         let all = Filter::default().compile(ix);
-        let ids: Vec<String> = (0..ix.len() as u32)
-            .map(|p| ix.stored(p).id.to_string())
-            .collect();
+        let ids: Vec<String> = (0..ix.len() as u32).map(|p| ix.id(p).to_string()).collect();
         let texts: Vec<String> = (0..ix.len() as u32)
             .map(|p| {
                 ix.entry(p)
