@@ -1,8 +1,8 @@
 //! Adding documents to the full-text index ([`TextIndex`]): terms interned in first-use
 //! order, chunks looked up in the tokenizer cache, postings appended, and the bulk load
 //! that bounds postings once at its end. Every entry's text reaches the index here, from
-//! [`super::LedgerIndex::apply`] directly or through a first read's text thread
-//! ([`super::text_job`]).
+//! [`super::LedgerIndex::apply`] directly or through a first read's lexing and posting
+//! threads ([`super::text_job`]), in two halves: [`Lexer`] and [`TextIndex::post`].
 
 use super::chunks::{CACHED_CHUNK_MAX, Chunk, ChunkCache, Cut};
 use super::text::{Doc, Posting, TextIndex};
