@@ -370,8 +370,9 @@ impl LedgerIndex {
             self.named_targets.insert(target.clone());
             self.link_supersede(pos, &target);
         }
-        let id: Box<str> = self.id(pos).into();
-        if let Some(superseder) = self.pending.remove(&id) {
+        // An entry named by an earlier supersede is rare: its id is copied only then.
+        if let Some(superseder) = self.pending.remove(self.ids.get(pos as usize)) {
+            let id: Box<str> = self.id(pos).into();
             self.link_supersede(superseder, &id);
         }
         Some(pos)
