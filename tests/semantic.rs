@@ -590,4 +590,35 @@ fn a_two_stage_search_over_twenty_thousand_vectors_finds_the_entry_by_meaning() 
     let want = format!("mem-two-{TARGET:06}");
     assert!(!ask(&cache.off()).contains(&want), "no shared word");
     assert_eq!(ask(&cache.on()).first(), Some(&want));
+    // A cache this large is served from its file (magnitudes read when scored). A publish
+    // adds a row in memory; the process saves on exit, streaming the rows of the file it
+    // read and the new one, and the next process finds both.
+    let (code, _, err) = cli_env(
+        root,
+        &[
+            "--json",
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "room-y",
+            "--role",
+            "eng",
+            "--summary",
+            "A session cookie lives for a quarter of an hour",
+        ],
+        &cache.on(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = cli_env(root, &["--json", "semantic", "status"], &cache.on());
+    assert_eq!(code, 0, "{err}");
+    let st: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(st["with_vector"], N + 1, "{out}");
+    assert_eq!(st["without_vector"], 0, "{out}");
+    let hits = ask(&cache.on());
+    assert!(hits[..2].contains(&want), "{hits:?}");
+    assert!(
+        hits[..2].iter().any(|h| !h.starts_with("mem-two-")),
+        "the published entry is found by meaning too: {hits:?}"
+    );
 }

@@ -126,8 +126,7 @@ impl Memory {
         let cosine = |p: u32| -> Option<f64> {
             let (s, v) = sem?;
             let vs = s.vectors.read().unwrap_or_else(|p| p.into_inner());
-            vs.row(p, crate::semantic::id_key(ix.id(p)))?;
-            vs.cosine(p, v)
+            vs.cosine_of(p, crate::semantic::id_key(ix.id(p)), v)
                 .map(f64::from)
                 .filter(|&c| c >= s.overlap_cosine)
         };

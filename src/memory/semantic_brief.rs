@@ -68,9 +68,7 @@ impl Memory {
         let vectors = s.vectors.read().unwrap_or_else(|p| p.into_inner());
         let cosine = |pos: u32| {
             let key = id_key(ix.id(pos));
-            vectors
-                .row(pos, key)
-                .map_or(0.0, |_| f64::from(vectors.cosine(pos, &q).unwrap_or(0.0)))
+            vectors.cosine_of(pos, key, &q).map_or(0.0, f64::from)
         };
         let near = vectors.nearest(&q, POOL, &eligible);
         // The baseline over the same pool a search takes: the best lexical candidates and

@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 use super::Memory;
 use crate::error::{Error, Result};
 use crate::index::{Compiled, LedgerIndex, Scorer, SearchHit};
-use crate::semantic::cache::CachePlace;
+use crate::semantic::cache::{CachePlace, IN_FILE_FROM};
 use crate::semantic::{Embedder, Fused, POOL, SemanticSettings, Vectors, entry_text, fuse, id_key};
 
 /// Vectors embedded since the last save after which a publish saves the cache again.
@@ -173,7 +173,9 @@ impl SemanticState {
         }
     }
 
-    /// Saves the cache (a failure is logged: the vectors are derived state).
+    /// Saves the cache (a failure is logged: the vectors are derived state). Past
+    /// [`IN_FILE_FROM`] rows the magnitudes are then read from the file just written and
+    /// the memory they took is given back ([`crate::semantic::magnitudes`]).
     pub(crate) fn save(&self) {
         let Some(c) = &self.cache else { return };
         self.unsaved.store(0, Ordering::Relaxed);
@@ -182,6 +184,25 @@ impl SemanticState {
         let v = self.vectors.read().unwrap_or_else(|p| p.into_inner());
         if let Err(e) = c.save(&v) {
             tracing::warn!(file = %c.file.display(), "vector cache not saved: {e}");
+            return;
+        }
+        if v.present() <= IN_FILE_FROM {
+            return;
+        }
+        let generation = v.generation();
+        let reopened = c.reopen(&v);
+        drop(v);
+        match reopened {
+            Ok(file) => {
+                let mut v = self.vectors.write().unwrap_or_else(|p| p.into_inner());
+                // A row set since the save is not in the file: keep memory until the next.
+                if v.generation() == generation {
+                    v.move_to(file);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(file = %c.file.display(), "vector cache saved, rows kept in memory: {e}");
+            }
         }
     }
 }
@@ -235,9 +256,7 @@ impl Memory {
             .iter()
             .map(|&(pos, _)| {
                 let key = id_key(ix.id(pos));
-                vectors
-                    .row(pos, key)
-                    .map_or(0.0, |_| f64::from(vectors.cosine(pos, &q).unwrap_or(0.0)))
+                vectors.cosine_of(pos, key, &q).map_or(0.0, f64::from)
             })
             .collect();
         let base = crate::semantic::baseline(&cosines);
@@ -326,7 +345,7 @@ impl Memory {
         let missing: Vec<u32> = {
             let v = s.vectors.read().unwrap_or_else(|p| p.into_inner());
             (0..ix.len() as u32)
-                .filter(|&p| v.row(p, id_key(ix.id(p))).is_none())
+                .filter(|&p| !v.belongs(p, id_key(ix.id(p))))
                 .collect()
         };
         let already = ix.len() - missing.len();

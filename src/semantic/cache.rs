@@ -15,12 +15,22 @@
 //! Rows are saved as they are held (`WRMVEC2`: 4-bit codes and sign bits, see
 //! [`super::vectors`]); a file of the first format (`WRMVEC1`: a byte a coordinate) is
 //! read and its rows quantised again, so vectors embedded before are not embedded twice.
+//!
+//! A cache of more than [`IN_FILE_FROM`] rows keeps serving after it is loaded: the rows'
+//! magnitudes are read from it through the descriptor that verified it
+//! ([`super::magnitudes`]), and after a save from the new file ([`CachePlace::reopen`]).
+//! Saving streams the rows (a 1M-entry cache is 256 MB, never built in memory).
 
 use std::io;
 use std::path::PathBuf;
 
 use super::Vectors;
+use super::magnitudes::RowsFile;
 use crate::store::snapshot::SnapshotPlace;
+
+/// Caches of more rows than this are read from their file when scored, not held (below,
+/// a search scores every row, [`super::EXACT_UP_TO`], and reads them all).
+pub const IN_FILE_FROM: usize = super::EXACT_UP_TO;
 
 const MAGIC: &[u8; 8] = b"WRMVEC2\0";
 /// The first format: a signed byte a coordinate.
@@ -53,49 +63,81 @@ impl CachePlace {
     /// Rows are decoded as the file is read, a piece at a time, and kept only if its MAC
     /// verifies at the end.
     pub fn load(&self, dims: usize, keep: &dyn Fn(u32, u64) -> bool) -> io::Result<Vectors> {
-        let mut rows = RowReader {
-            model_id: self.model_id.as_bytes(),
-            dims,
-            keep,
-            pending: Vec::new(),
-            layout: None,
-            seen: 0,
-            v: Vectors::new(dims),
-        };
-        self.place.read_sealed_stream(
+        self.load_from(dims, keep, IN_FILE_FROM)
+    }
+
+    /// [`CachePlace::load`], the magnitudes left in the file when it holds more than
+    /// `in_file_from` rows of the current format.
+    pub fn load_from(
+        &self,
+        dims: usize,
+        keep: &dyn Fn(u32, u64) -> bool,
+        in_file_from: usize,
+    ) -> io::Result<Vectors> {
+        let mut rows = RowReader::new(self.model_id.as_bytes(), dims, keep, Vectors::new(dims));
+        rows.in_file_from = in_file_from;
+        let (_, file) = self.place.read_sealed_stream(
             &self.file,
             &[MAGIC, MAGIC_V1],
             "a vector cache",
             &mut |version, piece| rows.take(version, piece),
         )?;
-        match rows.layout {
-            None => Err(bad("truncated")),
-            Some((_, n)) if n != rows.seen || !rows.pending.is_empty() => {
-                Err(bad("its rows are not whole"))
-            }
-            Some(_) => Ok(rows.v),
+        let layout = rows.whole()?;
+        let mut v = rows.v;
+        if rows.in_file {
+            v.attach(layout.rows_file(file, dims));
         }
+        Ok(v)
     }
 
-    /// Saves `v` (atomically; the directory and key made if needed).
+    /// Saves `v` (atomically; the directory and key made if needed), streaming its rows.
     pub fn save(&self, v: &Vectors) -> io::Result<()> {
-        let row_len = 16 + v.dims().div_ceil(64) * 8 + v.dims().div_ceil(2);
-        let mut body = Vec::with_capacity(64 + v.present() * row_len);
-        body.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
-        body.extend_from_slice(self.model_id.as_bytes());
-        body.extend_from_slice(&(v.dims() as u32).to_le_bytes());
-        body.extend_from_slice(&(v.present() as u32).to_le_bytes());
-        for (pos, k, row) in v.rows() {
-            body.extend_from_slice(&pos.to_le_bytes());
-            body.extend_from_slice(&k.to_le_bytes());
-            body.extend_from_slice(&row.scale.to_le_bytes());
-            for w in row.signs {
-                body.extend_from_slice(&w.to_le_bytes());
-            }
-            body.extend_from_slice(row.nibbles);
-        }
+        let mut head = Vec::new();
+        head.extend_from_slice(&(self.model_id.len() as u32).to_le_bytes());
+        head.extend_from_slice(self.model_id.as_bytes());
+        head.extend_from_slice(&(v.dims() as u32).to_le_bytes());
+        head.extend_from_slice(&(v.present() as u32).to_le_bytes());
         self.place
-            .write_sealed(&self.file, MAGIC, &body, ".vectors.")
+            .write_sealed_stream(&self.file, MAGIC, ".vectors.", &mut |put| {
+                put(&head)?;
+                let mut buf = Vec::with_capacity(1 << 16);
+                v.for_each_row(&mut |pos, k, row| {
+                    buf.extend_from_slice(&pos.to_le_bytes());
+                    buf.extend_from_slice(&k.to_le_bytes());
+                    buf.extend_from_slice(&row.scale.to_le_bytes());
+                    for w in row.signs {
+                        buf.extend_from_slice(&w.to_le_bytes());
+                    }
+                    buf.extend_from_slice(row.nibbles);
+                    if buf.len() >= 1 << 16 {
+                        put(&buf)?;
+                        buf.clear();
+                    }
+                    Ok(())
+                })?;
+                put(&buf)
+            })
+    }
+
+    /// The file just saved from `v`, opened and verified again, to read `v`'s magnitudes
+    /// from ([`Vectors::move_to`]): an error unless its MAC verifies and its rows are
+    /// `v`'s, one for one in position order (another process may have saved since).
+    pub fn reopen(&self, v: &Vectors) -> io::Result<RowsFile> {
+        let dims = v.dims();
+        let keep = |pos: u32, key: u64| v.belongs(pos, key);
+        let mut rows = RowReader::new(self.model_id.as_bytes(), dims, &keep, Vectors::new(dims));
+        rows.check = true;
+        let (version, file) = self.place.read_sealed_stream(
+            &self.file,
+            &[MAGIC, MAGIC_V1],
+            "a vector cache",
+            &mut |version, piece| rows.take(version, piece),
+        )?;
+        let layout = rows.whole()?;
+        if version != 0 || layout.rows != v.present() {
+            return Err(bad("not the rows just saved"));
+        }
+        Ok(layout.rows_file(file, dims))
     }
 
     /// Bytes the file takes (0 when there is none).
@@ -115,6 +157,22 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 /// Model ids longer than this are not ours (a bound on what a header may make us hold).
 const MODEL_ID_MAX: usize = 4096;
 
+/// Where a cache's rows are: the header's bytes, bytes a row, rows declared.
+#[derive(Clone, Copy)]
+struct Layout {
+    head: usize,
+    row_len: usize,
+    rows: usize,
+}
+
+impl Layout {
+    /// The magnitudes of the rows of `file` (of the current format).
+    fn rows_file(&self, file: std::fs::File, dims: usize) -> RowsFile {
+        let first = MAGIC.len() + self.head + 16 + dims.div_ceil(64) * 8;
+        RowsFile::new(file, first as u64, self.row_len as u64, self.rows as u32)
+    }
+}
+
 /// Decodes a cache's body as it arrives: the header (the model's id, dimensions, rows),
 /// then whole rows; a row split between pieces waits in `pending`.
 struct RowReader<'a> {
@@ -122,13 +180,52 @@ struct RowReader<'a> {
     dims: usize,
     keep: &'a dyn Fn(u32, u64) -> bool,
     pending: Vec<u8>,
-    /// Bytes a row, rows the header declares — once the header is read.
-    layout: Option<(usize, usize)>,
+    layout: Option<Layout>,
     seen: usize,
     v: Vectors,
+    /// Rows from which magnitudes stay in the file ([`IN_FILE_FROM`]).
+    in_file_from: usize,
+    /// Whether they do (decided from the header).
+    in_file: bool,
+    /// Only checking (for [`CachePlace::reopen`]): a row `keep` refuses, or rows out of
+    /// position order, are an error, and nothing is stored.
+    check: bool,
+    last: Option<u32>,
 }
 
-impl RowReader<'_> {
+impl<'a> RowReader<'a> {
+    fn new(
+        model_id: &'a [u8],
+        dims: usize,
+        keep: &'a dyn Fn(u32, u64) -> bool,
+        v: Vectors,
+    ) -> Self {
+        RowReader {
+            model_id,
+            dims,
+            keep,
+            pending: Vec::new(),
+            layout: None,
+            seen: 0,
+            v,
+            in_file_from: usize::MAX,
+            in_file: false,
+            check: false,
+            last: None,
+        }
+    }
+
+    /// The layout, once every row declared was read and nothing else.
+    fn whole(&self) -> io::Result<Layout> {
+        match self.layout {
+            None => Err(bad("truncated")),
+            Some(l) if l.rows != self.seen || !self.pending.is_empty() => {
+                Err(bad("its rows are not whole"))
+            }
+            Some(l) => Ok(l),
+        }
+    }
+
     fn take(&mut self, version: usize, piece: &[u8]) -> io::Result<()> {
         self.pending.extend_from_slice(piece);
         let mut at = 0;
@@ -157,11 +254,20 @@ impl RowReader<'_> {
                     0 => d.div_ceil(64) * 8 + d.div_ceil(2),
                     _ => d,
                 };
-            self.layout = Some((row_len, rows));
-            self.v.reserve(rows.min(1 << 26));
+            self.layout = Some(Layout {
+                head: 12 + id_len,
+                row_len,
+                rows,
+            });
+            self.in_file = version == 0 && rows > self.in_file_from && !self.check;
+            match (self.check, self.in_file) {
+                (true, _) => {}
+                (false, true) => self.v.reserve(rows.min(1 << 26)),
+                (false, false) => self.v.reserve_in_memory(rows.min(1 << 26)),
+            }
             at = 12 + id_len;
         }
-        let (row_len, rows) = self.layout.expect("read above");
+        let Layout { row_len, rows, .. } = self.layout.expect("read above");
         let mut signs = vec![0u64; self.dims.div_ceil(64)];
         let mut floats = vec![0f32; self.dims];
         while self.pending.len() - at >= row_len {
@@ -174,11 +280,24 @@ impl RowReader<'_> {
             let pos = u32_at(row, 0);
             let k = u64::from_le_bytes(row[4..12].try_into().expect("8"));
             let scale = f32::from_le_bytes(row[12..16].try_into().expect("4"));
+            if self.check {
+                if !(self.keep)(pos, k) || self.last.is_some_and(|l| l >= pos) {
+                    return Err(bad("not the rows just saved"));
+                }
+                self.last = Some(pos);
+                continue;
+            }
             if !(self.keep)(pos, k) || !scale.is_finite() {
                 continue;
             }
             let rest = &row[16..];
-            if version == 0 {
+            if version == 0 && self.in_file {
+                for (w, b) in signs.iter_mut().zip(rest.chunks_exact(8)) {
+                    *w = u64::from_le_bytes(b.try_into().expect("8"));
+                }
+                self.v
+                    .set_in_file(pos, k, &signs, scale, (self.seen - 1) as u32);
+            } else if version == 0 {
                 let (s, nibbles) = rest.split_at(signs.len() * 8);
                 for (w, b) in signs.iter_mut().zip(s.chunks_exact(8)) {
                     *w = u64::from_le_bytes(b.try_into().expect("8"));
@@ -283,6 +402,70 @@ mod tests {
             .unwrap();
         let e = c.load(dims, &|_, _| true).unwrap_err();
         assert!(e.to_string().contains("not whole"), "{e}");
+    }
+
+    /// A pseudo-random unit row of `dims` for position `p`.
+    fn unit_row(p: u32, dims: usize) -> Vec<f32> {
+        let x: Vec<f32> = (0..dims)
+            .map(|i| ((i as u32 * 31 + p * 17) % 97) as f32 - 48.0)
+            .collect();
+        let n = x.iter().map(|a| a * a).sum::<f32>().sqrt();
+        x.iter().map(|a| a / n).collect()
+    }
+
+    #[test]
+    fn a_large_cache_serves_from_its_file_and_saves_and_reopens_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = place_in(&dir);
+        let dims = 384;
+        let mut v = Vectors::new(dims);
+        for p in (0..3000u32).filter(|p| p % 3 != 1) {
+            v.set(p, u64::from(p) + 1, &unit_row(p, dims));
+        }
+        let c = CachePlace::new(&place, "/p/ledger.jsonl", "model-a");
+        c.save(&v).unwrap();
+        // Loaded with its magnitudes left in the file: the same cosines and neighbours.
+        let mut back = c.load_from(dims, &|p, _| p != 5, 100).unwrap();
+        assert!(back.in_file());
+        assert!(
+            back.heap_bytes() < v.heap_bytes() / 3,
+            "{} vs {}",
+            back.heap_bytes(),
+            v.heap_bytes()
+        );
+        assert_eq!(back.present(), v.present() - 1);
+        let q = unit_row(4321, dims);
+        for p in [0u32, 2, 1499, 2999] {
+            assert_eq!(back.cosine(p, &q), v.cosine(p, &q), "row {p}");
+        }
+        assert_eq!(back.cosine(5, &q), None, "refused by keep");
+        let keep = |p: u32| p.is_multiple_of(2);
+        assert_eq!(
+            back.nearest_exact(&q, 10, &keep),
+            v.nearest_exact(&q, 10, &keep)
+        );
+        // Rows set since the load are in memory; a save streams both kinds, and the file
+        // it wrote is reopened and serves every row.
+        back.set(5, 6, &unit_row(5, dims));
+        back.set(4000, 4001, &unit_row(4000, dims));
+        c.save(&back).unwrap();
+        let generation = back.generation();
+        let file = c.reopen(&back).unwrap();
+        assert_eq!(back.generation(), generation);
+        let before: Vec<Option<f32>> = (0..4001).map(|p| back.cosine(p, &q)).collect();
+        back.move_to(file);
+        let after: Vec<Option<f32>> = (0..4001).map(|p| back.cosine(p, &q)).collect();
+        assert_eq!(before, after);
+        let again = c.load_from(dims, &|_, _| true, 100).unwrap();
+        assert_eq!(again.present(), back.present());
+        assert_eq!(again.cosine(4000, &q), back.cosine(4000, &q));
+        // A file whose rows are no longer the ones held is refused.
+        back.set(4001, 4002, &unit_row(4001, dims));
+        let e = c.reopen(&back).unwrap_err();
+        assert!(e.to_string().contains("not the rows"), "{e}");
+        let mut other = Vectors::new(dims);
+        other.set(0, 99, &unit_row(0, dims));
+        assert!(c.reopen(&other).is_err(), "rows of other keys");
     }
 
     #[test]

@@ -27,6 +27,7 @@
 pub mod cache;
 #[cfg(feature = "semantic")]
 pub mod fetch;
+pub mod magnitudes;
 #[cfg(feature = "semantic")]
 pub mod model;
 pub mod vectors;

@@ -11,7 +11,9 @@
 //!   (int8 rows took 396).
 //!
 //! Rows are indexed by the entry's position in the ledger's index and carry the key, so a
-//! row is used only for the entry it was computed from.
+//! row is used only for the entry it was computed from. The magnitudes of rows loaded from
+//! (or saved to) a large cache stay in that file and are read when a row is scored
+//! ([`super::magnitudes`]); the sign bits, scales and keys are always in memory.
 //!
 //! A cosine of two unit vectors is their dot product; with the query kept in `f32` and
 //! each row in codes, `cos ≈ scale × Σ ±q[i]·magnitude[i]`. The rounding error of a
@@ -24,6 +26,8 @@
 //! [`CANDIDATES`] nearest rows `keep` accepts, and only those are scored from their codes.
 //! Approximate; its recall against the exact scan is measured by the same bench.
 
+use super::magnitudes::{Magnitudes, RowsFile};
+
 /// Rows from which a search is two-stage (below, every row is scored from its codes).
 pub const EXACT_UP_TO: usize = 16_384;
 /// Rows a two-stage search scores from their codes.
@@ -33,6 +37,28 @@ pub const CANDIDATES: usize = 4_096;
 pub fn id_key(id: &str) -> u64 {
     let h = blake3::hash(id.as_bytes());
     u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// A row of its own (see [`Row`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnedRow {
+    /// The magnitudes.
+    pub nibbles: Vec<u8>,
+    /// The sign bits.
+    pub signs: Vec<u64>,
+    /// What a magnitude of 1 stands for.
+    pub scale: f32,
+}
+
+impl OwnedRow {
+    /// Borrowed, as [`Vectors::set_raw`] takes it.
+    pub fn as_row(&self) -> Row<'_> {
+        Row {
+            nibbles: &self.nibbles,
+            signs: &self.signs,
+            scale: self.scale,
+        }
+    }
 }
 
 /// A row as it is saved: its 4-bit magnitudes (two a byte, low nibble first), its sign
@@ -55,12 +81,14 @@ pub struct Vectors {
     row_bytes: usize,
     /// Words of sign bits a row.
     sign_words: usize,
-    nibbles: Vec<u8>,
+    mags: Magnitudes,
     signs: Vec<u64>,
     scales: Vec<f32>,
     /// Per position: the id key of the row's entry, 0 for no row.
     keys: Vec<u64>,
     present: usize,
+    /// Changes made (rows set, cleared): a save can tell whether rows changed after it.
+    generation: u64,
 }
 
 impl Vectors {
@@ -70,6 +98,7 @@ impl Vectors {
             dims,
             row_bytes: dims.div_ceil(2),
             sign_words: dims.div_ceil(64),
+            mags: Magnitudes::new(dims.div_ceil(2)),
             ..Vectors::default()
         }
     }
@@ -94,9 +123,9 @@ impl Vectors {
         self.present
     }
 
-    /// Bytes held.
+    /// Bytes held in memory (magnitudes kept in a file not counted).
     pub fn heap_bytes(&self) -> usize {
-        self.nibbles.capacity()
+        self.mags.heap_bytes()
             + self.signs.capacity() * 8
             + self.scales.capacity() * 4
             + self.keys.capacity() * 8
@@ -108,8 +137,25 @@ impl Vectors {
         let more = rows.saturating_sub(self.keys.len());
         self.keys.reserve_exact(more);
         self.scales.reserve_exact(more);
-        self.nibbles.reserve_exact(more * self.row_bytes);
+        self.mags.reserve(more);
         self.signs.reserve_exact(more * self.sign_words);
+    }
+
+    /// [`Vectors::reserve`], and room for that many magnitudes in memory (a cache whose
+    /// rows are not read from its file).
+    pub fn reserve_in_memory(&mut self, rows: usize) {
+        self.reserve(rows);
+        self.mags.reserve_rows(rows);
+    }
+
+    /// Changes made so far (see [`Vectors::move_to`]).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// True if magnitudes are read from a cache file.
+    pub fn in_file(&self) -> bool {
+        self.mags.in_file()
     }
 
     /// Covers positions up to `pos`. Room is added a sixteenth at a time rather than
@@ -121,17 +167,17 @@ impl Vectors {
                 let more = n - self.keys.len() + n / 16;
                 self.keys.reserve_exact(more);
                 self.scales.reserve_exact(more);
-                self.nibbles.reserve_exact(more * self.row_bytes);
                 self.signs.reserve_exact(more * self.sign_words);
             }
+            self.mags.cover(n, n / 16);
             self.keys.resize(n, 0);
             self.scales.resize(n, 0.0);
-            self.nibbles.resize(n * self.row_bytes, 0);
             self.signs.resize(n * self.sign_words, 0);
         }
     }
 
     fn mark(&mut self, pos: usize, key: u64) {
+        self.generation += 1;
         if self.keys[pos] == 0 {
             self.present += 1;
         }
@@ -145,8 +191,7 @@ impl Vectors {
         self.grow(pos);
         let max = v.iter().fold(0f32, |m, x| m.max(x.abs())).max(1e-12);
         let scale = max / 15.0;
-        let row = &mut self.nibbles[pos * self.row_bytes..(pos + 1) * self.row_bytes];
-        row.fill(0);
+        let mut row = vec![0u8; self.row_bytes];
         for (i, x) in v.iter().enumerate() {
             let code = (x.abs() / scale).round().clamp(0.0, 15.0) as u8;
             let b = &mut row[i / 2];
@@ -156,6 +201,7 @@ impl Vectors {
                 (*b & 0x0F) | (code << 4)
             };
         }
+        self.mags.set(pos, &row);
         let signs = &mut self.signs[pos * self.sign_words..(pos + 1) * self.sign_words];
         signs.fill(0);
         for (i, x) in v.iter().enumerate() {
@@ -175,25 +221,65 @@ impl Vectors {
         }
         let pos = pos as usize;
         self.grow(pos);
-        self.nibbles[pos * self.row_bytes..(pos + 1) * self.row_bytes].copy_from_slice(row.nibbles);
+        self.mags.set(pos, row.nibbles);
         self.signs[pos * self.sign_words..(pos + 1) * self.sign_words].copy_from_slice(row.signs);
         self.scales[pos] = row.scale;
         self.mark(pos, key);
         true
     }
 
-    /// The row of `pos` if it belongs to the entry with id key `key`.
-    pub fn row(&self, pos: u32, key: u64) -> Option<Row<'_>> {
-        (self.keys.get(pos as usize).copied() == Some(key.max(1)))
-            .then(|| self.row_at(pos as usize))
+    /// A row as saved whose magnitudes are in the cache file `move_to`/`attach` gives:
+    /// row `file_row` of it. False (and nothing stored) if the signs are not this store's.
+    pub fn set_in_file(
+        &mut self,
+        pos: u32,
+        key: u64,
+        signs: &[u64],
+        scale: f32,
+        file_row: u32,
+    ) -> bool {
+        if signs.len() != self.sign_words {
+            return false;
+        }
+        let pos = pos as usize;
+        self.grow(pos);
+        self.mags.set_in_file(pos, file_row);
+        self.signs[pos * self.sign_words..(pos + 1) * self.sign_words].copy_from_slice(signs);
+        self.scales[pos] = scale;
+        self.mark(pos, key);
+        true
     }
 
-    fn row_at(&self, p: usize) -> Row<'_> {
-        Row {
-            nibbles: &self.nibbles[p * self.row_bytes..(p + 1) * self.row_bytes],
-            signs: &self.signs[p * self.sign_words..(p + 1) * self.sign_words],
-            scale: self.scales[p],
+    /// Reads the magnitudes given by [`Vectors::set_in_file`] from `file`.
+    pub fn attach(&mut self, file: RowsFile) {
+        self.mags.attach(file);
+    }
+
+    /// Every row's magnitudes are now read from `file` (just saved from these rows: its
+    /// row `j` is the `j`-th row by position); the memory they took is given back.
+    pub fn move_to(&mut self, file: RowsFile) {
+        debug_assert_eq!(file.rows() as usize, self.present);
+        self.mags.move_to(file);
+    }
+
+    /// True if `pos` has a row and it belongs to the entry with id key `key`.
+    pub fn belongs(&self, pos: u32, key: u64) -> bool {
+        self.keys.get(pos as usize).copied() == Some(key.max(1))
+    }
+
+    /// The row of `pos` (a copy) if it belongs to the entry with id key `key`.
+    pub fn row(&self, pos: u32, key: u64) -> Option<OwnedRow> {
+        if !self.belongs(pos, key) {
+            return None;
         }
+        let p = pos as usize;
+        let mut buf = vec![0u8; self.row_bytes];
+        let nibbles = self.mags.get(p, &mut buf)?.to_vec();
+        Some(OwnedRow {
+            nibbles,
+            signs: self.signs[p * self.sign_words..(p + 1) * self.sign_words].to_vec(),
+            scale: self.scales[p],
+        })
     }
 
     /// True if `pos` has a row (for whichever entry).
@@ -212,7 +298,15 @@ impl Vectors {
         if self.keys.get(p).is_none_or(|&k| k == 0) {
             return None;
         }
-        Some(self.dot(p, q))
+        self.dot(p, q, &mut vec![0u8; self.row_bytes])
+    }
+
+    /// Cosine of `q` with the row of `pos` if it belongs to the entry with id key `key`.
+    pub fn cosine_of(&self, pos: u32, key: u64, q: &[f32]) -> Option<f32> {
+        if !self.belongs(pos, key) {
+            return None;
+        }
+        self.dot(pos as usize, q, &mut vec![0u8; self.row_bytes])
     }
 
     /// The row's signed magnitudes times `q`, times its scale. Sixteen running sums side by
@@ -220,9 +314,10 @@ impl Vectors {
     /// them in vector registers; a coordinate whose sign bit is clear flips the sign of the
     /// query's coordinate (its float sign bit). The order of the additions is fixed, so a
     /// cosine is the same on every run of the same build.
-    fn dot(&self, p: usize, q: &[f32]) -> f32 {
+    /// None if the row's magnitudes could not be read (`buf` holds them if from a file).
+    fn dot(&self, p: usize, q: &[f32], buf: &mut [u8]) -> Option<f32> {
         const LANES: usize = 16;
-        let row = &self.nibbles[p * self.row_bytes..(p + 1) * self.row_bytes];
+        let row = self.mags.get(p, buf)?;
         let signs = &self.signs[p * self.sign_words..(p + 1) * self.sign_words];
         let q = &q[..self.dims.min(q.len())];
         let signed = |x: f32, i: usize| {
@@ -254,7 +349,7 @@ impl Vectors {
             let m = if i % 2 == 0 { b & 0x0F } else { b >> 4 };
             acc += f32::from(m) * signed(*x, i);
         }
-        acc * self.scales[p]
+        Some(acc * self.scales[p])
     }
 
     /// The `k` rows nearest to `q` among the positions `keep` accepts, best first:
@@ -277,11 +372,14 @@ impl Vectors {
     ) -> Vec<(u32, f32)> {
         let mut best: Vec<(u32, f32)> = Vec::with_capacity(k + 1);
         let mut floor = f32::MIN;
+        let mut buf = vec![0u8; self.row_bytes];
         for (p, &key) in self.keys.iter().enumerate() {
             if key == 0 {
                 continue;
             }
-            let c = self.dot(p, q);
+            let Some(c) = self.dot(p, q, &mut buf) else {
+                continue;
+            };
             if best.len() == k && c <= floor {
                 continue;
             }
@@ -332,6 +430,7 @@ impl Vectors {
         }
         let mut scored: Vec<(u32, f32)> = Vec::with_capacity(candidates + k);
         let (mut lo, mut looked) = (0usize, 0usize);
+        let mut buf = vec![0u8; self.row_bytes];
         while scored.len() < candidates && lo <= self.dims {
             // Rows to look at next: what is missing, scaled by how many `keep` refused so far.
             let missing = candidates - scored.len();
@@ -348,8 +447,10 @@ impl Vectors {
                     continue;
                 }
                 looked += 1;
-                if keep(p as u32) {
-                    scored.push((p as u32, self.dot(p, q)));
+                if keep(p as u32)
+                    && let Some(c) = self.dot(p, q, &mut buf)
+                {
+                    scored.push((p as u32, c));
                 }
             }
             lo = hi + 1;
@@ -359,18 +460,32 @@ impl Vectors {
         scored
     }
 
-    /// Every row: (position, key, row), for saving.
-    pub fn rows(&self) -> impl Iterator<Item = (u32, u64, Row<'_>)> {
-        self.keys
-            .iter()
-            .enumerate()
-            .filter(|(_, k)| **k != 0)
-            .map(|(p, &k)| (p as u32, k, self.row_at(p)))
+    /// Calls `each(position, key, row)` for every row, in position order (for saving;
+    /// magnitudes in a file are read from it a few thousand rows at a time).
+    pub fn for_each_row(
+        &self,
+        each: &mut dyn FnMut(u32, u64, Row<'_>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let w = self.sign_words;
+        self.mags.for_each(&mut |p, nibbles| {
+            let key = self.keys[p];
+            if key == 0 {
+                return Ok(());
+            }
+            let row = Row {
+                nibbles,
+                signs: &self.signs[p * w..(p + 1) * w],
+                scale: self.scales[p],
+            };
+            each(p as u32, key, row)
+        })
     }
 
     /// Forgets every row (the ledger was replaced).
     pub fn clear(&mut self) {
+        let generation = self.generation + 1;
         *self = Vectors::new(self.dims);
+        self.generation = generation;
     }
 }
 
@@ -453,10 +568,10 @@ mod tests {
             );
         }
         let mut back = Vectors::new(dims);
-        assert!(back.set_raw(3, 9, row));
+        assert!(back.set_raw(3, 9, row.as_row()));
         assert_eq!(back.cosine(3, &v), vs.cosine(3, &v));
         assert!(
-            !Vectors::new(36).set_raw(0, 1, row),
+            !Vectors::new(36).set_raw(0, 1, row.as_row()),
             "a row of other dimensions"
         );
     }

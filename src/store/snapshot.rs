@@ -38,6 +38,9 @@ use crate::index::snapshot::{Dec, Enc, FORMAT, decode, encode};
 
 const MAGIC: &[u8; 8] = b"WRMSNAP\0";
 
+/// Where [`SnapshotPlace::write_sealed_stream`]'s filler puts each piece of the body.
+pub(crate) type Put<'a> = dyn FnMut(&[u8]) -> io::Result<()> + 'a;
+
 /// Ledgers with fewer entries are not snapshotted by default (they read in well under a
 /// second).
 pub const DEFAULT_MIN_ENTRIES: usize = 20_000;
@@ -98,10 +101,12 @@ impl SnapshotPlace {
         what: &str,
     ) -> io::Result<(usize, Vec<u8>)> {
         let mut body = Vec::new();
-        let which = self.read_sealed_stream(file, magics, what, &mut |_, piece| {
-            body.extend_from_slice(piece);
-            Ok(())
-        })?;
+        let which = self
+            .read_sealed_stream(file, magics, what, &mut |_, piece| {
+                body.extend_from_slice(piece);
+                Ok(())
+            })?
+            .0;
         Ok((which, body))
     }
 
@@ -110,13 +115,17 @@ impl SnapshotPlace {
     /// after the last. An error — from `each`, a short or growing file, or a MAC that does
     /// not verify — means whatever `each` built from the pieces must be thrown away.
     /// (A 1M-entry vector cache is 256 MB: read whole, it was held twice while loading.)
+    ///
+    /// The file stays open and is returned with the magic's index: what was verified can
+    /// be read again through it (the vector cache's magnitudes, [`crate::semantic`]),
+    /// whatever is renamed over the path later.
     pub(crate) fn read_sealed_stream(
         &self,
         file: &Path,
         magics: &[&[u8]],
         what: &str,
         each: &mut dyn FnMut(usize, &[u8]) -> io::Result<()>,
-    ) -> io::Result<usize> {
+    ) -> io::Result<(usize, File)> {
         const PIECE: u64 = 1 << 20;
         let key = self.key(false)?;
         let mut f = OpenOptions::new()
@@ -157,7 +166,7 @@ impl SnapshotPlace {
                 "its MAC does not verify (written by someone else, or damaged)".into(),
             ));
         }
-        Ok(which)
+        Ok((which, f))
     }
 
     /// Writes `magic` and `body` to `file` in this directory, atomically (a temporary file
@@ -170,18 +179,35 @@ impl SnapshotPlace {
         body: &[u8],
         prefix: &str,
     ) -> io::Result<()> {
+        self.write_sealed_stream(file, magic, prefix, &mut |put| put(body))
+    }
+
+    /// [`SnapshotPlace::write_sealed`] of a body `fill` hands over in pieces (to `put`),
+    /// never held whole: a 1M-entry vector cache is 256 MB, and building it in memory
+    /// held it twice at every save. Nothing replaces `file` unless `fill` succeeds.
+    pub(crate) fn write_sealed_stream(
+        &self,
+        file: &Path,
+        magic: &[u8],
+        prefix: &str,
+        fill: &mut dyn FnMut(&mut Put<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
         let key = self.key(true)?;
         let mut mac = blake3::Hasher::new_keyed(&key);
         mac.update(magic);
-        mac.update(body);
         let dir = file.parent().unwrap_or(Path::new("."));
-        let mut tmp = tempfile::Builder::new()
+        let tmp = tempfile::Builder::new()
             .prefix(prefix)
             .permissions(std::fs::Permissions::from_mode(0o600))
             .tempfile_in(dir)?;
-        tmp.write_all(magic)?;
-        tmp.write_all(body)?;
-        tmp.write_all(mac.finalize().as_bytes())?;
+        let mut out = io::BufWriter::with_capacity(1 << 20, tmp);
+        out.write_all(magic)?;
+        fill(&mut |piece| {
+            mac.update(piece);
+            out.write_all(piece)
+        })?;
+        out.write_all(mac.finalize().as_bytes())?;
+        let tmp = out.into_inner().map_err(|e| e.into_error())?;
         tmp.as_file().sync_all()?;
         tmp.persist(file).map_err(|e| e.error)?;
         Ok(())
