@@ -13,7 +13,7 @@
 //! 8 bytes per posting). The seed's `tf` over its length norm is the same summary + tags
 //! part without detail and ref, so it is at most `tf~` and the same block maxima bound it.
 
-use super::postings::Postings;
+use super::postings::{List, Postings};
 use super::text::{B, CodeNorms, K1, Posting, QueryTerm, Scoring};
 
 /// log2 of the postings per block. Unit tests use blocks of 4 so that small ledgers have
@@ -125,7 +125,7 @@ impl Blocks {
 ///
 /// Each block's largest is found in `f64` and rounded up once (rounding up is monotone, so
 /// that is the largest of the rounded values), and a block's largest bounds the list's.
-fn bound_of(list: &[Posting], codes: &[[u8; 2]], cn: &CodeNorms) -> (f64, f64, Vec<f32>) {
+fn bound_of(list: List<'_>, codes: &[[u8; 2]], cn: &CodeNorms) -> (f64, f64, Vec<f32>) {
     let (mut f, mut sd) = (0.0f64, 0.0f64);
     let blocked = list.len() > BLOCK;
     let mut maxes = Vec::with_capacity(if blocked {
@@ -135,8 +135,8 @@ fn bound_of(list: &[Posting], codes: &[[u8; 2]], cn: &CodeNorms) -> (f64, f64, V
     });
     for block in list.chunks(BLOCK) {
         let (mut m, mut s) = (0.0f64, 0.0f64);
-        for p in block {
-            let (a, b) = tf_pair(p, codes[p.doc as usize], cn);
+        for p in block.iter() {
+            let (a, b) = tf_pair(&p, codes[p.doc as usize], cn);
             if a > m {
                 m = a;
             }
@@ -224,7 +224,7 @@ impl Bounds {
         threads: usize,
         per_thread: usize,
     ) {
-        let total: usize = postings.lists().map(<[Posting]>::len).sum();
+        let total: usize = postings.lists().map(|l| l.len()).sum();
         let threads = threads.min(total / per_thread.max(1)).max(1);
         let cn = table(self.avg);
         let mut runs: Vec<std::ops::Range<usize>> = Vec::with_capacity(threads);
@@ -301,7 +301,7 @@ impl Bounds {
                 continue;
             }
             let p = list.last().expect("just pushed");
-            let (f, sd) = tf_pair(p, codes[p.doc as usize], &cn);
+            let (f, sd) = tf_pair(&p, codes[p.doc as usize], &cn);
             let t = t as usize;
             self.fielded[t] = self.fielded[t].max(round_up(f));
             self.seed[t] = self.seed[t].max(round_up(sd));
@@ -318,7 +318,7 @@ impl Bounds {
     }
 
     /// Recomputes term `t`'s bounds from its postings.
-    fn recompute(&mut self, t: usize, list: &[Posting], codes: &[[u8; 2]], cn: &CodeNorms) {
+    fn recompute(&mut self, t: usize, list: List<'_>, codes: &[[u8; 2]], cn: &CodeNorms) {
         let (f, sd, maxes) = bound_of(list, codes, cn);
         self.fielded[t] = round_up(f);
         self.seed[t] = round_up(sd);
@@ -453,7 +453,9 @@ mod tests {
                 tf: [(i % 4) as u8, (i % 3) as u8, (i % 9) as u8, (i % 2) as u8],
             })
             .collect();
-        let (f, sd, maxes) = bound_of(&list, &codes, &cn);
+        let mut stored = Postings::default();
+        stored.push_list(list.clone());
+        let (f, sd, maxes) = bound_of(stored.list(0), &codes, &cn);
         assert_eq!(maxes.len(), list.len().div_ceil(BLOCK));
         let (mut tighter, mut exact_max) = (0, 0.0f64);
         for (i, p) in list.iter().enumerate() {

@@ -22,7 +22,8 @@
 //! The cost is one pass over the hot columns of the prefix (lengths, liveness), not a
 //! parse and re-index of its lines.
 
-use super::text::{Posting, QueryTerm, Scoring, TextIndex};
+use super::postings::List;
+use super::text::{QueryTerm, Scoring, TextIndex};
 use super::{LedgerIndex, Scratch};
 
 impl LedgerIndex {
@@ -86,8 +87,8 @@ impl TextIndex {
 }
 
 /// The postings of documents before `h`.
-fn before(list: &[Posting], h: u32) -> &[Posting] {
-    &list[..list.partition_point(|p| p.doc < h)]
+fn before(list: List<'_>, h: u32) -> List<'_> {
+    list.slice(0, list.below(h))
 }
 
 #[cfg(test)]

@@ -2,22 +2,23 @@
 //! (from [`super::bounds`]), its blocks, and seeking back through it to a document — what
 //! search and its pruned walk ([`super::walk`]) ask of a list.
 
-use super::text::{Posting, QueryTerm, Scoring, TextIndex};
+use super::postings::List;
+use super::text::{QueryTerm, Scoring, TextIndex};
 
 /// In `list[..end]`, ascending by document: how many postings are of documents `≤ doc`,
 /// galloping back from `end`.
 #[inline]
-fn gallop_back(list: &[Posting], end: usize, doc: u32) -> usize {
-    let le = |p: &Posting| p.doc <= doc;
-    if end == 0 || le(&list[end - 1]) {
+fn gallop_back(list: List<'_>, end: usize, doc: u32) -> usize {
+    let le = |i: usize| list.doc(i) <= doc;
+    if end == 0 || le(end - 1) {
         return end;
     }
-    let mut hi = end - 1; // list[hi].doc > doc
+    let mut hi = end - 1; // list.doc(hi) > doc
     let mut step = 1;
     loop {
         let lo = hi.saturating_sub(step);
-        if lo == 0 || le(&list[lo]) {
-            return lo + list[lo..=hi].partition_point(le);
+        if lo == 0 || le(lo) {
+            return lo + list.count_le(lo, hi + 1, doc);
         }
         hi = lo;
         step *= 2;
@@ -44,30 +45,30 @@ impl TextIndex {
     #[inline]
     pub fn seek_back(&self, q: &QueryTerm, end: usize, doc: u32) -> usize {
         let list = self.postings.list(q.term);
-        let le = |p: &Posting| p.doc <= doc;
-        if end == 0 || le(&list[end - 1]) {
+        let le = |i: usize| list.doc(i) <= doc;
+        if end == 0 || le(end - 1) {
             return end;
         }
-        let mut hi = end - 1; // list[hi].doc > doc
+        let mut hi = end - 1; // list.doc(hi) > doc
         for step in [1, 2, 4] {
             let lo = hi.saturating_sub(step);
-            if lo == 0 || le(&list[lo]) {
-                return lo + list[lo..=hi].partition_point(le);
+            if lo == 0 || le(lo) {
+                return lo + list.count_le(lo, hi + 1, doc);
             }
             hi = lo;
         }
-        let span = u64::from(list[list.len() - 1].doc - list[0].doc) + 1;
-        let back = u64::from(list[hi].doc - doc) * list.len() as u64 / span;
+        let span = u64::from(list.doc(list.len() - 1) - list.doc(0)) + 1;
+        let back = u64::from(list.doc(hi) - doc) * list.len() as u64 / span;
         let g = hi.saturating_sub(usize::try_from(back).unwrap_or(usize::MAX).max(1));
-        if !le(&list[g]) {
+        if !le(g) {
             return gallop_back(list, g, doc);
         }
         // The guess is at or before the answer: gallop forward from it.
-        let (mut lo, mut step) = (g, 1); // list[lo].doc <= doc < list[hi].doc
+        let (mut lo, mut step) = (g, 1); // list.doc(lo) <= doc < list.doc(hi)
         loop {
             let next = (lo + step).min(hi);
-            if next == hi || !le(&list[next]) {
-                return lo + 1 + list[lo + 1..next].partition_point(le);
+            if next == hi || !le(next) {
+                return lo + 1 + list.count_le(lo + 1, next, doc);
             }
             lo = next;
             step *= 2;
@@ -81,13 +82,12 @@ impl TextIndex {
 
     /// True if document `doc` contains term `q` (a binary search of its list).
     pub fn has(&self, q: &QueryTerm, doc: u32) -> bool {
-        let list = self.postings.list(q.term);
-        let i = list.partition_point(|p| p.doc < doc);
-        list.get(i).is_some_and(|p| p.doc == doc)
+        self.postings.list(q.term).find(doc).is_some()
     }
 
     /// The document of posting `i` of `q`'s list, if any.
     pub fn doc_at(&self, q: &QueryTerm, i: usize) -> Option<u32> {
-        self.postings.list(q.term).get(i).map(|p| p.doc)
+        let list = self.postings.list(q.term);
+        (i < list.len()).then(|| list.doc(i))
     }
 }

@@ -4,26 +4,170 @@
 //! has millions of terms with one posting each, and a vector per term cost 24 bytes and
 //! an allocation of 32 for that one 8-byte posting (issue #44's memory on short entries).
 //! Here a term's head is 24 bytes, a vector's size: nothing, its one posting inline (no
-//! allocation), or the vector of two postings or more. Readers see a slice either way.
+//! allocation), or the vector of two postings or more. Readers get a [`List`].
 //! (A 12-byte head holding the index of a vector kept elsewhere saved 12 bytes more a
 //! term but cost a first start a dependent cache miss a posting: 15 → 18 s on a ledger
 //! of such terms; docs/performance.md.)
+//!
+//! A posting is stored in 5 bytes, not 8: its document (4 bytes) and one byte for its
+//! four field frequencies — summary 0–6 (3 bits), tags 0–1 (1), detail 0–7 (3), ref 0–1
+//! (1). Nearly every posting fits; one that does not has summary bits 7 and its
+//! frequencies kept aside (keyed by term and document). Records stay fixed-size, so a
+//! list is still read at any position (the pruned walk seeks back through lists) —
+//! compressing gaps would not allow that without decoding blocks.
+
+use std::collections::HashMap;
 
 use super::text::Posting;
+
+/// Bytes a posting takes.
+const REC: usize = 5;
+/// The summary bits of a posting whose frequencies are kept aside.
+const ESCAPE: u8 = 7;
+
+/// The frequency byte of `tf`, if it fits in one.
+#[inline(always)]
+fn pack(tf: [u8; 4]) -> Option<u8> {
+    (tf[0] < ESCAPE && tf[1] < 2 && tf[2] < 8 && tf[3] < 2)
+        .then(|| tf[0] | (tf[1] << 3) | (tf[2] << 4) | (tf[3] << 7))
+}
+
+/// The frequencies of a byte [`pack`] made.
+#[inline(always)]
+fn unpack(c: u8) -> [u8; 4] {
+    [c & 7, (c >> 3) & 1, (c >> 4) & 7, c >> 7]
+}
+
+/// The record of `p`, and whether its frequencies must be kept aside.
+#[inline(always)]
+fn record(p: Posting) -> ([u8; REC], bool) {
+    let d = p.doc.to_le_bytes();
+    match pack(p.tf) {
+        Some(c) => ([d[0], d[1], d[2], d[3], c], false),
+        None => ([d[0], d[1], d[2], d[3], ESCAPE], true),
+    }
+}
+
+/// Key of a posting kept aside.
+#[inline(always)]
+fn aside_key(term: u32, doc: u32) -> u64 {
+    (u64::from(term) << 32) | u64::from(doc)
+}
 
 /// A term's list: empty, one posting, or a vector of two or more (24 bytes: the
 /// discriminant sits in the vector's capacity, which never uses its top bit).
 #[derive(Clone, Debug)]
 enum Head {
     Empty,
-    One(Posting),
-    Many(Vec<Posting>),
+    One([u8; REC]),
+    Many(Vec<u8>),
 }
 
 /// The postings of every term.
 #[derive(Default)]
 pub(super) struct Postings {
     heads: Vec<Head>,
+    /// Frequencies that do not fit in a byte, by term and document.
+    aside: HashMap<u64, [u8; 4]>,
+}
+
+/// One term's postings, or a run of them: read at any position, in document order.
+#[derive(Clone, Copy)]
+pub(super) struct List<'a> {
+    recs: &'a [u8],
+    term: u32,
+    aside: &'a HashMap<u64, [u8; 4]>,
+}
+
+impl<'a> List<'a> {
+    /// Number of postings.
+    #[inline(always)]
+    pub(super) fn len(&self) -> usize {
+        self.recs.len() / REC
+    }
+
+    /// True if there are none.
+    pub(super) fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+
+    /// The document of posting `i` (which must exist).
+    #[inline(always)]
+    pub(super) fn doc(&self, i: usize) -> u32 {
+        let r = &self.recs[i * REC..i * REC + 4];
+        u32::from_le_bytes([r[0], r[1], r[2], r[3]])
+    }
+
+    /// Posting `i` (which must exist).
+    #[inline(always)]
+    pub(super) fn get(&self, i: usize) -> Posting {
+        let r = &self.recs[i * REC..i * REC + REC];
+        let doc = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+        let c = r[4];
+        let tf = if c & 7 != ESCAPE {
+            unpack(c)
+        } else {
+            self.aside[&aside_key(self.term, doc)]
+        };
+        Posting { doc, tf }
+    }
+
+    /// The last posting, if any.
+    pub(super) fn last(&self) -> Option<Posting> {
+        self.len().checked_sub(1).map(|i| self.get(i))
+    }
+
+    /// Postings `from..to`.
+    pub(super) fn slice(&self, from: usize, to: usize) -> List<'a> {
+        List {
+            recs: &self.recs[from * REC..to * REC],
+            ..*self
+        }
+    }
+
+    /// Every posting, in order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = Posting> + 'a {
+        let l = *self;
+        (0..l.len()).map(move |i| l.get(i))
+    }
+
+    /// Runs of `n` postings (the last may be shorter), in order.
+    pub(super) fn chunks(&self, n: usize) -> impl Iterator<Item = List<'a>> + 'a {
+        let l = *self;
+        (0..l.len())
+            .step_by(n.max(1))
+            .map(move |i| l.slice(i, (i + n).min(l.len())))
+    }
+
+    /// How many of postings `from..to` (ascending by document) have a document `≤ doc`,
+    /// counted from `from`: a bisection.
+    #[inline]
+    pub(super) fn count_le(&self, from: usize, to: usize, doc: u32) -> usize {
+        let (mut lo, mut hi) = (from, to);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.doc(mid) <= doc {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo - from
+    }
+
+    /// How many postings have a document below `doc`.
+    pub(super) fn below(&self, doc: u32) -> usize {
+        match doc.checked_sub(1) {
+            Some(d) => self.count_le(0, self.len(), d),
+            None => 0,
+        }
+    }
+
+    /// The posting of `doc`, if the term is in it.
+    pub(super) fn find(&self, doc: u32) -> Option<Posting> {
+        let i = self.below(doc);
+        (i < self.len() && self.doc(i) == doc).then(|| self.get(i))
+    }
 }
 
 impl Postings {
@@ -33,15 +177,24 @@ impl Postings {
     }
 
     /// A new term with the postings `list`.
-    pub(super) fn push_list(&mut self, mut list: Vec<Posting>) {
-        self.heads.push(match list.len() {
-            0 => Head::Empty,
-            1 => Head::One(list[0]),
-            _ => {
-                list.shrink_to_fit();
-                Head::Many(list)
+    pub(super) fn push_list(&mut self, list: Vec<Posting>) {
+        let t = self.heads.len() as u32;
+        self.heads.push(Head::Empty);
+        if let [p] = list[..] {
+            return self.push(t, p);
+        }
+        if list.is_empty() {
+            return;
+        }
+        let mut recs = Vec::with_capacity(list.len() * REC);
+        for p in list {
+            let (r, aside) = record(p);
+            if aside {
+                self.aside.insert(aside_key(t, p.doc), p.tf);
             }
-        });
+            recs.extend_from_slice(&r);
+        }
+        self.heads[t as usize] = Head::Many(recs);
     }
 
     /// Makes room for `n` more terms.
@@ -56,40 +209,56 @@ impl Postings {
 
     /// Term `t`'s postings.
     #[inline]
-    pub(super) fn list(&self, t: u32) -> &[Posting] {
-        match &self.heads[t as usize] {
+    pub(super) fn list(&self, t: u32) -> List<'_> {
+        let recs: &[u8] = match &self.heads[t as usize] {
             Head::Empty => &[],
-            Head::One(p) => std::slice::from_ref(p),
-            Head::Many(list) => list,
+            Head::One(r) => r,
+            Head::Many(recs) => recs,
+        };
+        List {
+            recs,
+            term: t,
+            aside: &self.aside,
         }
     }
 
     /// Every term's postings, in term order.
-    pub(super) fn lists(&self) -> impl Iterator<Item = &[Posting]> {
+    pub(super) fn lists(&self) -> impl Iterator<Item = List<'_>> {
         (0..self.heads.len() as u32).map(|t| self.list(t))
     }
 
     /// Appends `p` to term `t`'s list (`p.doc` above every document already in it).
     pub(super) fn push(&mut self, t: u32, p: Posting) {
+        let (r, aside) = record(p);
+        if aside {
+            self.aside.insert(aside_key(t, p.doc), p.tf);
+        }
         let head = &mut self.heads[t as usize];
         match head {
-            Head::Empty => *head = Head::One(p),
+            Head::Empty => *head = Head::One(r),
             Head::One(first) => {
-                // 24 bytes: the smallest block glibc's malloc gives.
-                let mut list = Vec::with_capacity(3);
-                list.extend([*first, p]);
-                *head = Head::Many(list);
+                // 24 bytes, the smallest block glibc's malloc gives: four postings.
+                let mut recs = Vec::with_capacity(4 * REC);
+                recs.extend_from_slice(first);
+                recs.extend_from_slice(&r);
+                *head = Head::Many(recs);
             }
-            Head::Many(list) => {
-                if list.len() == list.capacity() {
+            Head::Many(recs) => {
+                if recs.len() == recs.capacity() {
                     // Grow by an eighth, not double: at most 12.5 % unused capacity
                     // (doubling left 43 % at 1M entries). Large lists are reallocated by
                     // remapping pages, so the smaller steps cost little.
-                    list.reserve_exact(list.len() / 8 + 4);
+                    recs.reserve_exact((recs.len() / REC / 8 + 4) * REC);
                 }
-                list.push(p);
+                recs.extend_from_slice(&r);
             }
         }
+    }
+
+    /// Postings whose frequencies are kept aside.
+    #[cfg(test)]
+    pub(super) fn aside(&self) -> usize {
+        self.aside.len()
     }
 
     /// Heap bytes held.
@@ -98,11 +267,11 @@ impl Postings {
             .heads
             .iter()
             .map(|h| match h {
-                Head::Many(l) => l.capacity() * std::mem::size_of::<Posting>(),
+                Head::Many(l) => l.capacity(),
                 _ => 0,
             })
             .sum();
-        self.heads.capacity() * std::mem::size_of::<Head>() + lists
+        self.heads.capacity() * std::mem::size_of::<Head>() + lists + self.aside.capacity() * 16
     }
 }
 
@@ -113,36 +282,82 @@ mod tests {
     fn posting(doc: u32) -> Posting {
         Posting {
             doc,
-            tf: [doc as u8, 1, 0, 0],
+            tf: [
+                (doc % 9) as u8,
+                1,
+                (doc % 11) as u8,
+                u8::from(doc.is_multiple_of(3)),
+            ],
         }
     }
 
     /// Lists of every length built by pushes and given whole read back as they were, in
-    /// term order; a head is a vector's size.
+    /// term order — frequencies that fit a byte and those kept aside alike; a head is a
+    /// vector's size.
     #[test]
-    fn lists_read_back_whatever_their_length() {
+    fn lists_read_back_whatever_their_length_and_frequencies() {
         assert_eq!(std::mem::size_of::<Head>(), 24);
         let mut p = Postings::default();
         let want: Vec<Vec<u32>> = (0..40u32).map(|t| (0..t * t % 37).collect()).collect();
         for (t, docs) in want.iter().enumerate() {
             p.push_term();
             for &d in docs {
-                p.push(t as u32, posting(d));
+                p.push(t as u32, posting(d * 3));
             }
         }
         for docs in &want {
-            p.push_list(docs.iter().map(|&d| posting(d)).collect());
+            p.push_list(docs.iter().map(|&d| posting(d * 3)).collect());
         }
         assert_eq!(p.len(), 80);
-        let got: Vec<Vec<u32>> = p
+        assert!(p.aside() > 0, "some frequencies do not fit a byte");
+        let got: Vec<Vec<(u32, [u8; 4])>> = p
             .lists()
-            .map(|l| l.iter().map(|x| x.doc).collect())
+            .map(|l| l.iter().map(|x| (x.doc, x.tf)).collect())
+            .collect();
+        let want: Vec<Vec<(u32, [u8; 4])>> = want
+            .iter()
+            .map(|docs| docs.iter().map(|&d| (d * 3, posting(d * 3).tf)).collect())
             .collect();
         assert_eq!(got[..40], want[..]);
         assert_eq!(got[40..], want[..]);
-        for (t, docs) in want.iter().enumerate() {
-            let l = p.list(t as u32);
-            assert!(l.iter().map(|x| x.tf[0]).eq(docs.iter().map(|&d| d as u8)));
+        // Reads at a position, bisection, runs.
+        let l = p.list(6); // 6 × 6 % 37 = 36 postings
+        assert_eq!(l.len(), 36);
+        assert_eq!(l.doc(5), 15);
+        assert_eq!(l.get(35).tf, posting(105).tf);
+        assert_eq!(l.last().map(|x| x.doc), Some(105));
+        assert_eq!(l.below(15), 5);
+        assert_eq!(l.below(16), 6);
+        assert_eq!(l.count_le(2, 10, 15), 4);
+        assert_eq!(l.find(15).map(|x| x.tf), Some(posting(15).tf));
+        assert!(l.find(16).is_none());
+        let runs: Vec<usize> = l.chunks(16).map(|r| r.len()).collect();
+        assert_eq!(runs, vec![16, 16, 4]);
+        assert_eq!(l.slice(16, 32).doc(0), 48);
+    }
+
+    /// Every frequency a byte can hold is packed and unpacked to itself, and nothing else
+    /// is packed.
+    #[test]
+    fn a_frequency_byte_holds_what_it_can_and_nothing_more() {
+        let mut packed = 0;
+        for s in 0..10u8 {
+            for t in 0..3u8 {
+                for d in 0..10u8 {
+                    for r in 0..3u8 {
+                        let tf = [s, t, d, r];
+                        match pack(tf) {
+                            Some(c) => {
+                                packed += 1;
+                                assert_ne!(c & 7, ESCAPE);
+                                assert_eq!(unpack(c), tf);
+                            }
+                            None => assert!(s >= 7 || t >= 2 || d >= 8 || r >= 2),
+                        }
+                    }
+                }
+            }
         }
+        assert_eq!(packed, 7 * 2 * 8 * 2);
     }
 }

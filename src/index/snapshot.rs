@@ -110,7 +110,7 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     for (term, list) in t.terms.iter().zip(t.postings.lists()) {
         w.str(term);
         w.len(list.len());
-        for p in list {
+        for p in list.iter() {
             w.u32(p.doc);
             w.0.extend_from_slice(&p.tf);
         }

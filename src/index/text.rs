@@ -26,6 +26,7 @@
 
 use super::bounds::Bounds;
 use super::chunks::{CACHED_CHUNK_MAX, ChunkCache, Cut};
+use super::postings::List;
 pub use super::scratch::Scratch;
 use super::tokens::Tokens;
 
@@ -289,7 +290,7 @@ impl TextIndex {
     /// The score of term `q` in the posting at `i` of its list, exactly as
     /// [`TextIndex::score`] adds it; `norms` from [`TextIndex::norms`].
     pub fn term_score(&self, q: &QueryTerm, i: usize, scoring: Scoring, norms: (f64, f64)) -> f64 {
-        let p = &self.postings.list(q.term)[i];
+        let p = &self.postings.list(q.term).get(i);
         let (b_st, b_d) = norms;
         let len = &self.docs[p.doc as usize];
         match scoring {
@@ -383,7 +384,7 @@ impl TextIndex {
         scoring: Scoring,
         scratch: &mut Scratch,
         avg: (f64, f64),
-        within: impl Fn(&'a [Posting]) -> &'a [Posting],
+        within: impl Fn(List<'a>) -> List<'a>,
     ) {
         scratch.fit(self.docs.len());
         // One loop per scoring, so the hot loop has no branch on it. Both skip the
@@ -394,19 +395,19 @@ impl TextIndex {
             match scoring {
                 Scoring::Seed => {
                     let w = q.idf_seed * (K1 + 1.0);
-                    for p in postings {
+                    for p in postings.iter() {
                         if p.tf[0] == 0 && p.tf[1] == 0 {
                             continue;
                         }
                         let len = &self.docs[p.doc as usize];
-                        scratch.add(p.doc, seed_score(w, p, len, b_st));
+                        scratch.add(p.doc, seed_score(w, &p, len, b_st));
                     }
                 }
                 Scoring::Fielded => {
                     let w = q.idf * (K1 + 1.0);
-                    for p in postings {
+                    for p in postings.iter() {
                         let len = &self.docs[p.doc as usize];
-                        scratch.add(p.doc, fielded_score(w, p, len, b_st, b_d));
+                        scratch.add(p.doc, fielded_score(w, &p, len, b_st, b_d));
                     }
                 }
             }
@@ -422,11 +423,10 @@ impl TextIndex {
         let len = &self.docs[doc as usize];
         let mut total = 0.0;
         for q in terms {
-            let list = self.postings.list(q.term);
-            let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else {
+            let Some(p) = self.postings.list(q.term).find(doc) else {
                 continue;
             };
-            let p = &list[i];
+            let p = &p;
             total += match scoring {
                 Scoring::Seed if p.tf[0] == 0 && p.tf[1] == 0 => 0.0,
                 Scoring::Seed => seed_score(q.idf_seed * (K1 + 1.0), p, len, b_st),
@@ -443,11 +443,10 @@ impl TextIndex {
         let avg = self.averages();
         let mut shares = [0.0; 4];
         for q in terms {
-            let list = self.postings.list(q.term);
-            let Ok(i) = list.binary_search_by_key(&doc, |p| p.doc) else {
+            let Some(p) = self.postings.list(q.term).find(doc) else {
                 continue;
             };
-            let parts = fielded_parts(&list[i], &self.docs[doc as usize], avg);
+            let parts = fielded_parts(&p, &self.docs[doc as usize], avg);
             let tf: f64 = parts.iter().sum();
             if tf <= 0.0 {
                 continue;

@@ -200,7 +200,7 @@ fn length_code_bounds_are_never_below_the_exact_score_and_tight_below_128_tokens
         } * (K1 + 1.0);
         for (i, p) in ix.postings.list(q.term).iter().enumerate() {
             let exact = ix.term_score(q, i, scoring, norms);
-            let bound = ix.term_bound(p, scoring, w, &cn);
+            let bound = ix.term_bound(&p, scoring, w, &cn);
             assert!(
                 bound >= exact,
                 "{scoring:?} doc {}: {bound} < {exact}",

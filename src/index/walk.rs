@@ -27,8 +27,9 @@
 //! depend on which way it ran (a property test holds both to a brute-force reference).
 
 use super::candidates::{ABSENT, BATCH, Batch, PassRate};
+use super::postings::List;
 use super::search::{SearchHit, TopK, decay};
-use super::text::{CodeNorms, K1, Posting, QueryTerm, Scoring, saturate};
+use super::text::{CodeNorms, K1, QueryTerm, Scoring, saturate};
 use super::{Compiled, LedgerIndex, Scorer};
 use crate::clock::Timestamp;
 
@@ -37,7 +38,7 @@ pub(super) struct Walk<'a> {
     ix: &'a LedgerIndex,
     terms: &'a [QueryTerm],
     /// Per term: its postings.
-    lists: Vec<&'a [Posting]>,
+    lists: Vec<List<'a>>,
     scorer: &'a Scorer,
     scoring: Scoring,
     norms: (f64, f64),
@@ -73,7 +74,7 @@ impl<'a> Walk<'a> {
         let n = terms.len();
         let norms = ix.text.norms();
         let scoring = scorer.ranking.scoring();
-        let lists: Vec<&[Posting]> = terms
+        let lists: Vec<List<'a>> = terms
             .iter()
             .map(|q| ix.text.postings.list(q.term))
             .collect();
@@ -108,7 +109,7 @@ impl<'a> Walk<'a> {
     /// The document of term `j`'s next posting, if any.
     fn current(&self, j: usize) -> Option<u32> {
         let i = self.cursor[j].checked_sub(1)?;
-        Some(self.lists[j][i].doc)
+        Some(self.lists[j].doc(i))
     }
 
     /// What a document's BM25 must reach to enter: the threshold over the window's
@@ -125,14 +126,14 @@ impl<'a> Walk<'a> {
     /// At least [`Walk::score`], from the document's length codes (no record read).
     #[inline(always)]
     fn bound(&self, j: usize, i: usize) -> f64 {
-        let p = &self.lists[j][i];
+        let p = &self.lists[j].get(i);
         (self.ix.text).term_bound(p, self.scoring, self.weight[j], &self.code_norms)
     }
 
     /// The (pseudo) term frequency that [`Walk::bound`] saturates.
     #[inline(always)]
     fn tf_bound(&self, j: usize, i: usize) -> f64 {
-        (self.ix.text).tf_bound(&self.lists[j][i], self.scoring, &self.code_norms)
+        (self.ix.text).tf_bound(&self.lists[j].get(i), self.scoring, &self.code_norms)
     }
 
     /// The best `limit` hits passing `filter`, and how many matches were looked at.
@@ -192,7 +193,7 @@ impl<'a> Walk<'a> {
             if fe == 0 {
                 let mut i = self.cursor[j];
                 while i > 0 && !batch.is_full() {
-                    let doc = self.lists[j][i - 1].doc;
+                    let doc = self.lists[j].doc(i - 1);
                     if doc < lo {
                         break;
                     }
@@ -257,7 +258,7 @@ impl<'a> Walk<'a> {
         let start = i;
         let mut passed = 0;
         while i > 0 && !batch.is_full() {
-            let doc = list[i - 1].doc;
+            let doc = list.doc(i - 1);
             if doc < lo {
                 break;
             }
@@ -270,7 +271,7 @@ impl<'a> Walk<'a> {
             ib = self.ix.text.seek_back(&self.terms[jb], ib, doc);
             let s = saturate(w, t);
             batch.set(j, i, s);
-            if ib > 0 && list_b[ib - 1].doc == doc {
+            if ib > 0 && list_b.doc(ib - 1) == doc {
                 let sb = self.bound(jb, ib - 1);
                 batch.set(jb, ib - 1, sb);
                 batch.push(doc, s + sb >= floor);
@@ -309,7 +310,7 @@ impl<'a> Walk<'a> {
             let room = BATCH - batch.len;
             let mut m = 0;
             while i > 0 && ib > 0 && m < room {
-                let (a, b) = (list[i - 1].doc, list_b[ib - 1].doc);
+                let (a, b) = (list.doc(i - 1), list_b.doc(ib - 1));
                 if a < lo {
                     break;
                 }
@@ -326,7 +327,7 @@ impl<'a> Walk<'a> {
                 let sb = self.bound(jb, pb);
                 batch.set(j, pa, s);
                 batch.set(jb, pb, sb);
-                batch.push(list[pa].doc, s + sb >= floor);
+                batch.push(list.doc(pa), s + sb >= floor);
             }
             seen += m;
             if m < room {
