@@ -7,7 +7,10 @@
 //! allocation), or the vector of two postings or more. Readers get a [`List`].
 //! (A 12-byte head holding the index of a vector kept elsewhere saved 12 bytes more a
 //! term but cost a first start a dependent cache miss a posting: 15 → 18 s on a ledger
-//! of such terms; docs/performance.md.)
+//! of such terms; docs/performance.md. A 16-byte head — the one posting beside a boxed
+//! slice's pointer, the count of postings in the slice — saved 5 % on a ledger of ids but
+//! slowed the usual first start by 10–15 %, the count being a read of the list's memory
+//! on every append; not kept.)
 //!
 //! A posting is stored in 5 bytes, not 8: its document (4 bytes) and one byte for its
 //! four field frequencies — summary 0–6 (3 bits), tags 0–1 (1), detail 0–7 (3), ref 0–1
@@ -101,7 +104,12 @@ impl<'a> List<'a> {
     /// Posting `i` (which must exist).
     #[inline(always)]
     pub(super) fn get(&self, i: usize) -> Posting {
-        let r = &self.recs[i * REC..i * REC + REC];
+        self.decode(&self.recs[i * REC..i * REC + REC])
+    }
+
+    /// The posting of record `r`.
+    #[inline(always)]
+    fn decode(&self, r: &[u8]) -> Posting {
         let doc = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
         let c = r[4];
         let tf = if c & 7 != ESCAPE {
@@ -128,7 +136,7 @@ impl<'a> List<'a> {
     /// Every posting, in order.
     pub(super) fn iter(&self) -> impl Iterator<Item = Posting> + 'a {
         let l = *self;
-        (0..l.len()).map(move |i| l.get(i))
+        l.recs.chunks_exact(REC).map(move |r| l.decode(r))
     }
 
     /// Runs of `n` postings (the last may be shorter), in order.
