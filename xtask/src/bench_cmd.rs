@@ -99,6 +99,11 @@ struct VectorsCmd {
     /// a made-up row for every entry, to measure the server through its binary at 1M.
     #[arg(long, value_name = "LEDGER")]
     fill_cache: Option<PathBuf>,
+    /// Instead of measuring: the recall of the two-stage search against exact on the real
+    /// vectors `semantic backfill` wrote for this ledger file (its cache as the server
+    /// finds it), at the server's candidates and at the share a search at 1M scores.
+    #[arg(long, value_name = "LEDGER", conflicts_with = "fill_cache")]
+    recall_cache: Option<PathBuf>,
 }
 
 impl VectorsCmd {
@@ -115,6 +120,10 @@ impl VectorsCmd {
         let (groups, _) = locomo::load(&path)?;
         if let Some(ledger) = &self.fill_cache {
             bench::vectors::fill_cache(&groups, &encoder, self.noise, ledger)?;
+            return Ok(Outcome::Ok);
+        }
+        if let Some(ledger) = &self.recall_cache {
+            print(&bench::vectors::recall_cache(&encoder, ledger)?);
             return Ok(Outcome::Ok);
         }
         let r = bench::vectors::run(&groups, &encoder, self.noise, self.rows)?;
