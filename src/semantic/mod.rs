@@ -34,7 +34,7 @@ pub mod vectors;
 
 use std::path::PathBuf;
 
-pub use vectors::{CANDIDATES, EXACT_UP_TO, Vectors, id_key};
+pub use vectors::{CANDIDATES, EXACT_UP_TO, MAX_CANDIDATES, Vectors, candidates, id_key};
 
 /// A sentence encoder: one unit vector per text.
 pub trait Embedder: Send + Sync {

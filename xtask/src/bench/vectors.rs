@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use warroom_memory::semantic::{CANDIDATES, Vectors};
+use warroom_memory::semantic::{Vectors, candidates};
 
 use super::quality::Group;
 use super::semantic::Embedder;
@@ -207,11 +207,12 @@ pub fn run(
     let two_stage = shares
         .iter()
         .map(|&(label, n)| {
-            let candidates = (rows.len() * CANDIDATES).div_ceil(n).max(1);
+            let at_n = candidates(n);
+            let scored = (rows.len() * at_n).div_ceil(n).max(1);
             ShareRecall {
-                label: format!("{label} ({CANDIDATES} of {n} rows)"),
-                candidates,
-                recall: recall(&store, &queries, candidates),
+                label: format!("{label} ({at_n} of {n} rows)"),
+                candidates: scored,
+                recall: recall(&store, &queries, scored),
             }
         })
         .collect();
@@ -259,7 +260,7 @@ pub fn run(
             bytes_per_row: heap as f64 / million.max(1) as f64,
             exact_ms_p50,
             two_stage_ms_p50,
-            recall: recall(&big, &sample, CANDIDATES),
+            recall: recall(&big, &sample, candidates(million)),
         },
     })
 }
@@ -370,11 +371,12 @@ pub fn recall_cache(encoder: &Embedder, ledger: &std::path::Path) -> anyhow::Res
         "the cache holds {} rows for {n} entries: run `semantic backfill` first",
         store.present()
     );
-    let at_1m = (CANDIDATES * n).div_ceil(1_000_000);
-    let [a10, a100] = recall(&store, &queries, CANDIDATES);
+    let here = candidates(n);
+    let at_1m = (candidates(1_000_000) * n).div_ceil(1_000_000);
+    let [a10, a100] = recall(&store, &queries, here);
     let [b10, b100] = recall(&store, &queries, at_1m);
     Ok(format!(
-        "{n} real rows, {} queries: two stages scoring {CANDIDATES} rows (the server's) \
+        "{n} real rows, {} queries: two stages scoring {here} rows (the server's) \
          recall@10 {a10:.3}, @100 {a100:.3}; scoring {at_1m} rows (the share at 1M) \
          recall@10 {b10:.3}, @100 {b100:.3}",
         queries.len()
