@@ -76,13 +76,7 @@ impl CachePlace {
     ) -> io::Result<Vectors> {
         let mut rows = RowReader::new(self.model_id.as_bytes(), dims, keep, Vectors::new(dims));
         rows.in_file_from = in_file_from;
-        let (_, file) = self.place.read_sealed_stream(
-            &self.file,
-            &[MAGIC, MAGIC_V1],
-            "a vector cache",
-            &mut |version, piece| rows.take(version, piece),
-        )?;
-        let layout = rows.whole()?;
+        let (_, layout, file) = self.read(&mut rows)?;
         let mut v = rows.v;
         if rows.in_file {
             v.attach(layout.rows_file(file, dims));
@@ -127,17 +121,23 @@ impl CachePlace {
         let keep = |pos: u32, key: u64| v.belongs(pos, key);
         let mut rows = RowReader::new(self.model_id.as_bytes(), dims, &keep, Vectors::new(dims));
         rows.check = true;
+        let (version, layout, file) = self.read(&mut rows)?;
+        if version != 0 || layout.rows != v.present() {
+            return Err(bad("not the rows just saved"));
+        }
+        Ok(layout.rows_file(file, dims))
+    }
+
+    /// The file through `rows`, verified: its format's version, its layout and the open
+    /// file.
+    fn read(&self, rows: &mut RowReader<'_>) -> io::Result<(usize, Layout, std::fs::File)> {
         let (version, file) = self.place.read_sealed_stream(
             &self.file,
             &[MAGIC, MAGIC_V1],
             "a vector cache",
             &mut |version, piece| rows.take(version, piece),
         )?;
-        let layout = rows.whole()?;
-        if version != 0 || layout.rows != v.present() {
-            return Err(bad("not the rows just saved"));
-        }
-        Ok(layout.rows_file(file, dims))
+        Ok((version, rows.whole()?, file))
     }
 
     /// Bytes the file takes (0 when there is none).
