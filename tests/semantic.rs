@@ -108,6 +108,30 @@ fn recall_at_5(root: &Path, set: &Set, env: &[(&str, &str)]) -> f64 {
 }
 
 #[cfg(feature = "semantic")]
+/// `publish --json` of one entry by role `eng` through the binary, with `env`.
+fn publish_json(
+    root: &Path,
+    env: &[(&str, &str)],
+    kind: &str,
+    room: &str,
+    summary: &str,
+) -> (i32, String, String) {
+    let args = [
+        "--json",
+        "publish",
+        "--kind",
+        kind,
+        "--room",
+        room,
+        "--role",
+        "eng",
+        "--summary",
+        summary,
+    ];
+    cli_env(root, &args, env)
+}
+
+#[cfg(feature = "semantic")]
 #[test]
 fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
     let (p, set) = paraphrase_project();
@@ -178,21 +202,12 @@ fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
     );
 
     // A publish embeds its entry: found by meaning at once, vector kept for later runs.
-    let (code, out, err) = cli_env(
+    let (code, out, err) = publish_json(
         root,
-        &[
-            "--json",
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "room-y",
-            "--role",
-            "eng",
-            "--summary",
-            "Shipping labels are printed by the warehouse robot at dawn",
-        ],
         &on,
+        "decision",
+        "room-y",
+        "Shipping labels are printed by the warehouse robot at dawn",
     );
     assert_eq!(code, 0, "{err}");
     let id = serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
@@ -305,27 +320,12 @@ fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {
     let root = p.path();
     let cache = Cache::new();
     let on = cache.on();
-    let publish = |room: &str, kind: &str, summary: &str| -> (i32, Value, String) {
-        let (code, out, err) = cli_env(
-            root,
-            &[
-                "--json",
-                "publish",
-                "--kind",
-                kind,
-                "--room",
-                room,
-                "--role",
-                "eng",
-                "--summary",
-                summary,
-            ],
-            &on,
-        );
+    let publish_in = |room: &str, kind: &str, summary: &str| -> (i32, Value, String) {
+        let (code, out, err) = publish_json(root, &on, kind, room, summary);
         (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
     };
     // One shared word; the bundled model puts them at a cosine of about 0.68.
-    let (_, a, _) = publish(
+    let (_, a, _) = publish_in(
         "room-a",
         "convention",
         "All timestamps are stored as timestamptz in UTC.",
@@ -340,7 +340,7 @@ fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {
             .find(|r| r["id"] == a_id.as_str())
             .cloned()
     };
-    let (code, v, err) = publish("room-b", "decision", b);
+    let (code, v, err) = publish_in("room-b", "decision", b);
     assert_eq!(code, 0, "{err}");
     assert!(names_a(&v).is_none(), "below the default 0.7: {v}");
     std::fs::write(
@@ -348,7 +348,7 @@ fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {
         "semantic: { overlap_cosine: 0.6 }\n",
     )
     .unwrap();
-    let (code, v, err) = publish("room-c", "decision", b);
+    let (code, v, err) = publish_in("room-c", "decision", b);
     assert_eq!(code, 0, "{err}");
     let r = names_a(&v).unwrap_or_else(|| panic!("pointed at from 0.6: {v}"));
     assert!(r["why"].to_string().contains("cosine 0.6"), "{r}");
@@ -358,7 +358,7 @@ fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {
         "semantic: { overlap_cosine: 1.5 }\n",
     )
     .unwrap();
-    let (code, _, err) = publish("room-d", "decision", b);
+    let (code, _, err) = publish_in("room-d", "decision", b);
     assert_ne!(code, 0);
     assert!(
         err.contains("semantic.overlap_cosine") && err.contains("0..=1"),
@@ -473,20 +473,12 @@ fn the_paraphrase_set_is_found_the_same_with_the_ledger_in_postgresql() {
     assert!(got >= 0.3, "{got}");
 
     // A publish into the database embeds its entry.
-    let (code, _, err) = cli_env(
+    let (code, _, err) = publish_json(
         root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "room-y",
-            "--role",
-            "eng",
-            "--summary",
-            "Shipping labels are printed by the warehouse robot at dawn",
-        ],
         &on,
+        "decision",
+        "room-y",
+        "Shipping labels are printed by the warehouse robot at dawn",
     );
     assert_eq!(code, 0, "{err}");
     let (_, out, _) = cli_env(root, &["--json", "semantic", "status"], &on);
@@ -593,21 +585,12 @@ fn a_two_stage_search_over_twenty_thousand_vectors_finds_the_entry_by_meaning() 
     // A cache this large is served from its file (magnitudes read when scored). A publish
     // adds a row in memory; the process saves on exit, streaming the rows of the file it
     // read and the new one, and the next process finds both.
-    let (code, _, err) = cli_env(
+    let (code, _, err) = publish_json(
         root,
-        &[
-            "--json",
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "room-y",
-            "--role",
-            "eng",
-            "--summary",
-            "A session cookie lives for a quarter of an hour",
-        ],
         &cache.on(),
+        "decision",
+        "room-y",
+        "A session cookie lives for a quarter of an hour",
     );
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = cli_env(root, &["--json", "semantic", "status"], &cache.on());
