@@ -368,34 +368,36 @@ pub fn receipts(list: &[crate::receipts::Receipt]) -> String {
         .join("\n")
 }
 
-/// Text of `overlaps`: each open pair, its two sides and why.
-pub fn overlaps(pairs: &[crate::memory::Overlap], examined: usize, room: Option<&str>) -> String {
+/// The `overlaps` command's first line: how many pairs are open (of `room`'s, if given)
+/// and how many live entries were looked up.
+pub fn overlaps_header(open: usize, examined: usize, room: Option<&str>) -> String {
     let scope = room.map_or(String::new(), |r| format!(" involving {r}"));
-    if pairs.is_empty() {
-        return format!(
-            "no open overlaps{scope} ({} looked up)",
-            count(examined, "live entry", "live entries")
+    let looked = count(examined, "live entry", "live entries");
+    if open == 0 {
+        return format!("no open overlaps{scope} ({looked} looked up)");
+    }
+    format!(
+        "{}{scope} ({looked} looked up); each: reconcile in the channel, or supersede one side",
+        count(open, "open overlap", "open overlaps"),
+    )
+}
+
+/// One open overlap as the `overlaps` command lists it after its header: both sides
+/// (kind, id, room and role, time, the summary clipped) and why.
+pub fn overlap(p: &crate::memory::Overlap) -> String {
+    let mut s = String::new();
+    for (tag, side) in [("  ", &p.a), ("vs", &p.b)] {
+        let _ = write!(
+            s,
+            "\n{tag} [{}] {} · {}/{} · {}\n     {}",
+            side.kind,
+            side.id,
+            side.room_id,
+            side.author_role,
+            side.ts,
+            clip(&side.summary.replace('\n', " "), 200)
         );
     }
-    let mut s = format!(
-        "{}{scope} ({} looked up); each: reconcile in the channel, or supersede one side",
-        count(pairs.len(), "open overlap", "open overlaps"),
-        count(examined, "live entry", "live entries")
-    );
-    for p in pairs {
-        for (tag, side) in [("  ", &p.a), ("vs", &p.b)] {
-            let _ = write!(
-                s,
-                "\n{tag} [{}] {} · {}/{} · {}\n     {}",
-                side.kind,
-                side.id,
-                side.room_id,
-                side.author_role,
-                side.ts,
-                clip(&side.summary.replace('\n', " "), 200)
-            );
-        }
-        let _ = write!(s, "\n   why: {}\n", p.why.join("; "));
-    }
+    let _ = write!(s, "\n   why: {}\n", p.why.join("; "));
     s
 }

@@ -281,6 +281,16 @@ fn open_overlaps_reach_the_command_the_brief_and_its_receipt() {
         v["overlaps"][0]["why"].to_string().contains("tsvector"),
         "{v}"
     );
+    // The text listing: the count, both sides and why, streamed as the JSON is.
+    let (code, text, _) = cli(root, &["overlaps"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.starts_with("1 open overlap ("), "{text}");
+    let (at_a, at_b) = (text.find(a_id.as_str()), text.find(b_id.as_str()));
+    assert!(at_a.is_some() && at_a < at_b, "older side first: {text}");
+    assert!(
+        text.contains("why: ") && text.contains("tsvector"),
+        "{text}"
+    );
     let (code, text, _) = cli(root, &["overlaps", "--room", "room-001"]);
     assert_eq!(code, 0, "room-001 is part of none: {text}");
     assert!(

@@ -289,13 +289,22 @@ pub struct OverlapsCmd {
     room: Option<String>,
 }
 
-/// `overlaps --json`.
-#[derive(Debug, serde::Serialize)]
-struct OverlapsOut {
+/// `overlaps --json`: the pairs serialized as they are built.
+#[derive(serde::Serialize)]
+struct OverlapsOut<'a> {
     open: usize,
     examined: usize,
-    room: Option<String>,
-    overlaps: Vec<crate::memory::Overlap>,
+    room: Option<&'a str>,
+    overlaps: Streamed<'a>,
+}
+
+/// A sequence serialized from an iterator, once.
+struct Streamed<'a>(std::cell::RefCell<&'a mut dyn Iterator<Item = crate::memory::Overlap>>);
+
+impl serde::Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(&mut *self.0.borrow_mut())
+    }
 }
 
 impl OverlapsCmd {
@@ -311,7 +320,7 @@ impl OverlapsCmd {
             None
         };
         let found = std::thread::scope(|sc| {
-            if let Some(total) = total {
+            let progress = total.map(|total| {
                 let (done, finished) = (&done, &finished);
                 sc.spawn(move || {
                     let started = std::time::Instant::now();
@@ -332,27 +341,72 @@ impl OverlapsCmd {
                     if shown {
                         super::out::progress("", true);
                     }
-                });
-            }
+                })
+            });
+            // The progress line ends before the listing starts.
+            let end_progress = || {
+                finished.store(true, Ordering::Relaxed);
+                if let Some(h) = progress {
+                    let _ = h.join();
+                }
+            };
+            // Written as built: a listing at 1M entries is ~2M pairs.
+            let room = self.room.as_deref();
             let r = ctx
                 .memory
-                .open_overlaps_counted(self.room.as_deref(), usize::MAX, &done);
-            finished.store(true, Ordering::Relaxed);
+                .open_overlaps_streamed(room, &done, |open, examined, pairs| {
+                    end_progress();
+                    (open, write_overlaps(ctx.json, room, open, examined, pairs))
+                });
+            finished.store(true, Ordering::Relaxed); // also when the pass failed
             r
         })?;
-        let out = OverlapsOut {
-            open: found.open,
-            examined: found.examined,
-            room: self.room,
-            overlaps: found.pairs,
-        };
-        emit(ctx.json, &out, |o| {
-            render_audit::overlaps(&o.overlaps, o.examined, o.room.as_deref())
-        });
-        Ok(if out.open == 0 {
+        let (open, written) = found;
+        written?;
+        Ok(if open == 0 {
             Outcome::Ok
         } else {
             Outcome::Violations
         })
+    }
+}
+
+/// Writes the `overlaps` listing to stdout as the pairs are built (pretty JSON, or the
+/// header and each pair as text); a closed pipe ends it quietly.
+fn write_overlaps(
+    json: bool,
+    room: Option<&str>,
+    open: usize,
+    examined: usize,
+    pairs: &mut dyn Iterator<Item = crate::memory::Overlap>,
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let r = if json {
+        let value = OverlapsOut {
+            open,
+            examined,
+            room,
+            overlaps: Streamed(std::cell::RefCell::new(pairs)),
+        };
+        serde_json::to_writer_pretty(&mut out, &value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+    } else {
+        let safe = |t: &str| crate::render::terminal_safe(t).into_owned();
+        out.write_all(safe(&render_audit::overlaps_header(open, examined, room)).as_bytes())
+            .and_then(|()| {
+                for p in pairs {
+                    out.write_all(safe(&render_audit::overlap(&p)).as_bytes())?;
+                }
+                Ok(())
+            })
+            .and_then(|()| out.write_all(b"\n"))
+    };
+    match r.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::anyhow!("writing the overlaps to stdout: {e}"))
+        }
+        _ => Ok(()),
     }
 }

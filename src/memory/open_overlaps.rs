@@ -144,25 +144,30 @@ fn scope(
 
 /// Entries a whole-ledger pass gives each thread at least (fewer: one thread).
 const PER_THREAD: usize = 2_000;
+/// Pairs built at once when they are streamed ([`streamed`]): a whole-ledger listing at
+/// 1M entries is ~2M pairs, each carrying both summaries.
+const STREAM_BATCH: usize = 16_384;
 
-/// The open overlaps of the whole ledger, or those with a side in `from` (rooms; `None` =
-/// every room): every live entry of a compared kind is looked up ([`super::overlap_pool`]:
-/// its strongest older partners, from its rarest keys), adding one to `done` per entry (a
-/// progress line reads it), so a room's pairs are exactly the whole list's that involve
-/// it. The first `show` pairs are returned whole (both sides and why), the rest counted.
-/// Pure given the index: the same pairs on any number of threads.
-pub fn open(
-    ix: &LedgerIndex,
-    from: Option<&[String]>,
-    show: usize,
-    done: &AtomicUsize,
-) -> Result<Found> {
-    let mut found = Found::default();
+/// A whole-ledger pass's open pairs, found and ordered, not yet built.
+struct Pass {
+    pool: super::overlap_pool::Pool,
+    /// (older, newer, strength), strongest first, then the newest pair.
+    pairs: Vec<(usize, usize, f64)>,
+    examined: usize,
+    cores: usize,
+}
+
+/// Every live entry of a compared kind is looked up ([`super::overlap_pool`]: its
+/// strongest older partners, from its rarest keys), adding one to `done` per entry (a
+/// progress line reads it); the pairs with a side in `from` (rooms; `None` = every room)
+/// that neither side has named, strongest first. Pure given the index: the same pairs on
+/// any number of threads.
+fn pass(ix: &LedgerIndex, from: Option<&[String]>, done: &AtomicUsize) -> Result<Pass> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pool = super::overlap_pool::Pool::build(ix, cores)?;
     // Newest first, as `scope` orders them.
     let todo: Vec<usize> = (0..pool.len()).rev().collect();
-    found.examined = todo.len();
+    let examined = todo.len();
     let threads = cores.min(todo.len() / PER_THREAD).max(1);
     let look = |mine: Vec<usize>| -> Vec<(usize, usize, f64)> {
         let mut scratch = super::overlap_pool::Scratch::new(&pool);
@@ -213,38 +218,84 @@ pub fn open(
     pairs.retain(|&(a, b, _)| !names(a, b) && !names(b, a));
     // Strongest first, then the newest pair.
     pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then(y.1.cmp(&x.1)).then(y.0.cmp(&x.0)));
-    found.open = pairs.len();
-    let side = |i: usize| {
-        let (f, m) = (&pool.feats[i], ix.meta(pool.pos[i]));
-        OverlapSide {
-            id: f.id.clone(),
-            room_id: ix.rooms.name(m.room).to_string(),
-            author_role: ix.roles.name(m.role).to_string(),
-            kind: m.kind.as_str().to_string(),
-            summary: f.summary.clone(),
-            ts: Timestamp(m.ts).to_rfc3339(),
-        }
-    };
-    // Why, as the newer side would be told at its publish (words as written: the slow
-    // part of a long list, so on every core).
-    let shown = &pairs[..pairs.len().min(show)];
-    let write = |part: &[(usize, usize, f64)]| -> Vec<Overlap> {
-        part.iter()
-            .map(|&(older, newer, _)| Overlap {
-                a: side(older),
-                b: side(newer),
-                why: judge(ix, &pool.feats[newer], &pool.feats[older], None)
-                    .map(|(_, why)| why)
-                    .unwrap_or_default(),
-            })
+    Ok(Pass {
+        pool,
+        pairs,
+        examined,
+        cores,
+    })
+}
+
+impl Pass {
+    /// The pairs `part` whole: both sides and why, as the newer side would be told at its
+    /// publish (words as written: the slow part of a long list, so on every core).
+    fn build(&self, ix: &LedgerIndex, part: &[(usize, usize, f64)]) -> Vec<Overlap> {
+        let pool = &self.pool;
+        let side = |i: usize| {
+            let (f, m) = (&pool.feats[i], ix.meta(pool.pos[i]));
+            OverlapSide {
+                id: f.id.clone(),
+                room_id: ix.rooms.name(m.room).to_string(),
+                author_role: ix.roles.name(m.role).to_string(),
+                kind: m.kind.as_str().to_string(),
+                summary: f.summary.clone(),
+                ts: Timestamp(m.ts).to_rfc3339(),
+            }
+        };
+        let write = |part: &[(usize, usize, f64)]| -> Vec<Overlap> {
+            part.iter()
+                .map(|&(older, newer, _)| Overlap {
+                    a: side(older),
+                    b: side(newer),
+                    why: judge(ix, &pool.feats[newer], &pool.feats[older], None)
+                        .map(|(_, why)| why)
+                        .unwrap_or_default(),
+                })
+                .collect()
+        };
+        let per = part.len().div_ceil(self.cores).max(PER_THREAD);
+        crate::par::each(part.chunks(per).collect(), "overlaps", write)
+            .into_iter()
+            .flatten()
             .collect()
-    };
-    let per = shown.len().div_ceil(cores).max(PER_THREAD);
-    found.pairs = crate::par::each(shown.chunks(per).collect(), "overlaps", write)
-        .into_iter()
-        .flatten()
-        .collect();
-    Ok(found)
+    }
+}
+
+/// The open overlaps of the whole ledger, or those with a side in `from` (rooms; `None` =
+/// every room), as [`pass`] finds them, so a room's pairs are exactly the whole list's
+/// that involve it. The first `show` pairs are returned whole (both sides and why), the
+/// rest counted.
+pub fn open(
+    ix: &LedgerIndex,
+    from: Option<&[String]>,
+    show: usize,
+    done: &AtomicUsize,
+) -> Result<Found> {
+    let p = pass(ix, from, done)?;
+    let shown = &p.pairs[..p.pairs.len().min(show)];
+    Ok(Found {
+        pairs: p.build(ix, shown),
+        examined: p.examined,
+        truncated: false,
+        open: p.pairs.len(),
+    })
+}
+
+/// Like [`open`] with every pair, handed to `write` as they are built, a batch at a time
+/// (with how many are open and how many entries were looked up), so a listing of millions
+/// of pairs is never held whole.
+pub fn streamed<T>(
+    ix: &LedgerIndex,
+    from: Option<&[String]>,
+    done: &AtomicUsize,
+    write: impl FnOnce(usize, usize, &mut dyn Iterator<Item = Overlap>) -> T,
+) -> Result<T> {
+    let p = pass(ix, from, done)?;
+    let mut each = p
+        .pairs
+        .chunks(STREAM_BATCH)
+        .flat_map(|part| p.build(ix, part));
+    Ok(write(p.pairs.len(), p.examined, &mut each))
 }
 
 /// The open overlaps among the newest `limit` live entries of compared kinds of `rooms`,
@@ -356,6 +407,23 @@ impl Memory {
         let state = self.fresh_read()?;
         let rooms = room.map(|r| vec![r.to_string()]);
         open(state.ledger.index(), rooms.as_deref(), show, done)
+    }
+
+    /// [`Memory::open_overlaps_counted`] with every pair, handed to `write` as they are
+    /// built (with how many are open and how many entries were looked up): the
+    /// `overlaps` command's listing, never held whole.
+    pub fn open_overlaps_streamed<T>(
+        &self,
+        room: Option<&str>,
+        done: &AtomicUsize,
+        write: impl FnOnce(usize, usize, &mut dyn Iterator<Item = Overlap>) -> T,
+    ) -> Result<T> {
+        if let Some(r) = room {
+            crate::validate::path_component("room", r)?;
+        }
+        let state = self.fresh_read()?;
+        let rooms = room.map(|r| vec![r.to_string()]);
+        streamed(state.ledger.index(), rooms.as_deref(), done, write)
     }
 
     /// Live entries of the kinds overlaps compare (a progress line's total).
