@@ -287,16 +287,12 @@ impl Pool {
             }
         }
         // The runs to read: their first, middle and last keys gathered (the lines the
-        // searches below read), the first and last also bounding the terms looked up.
+        // searches below read), the first also bounding the terms looked up. A pending
+        // candidate's run is never empty: its signature met one of this entry's keys.
         sc.edges.clear();
         sc.edges.extend(sc.pending.iter().map(|c| {
-            let (s, t) = (c.start as usize, usize::from(c.terms));
-            let n = t + usize::from(c.ids);
-            [
-                self.keys[s],
-                self.keys[s + n / 2],
-                self.keys[s + n.max(1) - 1],
-            ]
+            let (s, n) = (c.start as usize, usize::from(c.terms) + usize::from(c.ids));
+            [self.keys[s], self.keys[s + n / 2], self.keys[s + n - 1]]
         }));
         for (c, edge) in sc.pending.iter().zip(&sc.edges) {
             let (s, t) = (c.start as usize, usize::from(c.terms));
