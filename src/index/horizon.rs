@@ -94,9 +94,7 @@ fn before(list: List<'_>, h: u32) -> List<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::Timestamp;
-    use crate::entry::EntryRef;
-    use crate::index::Loc;
+    use crate::index::index_of;
 
     fn line(i: u32, room: &str, summary: &str, detail: &str, sup: Option<&str>) -> String {
         let mut v = serde_json::json!({
@@ -108,20 +106,6 @@ mod tests {
             v["supersedes"] = serde_json::json!(s);
         }
         v.to_string()
-    }
-
-    fn index_of(lines: &[String]) -> LedgerIndex {
-        let mut ix = LedgerIndex::default();
-        for (n, l) in lines.iter().enumerate() {
-            let e: EntryRef<'_> = serde_json::from_str(l).unwrap();
-            let ts = crate::clock::parse_rfc3339(&e.ts).unwrap_or(Timestamp(0));
-            let loc = Loc {
-                line: n as u64 + 1,
-                offset: 0,
-            };
-            ix.apply(&e, ts, loc, l.as_bytes());
-        }
-        ix
     }
 
     /// Every prefix of a ledger with supersedes in both directions, a repeated supersede

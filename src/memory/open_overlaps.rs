@@ -401,12 +401,7 @@ impl Memory {
         show: usize,
         done: &AtomicUsize,
     ) -> Result<Found> {
-        if let Some(r) = room {
-            crate::validate::path_component("room", r)?;
-        }
-        let state = self.fresh_read()?;
-        let rooms = room.map(|r| vec![r.to_string()]);
-        open(state.ledger.index(), rooms.as_deref(), show, done)
+        self.with_rooms(room, |ix, rooms| open(ix, rooms, show, done))
     }
 
     /// [`Memory::open_overlaps_counted`] with every pair, handed to `write` as they are
@@ -418,12 +413,21 @@ impl Memory {
         done: &AtomicUsize,
         write: impl FnOnce(usize, usize, &mut dyn Iterator<Item = Overlap>) -> T,
     ) -> Result<T> {
+        self.with_rooms(room, |ix, rooms| streamed(ix, rooms, done, write))
+    }
+
+    /// `f` on the index as of now and `room` (checked) as a list of rooms.
+    fn with_rooms<T>(
+        &self,
+        room: Option<&str>,
+        f: impl FnOnce(&LedgerIndex, Option<&[String]>) -> Result<T>,
+    ) -> Result<T> {
         if let Some(r) = room {
             crate::validate::path_component("room", r)?;
         }
         let state = self.fresh_read()?;
         let rooms = room.map(|r| vec![r.to_string()]);
-        streamed(state.ledger.index(), rooms.as_deref(), done, write)
+        f(state.ledger.index(), rooms.as_deref())
     }
 
     /// Live entries of the kinds overlaps compare (a progress line's total).

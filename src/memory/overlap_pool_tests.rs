@@ -1,24 +1,8 @@
 //! The pool's look-up against the pairwise judgement it stands for.
 
 use super::*;
-use crate::clock::Timestamp;
-use crate::entry::EntryRef;
-use crate::index::Loc;
+use crate::index::index_of;
 use crate::memory::overlaps::{Features, strength};
-
-fn index_of(lines: &[String]) -> LedgerIndex {
-    let mut ix = LedgerIndex::default();
-    for (n, l) in lines.iter().enumerate() {
-        let e: EntryRef<'_> = serde_json::from_str(l).unwrap();
-        let ts = crate::clock::parse_rfc3339(&e.ts).unwrap_or(Timestamp(0));
-        let loc = Loc {
-            line: n as u64 + 1,
-            offset: 0,
-        };
-        ix.apply(&e, ts, loc, l.as_bytes());
-    }
-    ix
-}
 
 /// A small ledger whose entries share words, identifiers and refs in every mix: rooms,
 /// kinds and refs drawn from few values, summaries from a small vocabulary (some words
