@@ -94,7 +94,7 @@ fn before(list: List<'_>, h: u32) -> List<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::index_of;
+    use crate::index::test_support::index_of;
 
     fn line(i: u32, room: &str, summary: &str, detail: &str, sup: Option<&str>) -> String {
         let mut v = serde_json::json!({

@@ -1,7 +1,7 @@
 //! The pool's look-up against the pairwise judgement it stands for.
 
 use super::*;
-use crate::index::index_of;
+use crate::index::test_support::index_of;
 use crate::memory::overlaps::{Features, strength};
 
 /// A small ledger whose entries share words, identifiers and refs in every mix: rooms,
