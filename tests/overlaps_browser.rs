@@ -97,6 +97,14 @@ fn the_overlaps_page_shows_an_open_pair_and_drops_it_when_reconciled() {
     );
     assert_eq!(diff[0], json!(true), "{diff}");
     assert_eq!(diff[1], json!(true), "{diff}");
+    let as_of = b.eval("return document.querySelector('#as-of').textContent");
+    assert!(
+        as_of
+            .as_str()
+            .unwrap()
+            .contains("Found by a pass over all "),
+        "the first view's pass looked at every entry: {as_of}"
+    );
     let why = b.eval("return document.querySelector('li.overlap .why').textContent");
     assert!(why.as_str().unwrap().contains("amount_cents"), "{why}");
     b.screenshot("overlaps");

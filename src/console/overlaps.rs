@@ -1,21 +1,31 @@
 //! `/overlaps` (and `/overlaps?room=R`): open overlaps side by side — two live entries of
 //! different rooms about the same subject, neither superseding the other — with a word
 //! diff of their summaries, their rooms and ages, and why they were paired. A pair leaves
-//! the page when one side supersedes the other (or names the other's id). Read through
-//! `Memory::open_overlaps`, like the `overlaps` command.
+//! the page when one side supersedes the other (or names the other's id).
+//!
+//! The whole-ledger pass behind it is kept between views
+//! ([`Memory::overlaps_kept`](crate::memory::Memory::overlaps_kept)): a view of a ledger
+//! that grew since starts a pass and waits for it at most [`WAIT`], then shows the kept
+//! pairs (closed ones left out) and says how many newer entries the pass has not looked at.
 
 use axum::extract::{Query, State};
 use axum::response::Response;
 use maud::{Markup, html};
 
 use super::entry::word_diff;
-use super::layout::{ago, kind_badge, page, q, shown};
+use super::layout::{self, ago, kind_badge, page, q, shown};
 use super::{Shared, html, read};
 use crate::clock::Timestamp;
-use crate::memory::{OpenOverlaps, OverlapSide};
+use crate::memory::{OverlapSide, OverlapsView};
 
 /// Pairs one page shows (the rest are counted).
 const PAIRS: usize = 50;
+/// How long a view of a grown ledger waits for the pass over it before showing the kept
+/// pairs (the pass goes on; the next view shows its pairs): long enough for a ledger of
+/// ~30k entries to be current at once, short enough that a live ledger of millions,
+/// whose pass takes seconds, is not a stalled page after every new entry. A first view,
+/// with nothing kept, waits for the whole pass.
+const WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct OverlapsQuery {
@@ -25,15 +35,39 @@ pub(crate) struct OverlapsQuery {
 
 pub(crate) async fn handler(State(c): State<Shared>, Query(oq): Query<OverlapsQuery>) -> Response {
     let room = oq.room.filter(|r| !r.trim().is_empty());
-    let r = room.clone();
-    match read(&c, move |m| {
-        Ok((m.open_overlaps(r.as_deref(), PAIRS)?, m.now()))
-    })
-    .await
-    {
-        Ok((found, now)) => html(render(&found, room.as_deref(), now)),
-        Err(resp) => resp,
-    }
+    let kept = |room: Option<String>| {
+        let c = c.clone();
+        async move { read(&c, move |m| m.overlaps_kept(room.as_deref(), PAIRS)).await }
+    };
+    let view = match kept(room.clone()).await {
+        Ok(Some(v)) if v.current() => v,
+        Ok(before) => {
+            let m = c.memory.clone();
+            let pass = tokio::task::spawn_blocking(move || m.overlaps_refresh());
+            let ended = match before {
+                None => Some(pass.await),
+                Some(_) => tokio::time::timeout(WAIT, pass).await.ok(),
+            };
+            match ended {
+                Some(Ok(Err(e))) => tracing::warn!("console: the open-overlaps pass failed: {e}"),
+                Some(Err(e)) => tracing::warn!("console: the open-overlaps pass ended: {e}"),
+                _ => {}
+            }
+            match kept(room.clone()).await {
+                Ok(Some(v)) => v,
+                Ok(None) => {
+                    return layout::error_page(
+                        http::StatusCode::SERVICE_UNAVAILABLE,
+                        "Could not read",
+                        "the open-overlaps pass did not finish (see the daemon's log); reload to try again",
+                    );
+                }
+                Err(resp) => return resp,
+            }
+        }
+        Err(resp) => return resp,
+    };
+    html(render(&view, room.as_deref()))
 }
 
 fn side(s: &OverlapSide, now: Timestamp) -> Markup {
@@ -48,7 +82,8 @@ fn side(s: &OverlapSide, now: Timestamp) -> Markup {
     }
 }
 
-fn render(found: &OpenOverlaps, room: Option<&str>, now: Timestamp) -> Markup {
+fn render(view: &OverlapsView, room: Option<&str>) -> Markup {
+    let (found, now) = (&view.found, view.at);
     let title = match room {
         Some(r) => format!("Open overlaps of {r}"),
         None => "Open overlaps".to_string(),
@@ -66,6 +101,15 @@ fn render(found: &OpenOverlaps, room: Option<&str>, now: Timestamp) -> Markup {
                 p.bad-text { (found.open) " open overlap" @if found.open != 1 { "s" } " (" (found.examined) " live entries looked up)" }
                 @if found.open > PAIRS { p.muted { "The strongest " (PAIRS) " are shown; " code { "warroom-memory overlaps --json" } " lists them all." } }
             }
+            p.muted #as-of {
+                "Found by a pass over "
+                @if view.current() { "all " (view.as_of) " entries, " } @else { "the first " (view.as_of) " entries, " }
+                (ago(&view.computed_at.to_rfc3339(), now)) "."
+                @if !view.current() {
+                    " " span #newer { (view.entries - view.as_of) } " newer entries are not looked at yet"
+                    @if view.running { " (" span #pass-running { "a pass is running" } ": reload in a moment)" } "."
+                }
+            }
             @if let Some(r) = room { p { a href="/overlaps" { "All rooms" } " · " a href={ "/room/" (q(r)) } { "Room " (shown(r)) } } }
         }
         ol.overlaps {
@@ -82,4 +126,38 @@ fn render(found: &OpenOverlaps, room: Option<&str>, now: Timestamp) -> Markup {
         }
     };
     page(&title, "/overlaps", body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(as_of: usize, entries: usize, running: bool) -> OverlapsView {
+        OverlapsView {
+            found: Default::default(),
+            as_of,
+            entries,
+            computed_at: Timestamp(1_795_608_000),
+            at: Timestamp(1_795_608_030),
+            running,
+        }
+    }
+
+    /// A view of a ledger that grew since the pass says how many entries the pass has not
+    /// looked at, and whether one is running; a current one says it looked at all.
+    #[test]
+    fn the_page_says_how_current_its_pass_is() {
+        let stale = render(&view(3, 5, true), None).into_string();
+        assert!(stale.contains("the first 3 entries"), "{stale}");
+        assert!(
+            stale.contains(r#"<span id="newer">2</span> newer entries"#),
+            "{stale}"
+        );
+        assert!(stale.contains(r#"id="pass-running""#), "{stale}");
+        let idle = render(&view(3, 5, false), None).into_string();
+        assert!(!idle.contains("pass-running"), "{idle}");
+        let current = render(&view(5, 5, false), Some("room-001")).into_string();
+        assert!(current.contains("all 5 entries"), "{current}");
+        assert!(!current.contains("newer"), "{current}");
+    }
 }

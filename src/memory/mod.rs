@@ -12,10 +12,12 @@ mod audit_view;
 mod browse;
 mod channels;
 mod context_ops;
+mod index_rounds;
 mod live_ops;
 mod open_overlaps;
 mod overlap_pool;
 mod overlaps;
+mod overlaps_view;
 mod plans;
 mod provenance;
 mod publish;
@@ -31,6 +33,7 @@ pub use audit_view::AuditView;
 pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
 pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide, PairRef};
 pub use overlaps::Related;
+pub use overlaps_view::OverlapsView;
 pub use receipts_ops::Replay;
 pub use semantic_ops::{Backfilled, SemanticStatus};
 
@@ -86,6 +89,8 @@ pub struct Memory {
     verified: std::sync::Mutex<Option<audit_view::Verified>>,
     /// Set while a background full pass runs.
     full_pass_running: std::sync::atomic::AtomicBool,
+    /// The console's open overlaps, kept between views ([`Memory::overlaps_kept`]).
+    overlaps: overlaps_view::Keeper,
     /// Where each receipt is (built on first use, then followed).
     receipt_index: std::sync::Mutex<Option<receipts_index::ReceiptIndex>>,
     /// What briefs may still write ([`receipts_index::Limits`]).
@@ -171,6 +176,7 @@ impl Memory {
             }),
             verified: std::sync::Mutex::new(None),
             full_pass_running: std::sync::atomic::AtomicBool::new(false),
+            overlaps: Default::default(),
             receipts_mode: std::sync::atomic::AtomicBool::new(false),
             secret_rules,
             semantic,

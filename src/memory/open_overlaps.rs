@@ -12,8 +12,10 @@
 //! Three readers: the brief ([`among`]: the newest [`BRIEF_ENTRIES`] entries of the room,
 //! its upstream and its sibling rooms compared pairwise — no search, pure given the index,
 //! so a receipt's replay finds the same), the console's `/overlaps` page and the
-//! `overlaps` command ([`open`]: every live entry's strongest partners found through
-//! [`super::overlap_pool`]'s inverted lists, for every room or from one room's entries).
+//! `overlaps` command ([`pass`]: every live entry's strongest partners found through
+//! [`super::overlap_pool`]'s inverted lists, for every room or from one room's entries,
+//! the index read a round at a time; the console keeps its result between views,
+//! [`super::overlaps_view`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Memory;
+use super::index_rounds::{Basis, Locked, Rounds};
 use super::overlaps::{Features, comparable, judge, strength};
 use crate::clock::Timestamp;
 use crate::error::Result;
@@ -147,27 +150,36 @@ const PER_THREAD: usize = 2_000;
 /// Pairs built at once when they are streamed ([`streamed`]): a whole-ledger listing at
 /// 1M entries is ~2M pairs, each carrying both summaries.
 const STREAM_BATCH: usize = 16_384;
+/// Entries whose details one round reads (whether one side names the other).
+const DETAILS_ROUND: usize = 2048;
 
 /// A whole-ledger pass's open pairs, found and ordered, not yet built.
-struct Pass {
+pub(crate) struct Pass {
     pool: super::overlap_pool::Pool,
     /// (older, newer, strength), strongest first, then the newest pair.
     pairs: Vec<(usize, usize, f64)>,
-    examined: usize,
+    /// The ledger the pass was computed on (as of its length then).
+    pub(crate) basis: Basis,
     cores: usize,
 }
 
-/// Every live entry of a compared kind is looked up ([`super::overlap_pool`]: its
-/// strongest older partners, from its rarest keys), adding one to `done` per entry (a
-/// progress line reads it); the pairs with a side in `from` (rooms; `None` = every room)
-/// that neither side has named, strongest first. Pure given the index: the same pairs on
-/// any number of threads.
-fn pass(ix: &LedgerIndex, from: Option<&[String]>, done: &AtomicUsize) -> Result<Pass> {
+/// Every entry of a compared kind live when the pass began is looked up
+/// ([`super::overlap_pool`]: its strongest older partners, from its rarest keys), adding
+/// one to `done` per entry (a progress line reads it); the pairs with a side in `from`
+/// (rooms; `None` = every room) that neither side has named, strongest first. The index
+/// is read in rounds ([`Rounds`]); the pairs are those of the ledger as it was when the
+/// pass began, on any number of threads.
+pub(crate) fn pass(rd: &dyn Rounds, from: Option<&[String]>, done: &AtomicUsize) -> Result<Pass> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let pool = super::overlap_pool::Pool::build(ix, cores)?;
+    let mut basis = None;
+    rd.round(&mut |ix| {
+        basis = Some(Basis::of(ix));
+        Ok(())
+    })?;
+    let basis = basis.expect("set by the round");
+    let pool = super::overlap_pool::Pool::build(rd, &basis, cores)?;
     // Newest first, as `scope` orders them.
     let todo: Vec<usize> = (0..pool.len()).rev().collect();
-    let examined = todo.len();
     let threads = cores.min(todo.len() / PER_THREAD).max(1);
     let look = |mine: Vec<usize>| -> Vec<(usize, usize, f64)> {
         let mut scratch = super::overlap_pool::Scratch::new(&pool);
@@ -192,24 +204,35 @@ fn pass(ix: &LedgerIndex, from: Option<&[String]>, done: &AtomicUsize) -> Result
         .flatten()
         .collect();
     // Each pair is found once, from its newer side; a room's are those it is part of.
-    let mut in_from: HashMap<u32, bool> = HashMap::new();
-    let mut wanted = |i: usize| {
-        *in_from.entry(pool.room(i)).or_insert_with(|| {
-            let name = ix.rooms.name(pool.room(i));
-            from.is_none_or(|rs| rs.iter().any(|r| r == name))
-        })
-    };
-    pairs.retain(|&(a, b, _)| wanted(a) || wanted(b));
+    if let Some(rs) = from {
+        let mut in_from: HashMap<u32, bool> = HashMap::new();
+        rd.round(&mut |ix| {
+            basis.check(ix)?;
+            pairs.retain(|&(a, b, _)| {
+                [a, b].into_iter().any(|i| {
+                    *in_from.entry(pool.room(i)).or_insert_with(|| {
+                        let name = ix.rooms.name(pool.room(i));
+                        rs.iter().any(|r| r == name)
+                    })
+                })
+            });
+            Ok(())
+        })?;
+    }
     // One side naming the other's id (summary or detail): the rooms have seen each other.
     let mut involved: Vec<usize> = pairs.iter().flat_map(|&(a, b, _)| [a, b]).collect();
     involved.sort_unstable();
     involved.dedup();
     let mut details: HashMap<usize, String> = HashMap::with_capacity(involved.len());
-    for chunk in involved.chunks(2048) {
+    for chunk in involved.chunks(DETAILS_ROUND) {
         let at: Vec<u32> = chunk.iter().map(|&i| pool.pos[i]).collect();
-        for (&i, e) in chunk.iter().zip(ix.entries(&at)?) {
-            details.insert(i, e.detail);
-        }
+        rd.round(&mut |ix| {
+            basis.check(ix)?;
+            for (&i, e) in chunk.iter().zip(ix.entries(&at)?) {
+                details.insert(i, e.detail);
+            }
+            Ok(())
+        })?;
     }
     let names = |x: usize, y: usize| {
         let id = pool.feats[y].id.as_str();
@@ -221,12 +244,26 @@ fn pass(ix: &LedgerIndex, from: Option<&[String]>, done: &AtomicUsize) -> Result
     Ok(Pass {
         pool,
         pairs,
-        examined,
+        basis,
         cores,
     })
 }
 
 impl Pass {
+    /// Live entries of compared kinds looked up.
+    pub(crate) fn examined(&self) -> usize {
+        self.pool.len()
+    }
+
+    /// The pairs as ledger positions (older, newer) and their rooms' symbols, strongest
+    /// first: what the console keeps between views.
+    pub(crate) fn kept_pairs(&self) -> impl Iterator<Item = [u32; 4]> + '_ {
+        let pool = &self.pool;
+        self.pairs
+            .iter()
+            .map(|&(a, b, _)| [pool.pos[a], pool.pos[b], pool.room(a), pool.room(b)])
+    }
+
     /// The pairs `part` whole: both sides and why, as the newer side would be told at its
     /// publish (words as written: the slow part of a long list, so on every core).
     fn build(&self, ix: &LedgerIndex, part: &[(usize, usize, f64)]) -> Vec<Overlap> {
@@ -261,41 +298,56 @@ impl Pass {
     }
 }
 
-/// The open overlaps of the whole ledger, or those with a side in `from` (rooms; `None` =
-/// every room), as [`pass`] finds them, so a room's pairs are exactly the whole list's
-/// that involve it. The first `show` pairs are returned whole (both sides and why), the
-/// rest counted.
-pub fn open(
-    ix: &LedgerIndex,
-    from: Option<&[String]>,
-    show: usize,
-    done: &AtomicUsize,
-) -> Result<Found> {
-    let p = pass(ix, from, done)?;
-    let shown = &p.pairs[..p.pairs.len().min(show)];
-    Ok(Found {
-        pairs: p.build(ix, shown),
-        examined: p.examined,
-        truncated: false,
-        open: p.pairs.len(),
-    })
-}
-
-/// Like [`open`] with every pair, handed to `write` as they are built, a batch at a time
-/// (with how many are open and how many entries were looked up), so a listing of millions
-/// of pairs is never held whole.
+/// Every pair of a [`pass`] over `rd` with a side in `from`, handed to `write` as they
+/// are built, a batch at a time (with how many are open and how many entries were looked
+/// up), so a listing of millions of pairs is never held whole. The index is held for the
+/// listing (the `overlaps` command's own process).
 pub fn streamed<T>(
-    ix: &LedgerIndex,
+    rd: &dyn Rounds,
     from: Option<&[String]>,
     done: &AtomicUsize,
     write: impl FnOnce(usize, usize, &mut dyn Iterator<Item = Overlap>) -> T,
 ) -> Result<T> {
-    let p = pass(ix, from, done)?;
-    let mut each = p
-        .pairs
-        .chunks(STREAM_BATCH)
-        .flat_map(|part| p.build(ix, part));
-    Ok(write(p.pairs.len(), p.examined, &mut each))
+    let p = pass(rd, from, done)?;
+    let mut write = Some(write);
+    let mut out = None;
+    rd.round(&mut |ix| {
+        p.basis.check(ix)?;
+        let mut each = p
+            .pairs
+            .chunks(STREAM_BATCH)
+            .flat_map(|part| p.build(ix, part));
+        let write = write.take().expect("one round");
+        out = Some(write(p.pairs.len(), p.examined(), &mut each));
+        Ok(())
+    })?;
+    Ok(out.expect("set by the round"))
+}
+
+/// The pairs `pairs` (ledger positions, older then newer) whole: both sides and why, as
+/// the newer side would be told at its publish.
+pub(crate) fn build_pairs(ix: &LedgerIndex, pairs: &[(u32, u32)]) -> Result<Vec<Overlap>> {
+    let mut at: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    at.sort_unstable();
+    at.dedup();
+    let mut feats: HashMap<u32, Features> = HashMap::with_capacity(at.len());
+    for (&p, mut e) in at.iter().zip(ix.entries(&at)?) {
+        // As the pass compared them: summaries only.
+        e.detail = String::new();
+        feats.insert(p, Features::from_entry(ix, e));
+    }
+    pairs
+        .iter()
+        .map(|&(a, b)| {
+            Ok(Overlap {
+                a: side(ix, a)?,
+                b: side(ix, b)?,
+                why: judge(ix, &feats[&b], &feats[&a], None)
+                    .map(|(_, why)| why)
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 /// The open overlaps among the newest `limit` live entries of compared kinds of `rooms`,
@@ -386,48 +438,21 @@ pub fn brief_section(pairs: &[Overlap]) -> String {
 }
 
 impl Memory {
-    /// Open overlaps of the whole ledger, or those found from `room`'s entries: every live
-    /// entry of a compared kind is looked up (see `docs/overlaps.md` for what that costs);
-    /// the strongest `show` pairs are returned whole, the rest counted.
-    pub fn open_overlaps(&self, room: Option<&str>, show: usize) -> Result<Found> {
-        self.open_overlaps_counted(room, show, &AtomicUsize::new(0))
-    }
-
-    /// [`Memory::open_overlaps`], counting the entries looked up in `done` (of at most
-    /// [`Memory::comparable_live`]).
-    pub fn open_overlaps_counted(
-        &self,
-        room: Option<&str>,
-        show: usize,
-        done: &AtomicUsize,
-    ) -> Result<Found> {
-        self.with_rooms(room, |ix, rooms| open(ix, rooms, show, done))
-    }
-
-    /// [`Memory::open_overlaps_counted`] with every pair, handed to `write` as they are
-    /// built (with how many are open and how many entries were looked up): the
-    /// `overlaps` command's listing, never held whole.
+    /// Every open pair of the whole ledger, or those with a side in `room`, handed to
+    /// `write` as they are built (with how many are open and how many entries were looked
+    /// up; `done` counts the entries looked up, of at most [`Memory::comparable_live`]):
+    /// the `overlaps` command's listing, never held whole.
     pub fn open_overlaps_streamed<T>(
         &self,
         room: Option<&str>,
         done: &AtomicUsize,
         write: impl FnOnce(usize, usize, &mut dyn Iterator<Item = Overlap>) -> T,
     ) -> Result<T> {
-        self.with_rooms(room, |ix, rooms| streamed(ix, rooms, done, write))
-    }
-
-    /// `f` on the index as of now and `room` (checked) as a list of rooms.
-    fn with_rooms<T>(
-        &self,
-        room: Option<&str>,
-        f: impl FnOnce(&LedgerIndex, Option<&[String]>) -> Result<T>,
-    ) -> Result<T> {
         if let Some(r) = room {
             crate::validate::path_component("room", r)?;
         }
-        let state = self.fresh_read()?;
         let rooms = room.map(|r| vec![r.to_string()]);
-        f(state.ledger.index(), rooms.as_deref())
+        streamed(&Locked(self), rooms.as_deref(), done, write)
     }
 
     /// Live entries of the kinds overlaps compare (a progress line's total).

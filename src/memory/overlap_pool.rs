@@ -21,10 +21,10 @@
 use foldhash::HashMap;
 use std::hash::Hash;
 
+use super::index_rounds::{Basis, Rounds};
 use super::overlaps::{Features, comparable, shared_count, strength_of};
 use crate::entry::Kind;
 use crate::error::Result;
-use crate::index::LedgerIndex;
 
 /// Postings one entry's look-up reads at most (its keys' lists, rarest first).
 pub const BUDGET: usize = 1024;
@@ -73,56 +73,64 @@ fn group(k: Kind) -> u8 {
 }
 
 impl Pool {
-    /// Every live entry of a compared kind, its texts read in batches on `threads` threads.
-    pub(crate) fn build(ix: &LedgerIndex, threads: usize) -> Result<Pool> {
-        let pos: Vec<u32> = (0..ix.len() as u32)
-            .filter(|&p| {
-                let m = ix.meta(p);
-                m.live && !comparable(m.kind).is_empty()
-            })
-            .collect();
-        let batches: Vec<&[u32]> = pos.chunks(BATCH).collect();
-        let read = |t: usize| -> Result<Vec<(usize, Vec<Features>)>> {
-            let mut out = Vec::new();
-            for (b, chunk) in batches.iter().enumerate().skip(t).step_by(threads) {
-                let feats = ix
-                    .entries(chunk)?
-                    .into_iter()
-                    .map(|mut e| {
-                        e.detail = String::new();
-                        Features::from_entry(ix, e)
-                    })
-                    .collect();
-                out.push((b, feats));
-            }
-            Ok(out)
-        };
-        let mut parts: Vec<(usize, Vec<Features>)> = Vec::with_capacity(batches.len());
-        for part in crate::par::each((0..threads).collect(), "overlaps pool", read) {
-            parts.extend(part?);
+    /// Every entry of a compared kind live at the basis's horizon, its texts read in
+    /// rounds of `threads` batches (one each, in parallel), the index's lock held for a
+    /// round at a time ([`Rounds`]).
+    pub(crate) fn build(rd: &dyn Rounds, basis: &Basis, threads: usize) -> Result<Pool> {
+        let h = basis.h;
+        let mut pos: Vec<u32> = Vec::new();
+        rd.round(&mut |ix| {
+            basis.check(ix)?;
+            pos = (0..h)
+                .filter(|&p| ix.live_at(p, h) && !comparable(ix.meta(p).kind).is_empty())
+                .collect();
+            Ok(())
+        })?;
+        let mut feats: Vec<Features> = Vec::with_capacity(pos.len());
+        // (room, ref, kind) of each, as the index holds them.
+        let mut metas: Vec<(u32, u32, Kind)> = Vec::with_capacity(pos.len());
+        for round in pos.chunks(BATCH * threads.max(1)) {
+            rd.round(&mut |ix| {
+                basis.check(ix)?;
+                let read = |chunk: &[u32]| -> Result<Vec<Features>> {
+                    Ok(ix
+                        .entries(chunk)?
+                        .into_iter()
+                        .map(|mut e| {
+                            e.detail = String::new();
+                            Features::from_entry(ix, e)
+                        })
+                        .collect())
+                };
+                for part in crate::par::each(round.chunks(BATCH).collect(), "overlaps pool", read) {
+                    feats.extend(part?);
+                }
+                metas.extend(round.iter().map(|&p| {
+                    let m = ix.meta(p);
+                    (m.room, m.ref_, m.kind)
+                }));
+                Ok(())
+            })?;
         }
-        parts.sort_by_key(|(b, _)| *b);
-        let feats: Vec<Features> = parts.into_iter().flat_map(|(_, f)| f).collect();
         let mut packed = Vec::with_capacity(pos.len());
         let mut groups = Vec::with_capacity(pos.len());
         let mut flat: Vec<u64> = Vec::new();
         let mut lists: HashMap<(u8, Key), Vec<u32>> = HashMap::default();
-        for (i, (f, &p)) in feats.iter().zip(&pos).enumerate() {
-            let m = ix.meta(p);
+        for (i, (f, &(room, ref_, kind))) in feats.iter().zip(&metas).enumerate() {
             let start = flat.len() as u32;
             flat.extend(&f.term_keys);
             flat.extend(&f.id_keys);
             // A summary is at most a few thousand terms: u16 holds its counts.
             let p = Packed {
-                room: m.room,
-                ref_: if f.ref_.is_empty() { NO_REF } else { m.ref_ },
+                room,
+                ref_: if f.ref_.is_empty() { NO_REF } else { ref_ },
                 start,
                 terms: f.term_keys.len() as u16,
                 ids: f.id_keys.len() as u16,
                 mask: 0,
                 sig: sig(&f.term_keys) | sig(&f.id_keys),
             };
-            let g = group(m.kind);
+            let g = group(kind);
             for k in keys(&f.term_keys, &f.id_keys, p.ref_) {
                 lists.entry((g, k)).or_default().push(i as u32);
             }

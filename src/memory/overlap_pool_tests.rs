@@ -131,7 +131,7 @@ fn partners_are_the_pairwise_judgements_strongest() {
         let budget = [BUDGET, 2, 4, 12, 30][seed as usize % 5];
         let lines = ledger(seed, 150);
         let ix = index_of(&lines);
-        let mut pool = Pool::build(&ix, 2).unwrap();
+        let mut pool = Pool::build(&ix, &Basis::of(&ix), 2).unwrap();
         pool.budget = budget;
         let feats: Vec<Features> = pool
             .pos
@@ -154,4 +154,117 @@ fn partners_are_the_pairwise_judgements_strongest() {
     }
     // Not vacuous: the ledgers pair entries.
     assert!(found_any > 300, "pairs found: {found_any}");
+}
+
+/// Rounds over an index that grows by one line after each round, as a daemon's ledger
+/// does while a pass runs with its lock released between rounds.
+struct Growing {
+    ix: std::cell::RefCell<crate::index::LedgerIndex>,
+    later: std::cell::RefCell<std::vec::IntoIter<String>>,
+    lines: std::cell::Cell<usize>,
+    rounds: std::cell::Cell<usize>,
+}
+
+impl Rounds for Growing {
+    fn round(
+        &self,
+        f: &mut dyn FnMut(&crate::index::LedgerIndex) -> crate::error::Result<()>,
+    ) -> crate::error::Result<()> {
+        let r = f(&self.ix.borrow());
+        self.rounds.set(self.rounds.get() + 1);
+        if let Some(line) = self.later.borrow_mut().next() {
+            let n = self.lines.get();
+            crate::index::test_support::apply_line(&mut self.ix.borrow_mut(), n, &line);
+            self.lines.set(n + 1);
+        }
+        r
+    }
+}
+
+/// Lines that would change the pass's answer: copies of early entries' summaries in a
+/// room of their own (new pairs), each superseding a later entry (closed pairs).
+fn later_lines(lines: &[String], n: usize) -> Vec<String> {
+    (0..n)
+        .map(|k| {
+            let mut e: serde_json::Value = serde_json::from_str(&lines[k]).unwrap();
+            let target: serde_json::Value = serde_json::from_str(&lines[k + 60]).unwrap();
+            e["id"] = format!("mem-later-{k:03}").into();
+            e["room_id"] = "room-9".into();
+            e["ts"] = format!("2026-02-01T00:00:{:02}Z", k % 60).into();
+            e["supersedes"] = target["id"].clone();
+            e.to_string()
+        })
+        .collect()
+}
+
+fn kept(p: &crate::memory::open_overlaps::Pass) -> Vec<[u32; 4]> {
+    p.kept_pairs().collect()
+}
+
+/// A pass whose index grows between its rounds (new entries pairing with old ones, and
+/// superseding others) finds exactly the pairs of the ledger it began on: entries after
+/// its horizon are not looked at and their supersedes are not applied.
+#[test]
+fn a_pass_in_rounds_finds_the_pairs_of_the_ledger_it_began_on() {
+    use crate::memory::open_overlaps::pass;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    for seed in 1..=6u64 {
+        let lines = ledger(seed, 150);
+        let later = later_lines(&lines, 40);
+        let before = index_of(&lines);
+        let want = kept(&pass(&before, None, &done).unwrap());
+        assert!(!want.is_empty(), "seed {seed}: the ledger pairs entries");
+        // Not vacuous: with the later lines in, the answer differs.
+        let all: Vec<String> = lines.iter().chain(&later).cloned().collect();
+        let grown = kept(&pass(&index_of(&all), None, &done).unwrap());
+        assert_ne!(grown, want, "seed {seed}: the later lines change the pairs");
+
+        let growing = Growing {
+            ix: index_of(&lines).into(),
+            later: later.into_iter().into(),
+            lines: lines.len().into(),
+            rounds: 0.into(),
+        };
+        let got = pass(&growing, None, &done).unwrap();
+        assert_eq!(kept(&got), want, "seed {seed}");
+        assert_eq!(got.basis.h, 150);
+        assert!(growing.rounds.get() >= 3, "read in rounds");
+        assert!(growing.lines.get() > 150, "the index grew meanwhile");
+    }
+}
+
+/// A pass whose ledger is replaced between rounds (an index rebuilt from another file)
+/// stops with an error instead of mixing two ledgers.
+#[test]
+fn a_pass_stops_when_its_ledger_is_replaced() {
+    struct Replaced {
+        ix: std::cell::RefCell<crate::index::LedgerIndex>,
+        other: std::cell::RefCell<Option<crate::index::LedgerIndex>>,
+    }
+    impl Rounds for Replaced {
+        fn round(
+            &self,
+            f: &mut dyn FnMut(&crate::index::LedgerIndex) -> crate::error::Result<()>,
+        ) -> crate::error::Result<()> {
+            let r = f(&self.ix.borrow());
+            if let Some(o) = self.other.borrow_mut().take() {
+                *self.ix.borrow_mut() = o;
+            }
+            r
+        }
+    }
+    let lines = ledger(3, 150);
+    // The same number of entries and more, but other ids from the first on.
+    let other: Vec<String> = ledger(4, 200)
+        .into_iter()
+        .map(|l| l.replace("mem-", "mem-x"))
+        .collect();
+    let r = Replaced {
+        ix: index_of(&lines).into(),
+        other: Some(index_of(&other)).into(),
+    };
+    let e = crate::memory::open_overlaps::pass(&r, None, &Default::default())
+        .err()
+        .expect("the pass stops");
+    assert!(e.to_string().contains("replaced"), "{e}");
 }

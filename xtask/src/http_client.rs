@@ -65,7 +65,8 @@ pub fn request(
         .ok_or_else(|| bad("not an http:// url"))?;
     let (authority, path) = rest.split_once('/').ok_or_else(|| bad("no path in url"))?;
     let mut s = std::net::TcpStream::connect(authority)?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    // Long enough for a whole-ledger page at 1M entries (the overlaps pass).
+    s.set_read_timeout(Some(Duration::from_secs(300)))?;
     let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
     let mut req = format!("{method} /{path} HTTP/1.1\r\nConnection: close\r\n");
     if !has("host") {
@@ -105,7 +106,8 @@ impl Conn {
             .ok_or_else(|| bad("not an http:// url"))?;
         let (authority, path) = rest.split_once('/').ok_or_else(|| bad("no path in url"))?;
         let s = std::net::TcpStream::connect(authority)?;
-        s.set_read_timeout(Some(Duration::from_secs(30)))?;
+        // Long enough for a whole-ledger page at 1M entries (the overlaps pass).
+        s.set_read_timeout(Some(Duration::from_secs(300)))?;
         Ok(Conn {
             authority: authority.to_string(),
             path: path.to_string(),

@@ -2,8 +2,8 @@
 //! the real daemon over one kept-alive HTTP connection (what a browser holds): the plans
 //! page with a 30-epic plan, the timeline (first page, a filtered one, a later page by its
 //! cursor), an entry, a room (with its brief), search, the audit page (nothing new; then one new entry
-//! a round, the kept verification continued, against a full verify) and a diff from a line
-//! position. Figures in docs/performance.md.
+//! a round, the kept verification continued, against a full verify), a diff from a line
+//! position and `/overlaps` ([`super::console_overlaps`]). Figures in docs/performance.md.
 
 use std::path::Path;
 use std::time::Instant;
@@ -120,6 +120,9 @@ pub fn measure(
         rounds.min(10),
         &mut get,
         progress,
+    )?);
+    out.extend(super::console_overlaps::measure(
+        &url, &bearer, entries, rounds, &mut get, progress,
     )?);
     stop_daemon(exe, root, &runtime, daemon);
     Ok(out)
