@@ -132,6 +132,24 @@ fn kept_pairs_close_at_once_and_new_ones_wait_for_the_next_pass() {
     assert_eq!((one.found.pairs.len(), one.found.open), (1, v.found.open));
     assert_eq!(one.found.pairs[0], v.found.pairs[0], "the strongest first");
 
+    // An entry that names another's id has seen it: no pair between those two.
+    let namer = publish(
+        &m,
+        "room-005",
+        &format!("Money is integer cents (amount_cents) in reports too, as {cents} says."),
+        None,
+    );
+    assert!(m.overlaps_refresh().unwrap());
+    let pairs = ids(&m.overlaps_kept(None, 50).unwrap().unwrap());
+    assert!(
+        pairs.iter().any(|(_, b)| b == &namer),
+        "it pairs with the others: {pairs:?}"
+    );
+    assert!(
+        !pairs.contains(&(cents.clone(), namer.clone())),
+        "named, so seen: {pairs:?}"
+    );
+
     // A room that cannot be one is an error naming the field.
     let e = m.overlaps_kept(Some("../x"), 50).unwrap_err().to_string();
     assert!(e.contains("`room`"), "{e}");

@@ -169,7 +169,12 @@ pub(crate) struct Pass {
 /// (rooms; `None` = every room) that neither side has named, strongest first. The index
 /// is read in rounds ([`Rounds`]); the pairs are those of the ledger as it was when the
 /// pass began, on any number of threads.
-pub(crate) fn pass(rd: &dyn Rounds, from: Option<&[String]>, done: &AtomicUsize) -> Result<Pass> {
+pub(crate) fn pass(
+    rd: &dyn Rounds,
+    from: Option<&[String]>,
+    done: &AtomicUsize,
+    keep: bool,
+) -> Result<Pass> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut basis = None;
     rd.round(&mut |ix| {
@@ -177,7 +182,7 @@ pub(crate) fn pass(rd: &dyn Rounds, from: Option<&[String]>, done: &AtomicUsize)
         Ok(())
     })?;
     let basis = basis.expect("set by the round");
-    let pool = super::overlap_pool::Pool::build(rd, &basis, cores)?;
+    let pool = super::overlap_pool::Pool::build(rd, &basis, cores, keep)?;
     // Newest first, as `scope` orders them.
     let todo: Vec<usize> = (0..pool.len()).rev().collect();
     let threads = cores.min(todo.len() / PER_THREAD).max(1);
@@ -220,25 +225,53 @@ pub(crate) fn pass(rd: &dyn Rounds, from: Option<&[String]>, done: &AtomicUsize)
         })?;
     }
     // One side naming the other's id (summary or detail): the rooms have seen each other.
-    let mut involved: Vec<usize> = pairs.iter().flat_map(|&(a, b, _)| [a, b]).collect();
-    involved.sort_unstable();
-    involved.dedup();
-    let mut details: HashMap<usize, String> = HashMap::with_capacity(involved.len());
-    for chunk in involved.chunks(DETAILS_ROUND) {
-        let at: Vec<u32> = chunk.iter().map(|&i| pool.pos[i]).collect();
+    // Each entry of a pair is read once, in rounds, its texts dropped after its pairs
+    // are checked: (entry, the other side, pair) for both sides of every pair, by entry.
+    let mut sides: Vec<(u32, u32, u32)> = pairs
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &(a, b, _))| {
+            [
+                (a as u32, b as u32, k as u32),
+                (b as u32, a as u32, k as u32),
+            ]
+        })
+        .collect();
+    sides.sort_unstable();
+    let mut named = vec![false; pairs.len()];
+    let mut rest = &sides[..];
+    while !rest.is_empty() {
+        // The sides of the next DETAILS_ROUND entries.
+        let (mut end, mut entries) = (0, 0);
+        while end < rest.len() && (entries < DETAILS_ROUND || rest[end].0 == rest[end - 1].0) {
+            if end == 0 || rest[end].0 != rest[end - 1].0 {
+                entries += 1;
+            }
+            end += 1;
+        }
+        let (part, next) = rest.split_at(end);
+        let mut at: Vec<u32> = part.iter().map(|s| pool.pos[s.0 as usize]).collect();
+        at.dedup();
         rd.round(&mut |ix| {
             basis.check(ix)?;
-            for (&i, e) in chunk.iter().zip(ix.entries(&at)?) {
-                details.insert(i, e.detail);
+            let mut texts = at.iter().copied().zip(ix.entries(&at)?).peekable();
+            for &(x, other, k) in part {
+                while texts.next_if(|(p, _)| *p != pool.pos[x as usize]).is_some() {}
+                let (_, e) = texts.peek().expect("every side's entry was read");
+                let id = ix.id(pool.pos[other as usize]);
+                if e.summary.contains(id) || e.detail.contains(id) {
+                    named[k as usize] = true;
+                }
             }
             Ok(())
         })?;
+        rest = next;
     }
-    let names = |x: usize, y: usize| {
-        let id = pool.feats[y].id.as_str();
-        pool.feats[x].summary.contains(id) || details[&x].contains(id)
-    };
-    pairs.retain(|&(a, b, _)| !names(a, b) && !names(b, a));
+    let mut k = 0;
+    pairs.retain(|_| {
+        k += 1;
+        !named[k - 1]
+    });
     // Strongest first, then the newest pair.
     pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then(y.1.cmp(&x.1)).then(y.0.cmp(&x.0)));
     Ok(Pass {
@@ -308,7 +341,7 @@ pub fn streamed<T>(
     done: &AtomicUsize,
     write: impl FnOnce(usize, usize, &mut dyn Iterator<Item = Overlap>) -> T,
 ) -> Result<T> {
-    let p = pass(rd, from, done)?;
+    let p = pass(rd, from, done, true)?;
     let mut write = Some(write);
     let mut out = None;
     rd.round(&mut |ix| {

@@ -48,7 +48,8 @@ enum Key {
 pub(crate) struct Pool {
     /// Ledger positions, ascending.
     pub pos: Vec<u32>,
-    /// What each is compared by (detail dropped: the pool holds summaries only).
+    /// What each is compared by (detail dropped: the pool holds summaries only); empty
+    /// unless the pool was built to keep them.
     pub feats: Vec<Features>,
     /// What a candidate is judged by, packed (a look-up meets hundreds of candidates at
     /// random places: one small record and one run of keys each, not a scattered struct).
@@ -75,8 +76,14 @@ fn group(k: Kind) -> u8 {
 impl Pool {
     /// Every entry of a compared kind live at the basis's horizon, its texts read in
     /// rounds of `threads` batches (one each, in parallel), the index's lock held for a
-    /// round at a time ([`Rounds`]).
-    pub(crate) fn build(rd: &dyn Rounds, basis: &Basis, threads: usize) -> Result<Pool> {
+    /// round at a time ([`Rounds`]). `keep`: keep each entry's [`Features`] (what writing
+    /// the pairs out with why needs); without, only what the look-ups read is kept.
+    pub(crate) fn build(
+        rd: &dyn Rounds,
+        basis: &Basis,
+        threads: usize,
+        keep: bool,
+    ) -> Result<Pool> {
         let h = basis.h;
         let mut pos: Vec<u32> = Vec::new();
         rd.round(&mut |ix| {
@@ -86,10 +93,15 @@ impl Pool {
                 .collect();
             Ok(())
         })?;
-        let mut feats: Vec<Features> = Vec::with_capacity(pos.len());
-        // (room, ref, kind) of each, as the index holds them.
-        let mut metas: Vec<(u32, u32, Kind)> = Vec::with_capacity(pos.len());
+        let mut feats: Vec<Features> = Vec::with_capacity(if keep { pos.len() } else { 0 });
+        let mut packed = Vec::with_capacity(pos.len());
+        let mut groups = Vec::with_capacity(pos.len());
+        let mut flat: Vec<u64> = Vec::new();
+        let mut lists: HashMap<(u8, Key), Vec<u32>> = HashMap::default();
         for round in pos.chunks(BATCH * threads.max(1)) {
+            // This round's entries and their (room, ref, kind) as the index holds them.
+            let mut got: Vec<Features> = Vec::with_capacity(round.len());
+            let mut metas: Vec<(u32, u32, Kind)> = Vec::with_capacity(round.len());
             rd.round(&mut |ix| {
                 basis.check(ix)?;
                 let read = |chunk: &[u32]| -> Result<Vec<Features>> {
@@ -103,7 +115,7 @@ impl Pool {
                         .collect())
                 };
                 for part in crate::par::each(round.chunks(BATCH).collect(), "overlaps pool", read) {
-                    feats.extend(part?);
+                    got.extend(part?);
                 }
                 metas.extend(round.iter().map(|&p| {
                     let m = ix.meta(p);
@@ -111,31 +123,31 @@ impl Pool {
                 }));
                 Ok(())
             })?;
-        }
-        let mut packed = Vec::with_capacity(pos.len());
-        let mut groups = Vec::with_capacity(pos.len());
-        let mut flat: Vec<u64> = Vec::new();
-        let mut lists: HashMap<(u8, Key), Vec<u32>> = HashMap::default();
-        for (i, (f, &(room, ref_, kind))) in feats.iter().zip(&metas).enumerate() {
-            let start = flat.len() as u32;
-            flat.extend(&f.term_keys);
-            flat.extend(&f.id_keys);
-            // A summary is at most a few thousand terms: u16 holds its counts.
-            let p = Packed {
-                room,
-                ref_: if f.ref_.is_empty() { NO_REF } else { ref_ },
-                start,
-                terms: f.term_keys.len() as u16,
-                ids: f.id_keys.len() as u16,
-                mask: 0,
-                sig: sig(&f.term_keys) | sig(&f.id_keys),
-            };
-            let g = group(kind);
-            for k in keys(&f.term_keys, &f.id_keys, p.ref_) {
-                lists.entry((g, k)).or_default().push(i as u32);
+            for (f, (room, ref_, kind)) in got.iter().zip(metas) {
+                let i = packed.len() as u32;
+                let start = flat.len() as u32;
+                flat.extend(&f.term_keys);
+                flat.extend(&f.id_keys);
+                // A summary is at most a few thousand terms: u16 holds its counts.
+                let p = Packed {
+                    room,
+                    ref_: if f.ref_.is_empty() { NO_REF } else { ref_ },
+                    start,
+                    terms: f.term_keys.len() as u16,
+                    ids: f.id_keys.len() as u16,
+                    mask: 0,
+                    sig: sig(&f.term_keys) | sig(&f.id_keys),
+                };
+                let g = group(kind);
+                for k in keys(&f.term_keys, &f.id_keys, p.ref_) {
+                    lists.entry((g, k)).or_default().push(i);
+                }
+                packed.push(p);
+                groups.push(g);
             }
-            packed.push(p);
-            groups.push(g);
+            if keep {
+                feats.extend(got);
+            }
         }
         // Each group's most carried terms (longest lists, then the smaller key).
         let mut by_len: Vec<(usize, u8, u64)> = lists

@@ -131,7 +131,7 @@ fn partners_are_the_pairwise_judgements_strongest() {
         let budget = [BUDGET, 2, 4, 12, 30][seed as usize % 5];
         let lines = ledger(seed, 150);
         let ix = index_of(&lines);
-        let mut pool = Pool::build(&ix, &Basis::of(&ix), 2).unwrap();
+        let mut pool = Pool::build(&ix, &Basis::of(&ix), 2, false).unwrap();
         pool.budget = budget;
         let feats: Vec<Features> = pool
             .pos
@@ -212,11 +212,11 @@ fn a_pass_in_rounds_finds_the_pairs_of_the_ledger_it_began_on() {
         let lines = ledger(seed, 150);
         let later = later_lines(&lines, 40);
         let before = index_of(&lines);
-        let want = kept(&pass(&before, None, &done).unwrap());
+        let want = kept(&pass(&before, None, &done, false).unwrap());
         assert!(!want.is_empty(), "seed {seed}: the ledger pairs entries");
         // Not vacuous: with the later lines in, the answer differs.
         let all: Vec<String> = lines.iter().chain(&later).cloned().collect();
-        let grown = kept(&pass(&index_of(&all), None, &done).unwrap());
+        let grown = kept(&pass(&index_of(&all), None, &done, false).unwrap());
         assert_ne!(grown, want, "seed {seed}: the later lines change the pairs");
 
         let growing = Growing {
@@ -225,7 +225,7 @@ fn a_pass_in_rounds_finds_the_pairs_of_the_ledger_it_began_on() {
             lines: lines.len().into(),
             rounds: 0.into(),
         };
-        let got = pass(&growing, None, &done).unwrap();
+        let got = pass(&growing, None, &done, false).unwrap();
         assert_eq!(kept(&got), want, "seed {seed}");
         assert_eq!(got.basis.h, 150);
         assert!(growing.rounds.get() >= 3, "read in rounds");
@@ -263,7 +263,7 @@ fn a_pass_stops_when_its_ledger_is_replaced() {
         ix: index_of(&lines).into(),
         other: Some(index_of(&other)).into(),
     };
-    let e = crate::memory::open_overlaps::pass(&r, None, &Default::default())
+    let e = crate::memory::open_overlaps::pass(&r, None, &Default::default(), false)
         .err()
         .expect("the pass stops");
     assert!(e.to_string().contains("replaced"), "{e}");

@@ -160,7 +160,7 @@ impl Memory {
         }
         self.overlaps.running.store(true, Ordering::Release);
         let _running = Running(&self.overlaps.running);
-        let p = pass(&Locked(self), None, &AtomicUsize::new(0))?;
+        let p = pass(&Locked(self), None, &AtomicUsize::new(0), false)?;
         let kept = Kept {
             pairs: p.kept_pairs().collect(),
             examined: p.examined(),
