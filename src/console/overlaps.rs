@@ -6,7 +6,8 @@
 //! The whole-ledger pass behind it is kept between views
 //! ([`Memory::overlaps_kept`](crate::memory::Memory::overlaps_kept)): a view of a ledger
 //! that grew since starts a pass and waits for it at most [`WAIT`], then shows the kept
-//! pairs (closed ones left out) and says how many newer entries the pass has not looked at.
+//! pairs (closed ones left out) and says how many newer entries the pass has not looked at;
+//! a first view waits at most [`FIRST_WAIT`], then says the pass is running.
 
 use axum::extract::{Query, State};
 use axum::response::Response;
@@ -23,9 +24,11 @@ const PAIRS: usize = 50;
 /// How long a view of a grown ledger waits for the pass over it before showing the kept
 /// pairs (the pass goes on; the next view shows its pairs): long enough for a ledger of
 /// ~30k entries to be current at once, short enough that a live ledger of millions,
-/// whose pass takes seconds, is not a stalled page after every new entry. A first view,
-/// with nothing kept, waits for the whole pass.
+/// whose pass takes seconds, is not a stalled page after every new entry.
 const WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+/// How long a first view, with nothing kept, waits for the pass before a page that says
+/// it is running (~400k entries' pass on two cores).
+const FIRST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct OverlapsQuery {
@@ -44,30 +47,51 @@ pub(crate) async fn handler(State(c): State<Shared>, Query(oq): Query<OverlapsQu
         Ok(before) => {
             let m = c.memory.clone();
             let pass = tokio::task::spawn_blocking(move || m.overlaps_refresh());
-            let ended = match before {
-                None => Some(pass.await),
-                Some(_) => tokio::time::timeout(WAIT, pass).await.ok(),
+            let wait = if before.is_some() { WAIT } else { FIRST_WAIT };
+            let ended = tokio::time::timeout(wait, pass).await.ok();
+            let finished = ended.is_some();
+            let failed = match ended {
+                Some(Ok(Err(e))) => Some(e),
+                Some(Err(e)) => Some(crate::error::Error::Conflict(format!(
+                    "the open-overlaps pass ended: {e}"
+                ))),
+                _ => None,
             };
-            match ended {
-                Some(Ok(Err(e))) => tracing::warn!("console: the open-overlaps pass failed: {e}"),
-                Some(Err(e)) => tracing::warn!("console: the open-overlaps pass ended: {e}"),
-                _ => {}
+            if let Some(e) = &failed {
+                tracing::warn!("console: the open-overlaps pass failed: {e}");
             }
-            match kept(room.clone()).await {
-                Ok(Some(v)) => v,
-                Ok(None) => {
+            match (kept(room.clone()).await, failed, finished) {
+                (Ok(Some(v)), _, _) => v,
+                (Ok(None), Some(e), _) => return super::error_response(e),
+                (Ok(None), None, false) => return html(pending()),
+                (Ok(None), None, true) => {
                     return layout::error_page(
                         http::StatusCode::SERVICE_UNAVAILABLE,
                         "Could not read",
-                        "the open-overlaps pass did not finish (see the daemon's log); reload to try again",
+                        "the ledger changed under the open-overlaps pass; reload to run it again",
                     );
                 }
-                Err(resp) => return resp,
+                (Err(resp), _, _) => return resp,
             }
         }
         Err(resp) => return resp,
     };
     html(render(&view, room.as_deref()))
+}
+
+/// A first view whose pass is still running.
+fn pending() -> Markup {
+    let body = html! {
+        h1 { "Open overlaps" }
+        section.panel #verdict {
+            p #pass-pending {
+                "The first pass over the ledger is running (every live decision, interface, "
+                "convention and warning is looked up). Reload in a moment: its pairs are kept, "
+                "and later views read them."
+            }
+        }
+    };
+    page("Open overlaps", "/overlaps", body)
 }
 
 fn side(s: &OverlapSide, now: Timestamp) -> Markup {
@@ -156,6 +180,8 @@ mod tests {
         assert!(stale.contains(r#"id="pass-running""#), "{stale}");
         let idle = render(&view(3, 5, false), None).into_string();
         assert!(!idle.contains("pass-running"), "{idle}");
+        let pending = pending().into_string();
+        assert!(pending.contains(r#"id="pass-pending""#), "{pending}");
         let current = render(&view(5, 5, false), Some("room-001")).into_string();
         assert!(current.contains("all 5 entries"), "{current}");
         assert!(!current.contains("newer"), "{current}");
