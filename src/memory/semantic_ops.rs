@@ -10,10 +10,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::Memory;
+use super::index_rounds::Rounds as _;
 use crate::error::{Error, Result};
 use crate::index::{Compiled, LedgerIndex, Scorer, SearchHit};
 use crate::semantic::cache::{CachePlace, IN_FILE_FROM};
 use crate::semantic::{Embedder, Fused, POOL, SemanticSettings, Vectors, entry_text, fuse, id_key};
+
+/// An entry's place in the vectors: its ledger position and its id's key.
+type Slot = (u32, u64);
 
 /// Vectors embedded since the last save after which a publish saves the cache again.
 const SAVE_EVERY: usize = 256;
@@ -340,15 +344,21 @@ impl Memory {
                 s.error.as_deref().unwrap_or("unknown")
             )));
         };
-        let state = self.fresh_read()?;
-        let ix = state.ledger.index();
-        let missing: Vec<u32> = {
+        // The index is read a round at a time (its lock never held while embedding): the
+        // entries without a vector when the backfill began.
+        let rd = super::index_rounds::Locked(self);
+        let (mut basis, mut missing, mut entries) = (None, Vec::new(), 0);
+        rd.round(&mut |ix| {
+            basis = Some(super::index_rounds::Basis::of(ix));
             let v = s.vectors.read().unwrap_or_else(|p| p.into_inner());
-            (0..ix.len() as u32)
+            missing = (0..ix.len() as u32)
                 .filter(|&p| !v.belongs(p, id_key(ix.id(p))))
-                .collect()
-        };
-        let already = ix.len() - missing.len();
+                .collect();
+            entries = ix.len();
+            Ok(())
+        })?;
+        let basis = basis.expect("set by the round");
+        let already = entries - missing.len();
         let total = missing.len();
         let (mut embedded, mut failed, mut interrupted) = (0, 0, false);
         const BATCH: usize = 32;
@@ -362,29 +372,40 @@ impl Memory {
                 interrupted = true;
                 break;
             }
-            let texts: Vec<(u32, String)> = round
-                .iter()
-                .map(|&p| {
+            // (position, id key, text) of each.
+            let mut texts: Vec<(u32, u64, String)> = Vec::with_capacity(round.len());
+            rd.round(&mut |ix| {
+                basis.check(ix)?;
+                for &p in round {
                     let e = ix.entry(p)?;
-                    Ok((p, entry_text(&e.summary, &e.tags, &e.detail)))
-                })
-                .collect::<Result<_>>()?;
-            let results: Vec<(u32, Option<Vec<f32>>)> = std::thread::scope(|scope| {
+                    texts.push((
+                        p,
+                        id_key(ix.id(p)),
+                        entry_text(&e.summary, &e.tags, &e.detail),
+                    ));
+                }
+                Ok(())
+            })?;
+            let results: Vec<(Slot, Option<Vec<f32>>)> = std::thread::scope(|scope| {
                 let handles: Vec<_> = texts
                     .chunks(BATCH)
                     .map(|chunk| {
                         let embedder = embedder.clone();
                         scope.spawn(move || {
-                            let refs: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
+                            let refs: Vec<&str> =
+                                chunk.iter().map(|(_, _, t)| t.as_str()).collect();
                             match embedder.embed(&refs) {
                                 Ok(vs) => chunk
                                     .iter()
-                                    .map(|(p, _)| *p)
+                                    .map(|&(p, key, _)| (p, key))
                                     .zip(vs.into_iter().map(Some))
                                     .collect(),
                                 Err(e) => {
                                     tracing::warn!("a batch was not embedded: {e}");
-                                    chunk.iter().map(|(p, _)| (*p, None)).collect::<Vec<_>>()
+                                    chunk
+                                        .iter()
+                                        .map(|&(p, key, _)| ((p, key), None))
+                                        .collect::<Vec<_>>()
                                 }
                             }
                         })
@@ -397,10 +418,10 @@ impl Memory {
             });
             {
                 let mut v = s.vectors.write().unwrap_or_else(|p| p.into_inner());
-                for (p, vec) in results {
+                for ((p, key), vec) in results {
                     match vec {
                         Some(vec) => {
-                            v.set(p, id_key(ix.id(p)), &vec);
+                            v.set(p, key, &vec);
                             embedded += 1;
                         }
                         None => failed += 1,
