@@ -59,7 +59,8 @@ pub struct Overlap {
     pub a: OverlapSide,
     /// The newer entry.
     pub b: OverlapSide,
-    /// Why they are about the same subject (same ref, identifiers, words, cosine).
+    /// Why they are about the same subject (same ref, identifiers, words: open overlaps
+    /// use the lexical evidence only, docs/overlaps.md).
     pub why: Vec<String>,
 }
 
