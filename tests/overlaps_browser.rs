@@ -2,7 +2,8 @@
 //! sibling rooms of a plan decide opposite things about money; the console's `/overlaps`
 //! page — reached from the plans page and from a room page — shows the pair side by side
 //! with a word diff, leaves out an entry that only shares words, and drops the pair once one
-//! room supersedes the other's entry. The brief on the room page carries the same pair.
+//! room supersedes the other's entry; a decision published after that is paired by the
+//! next view's pass. The brief on the room page carries the same pair.
 
 mod common;
 
@@ -149,4 +150,28 @@ fn the_overlaps_page_shows_an_open_pair_and_drops_it_when_reconciled() {
         "{verdict}"
     );
     b.screenshot("overlaps-none");
+
+    // A third room decides the subject again: the page's kept pairs are of a shorter
+    // ledger, so the view runs the next pass (on a ledger this small it ends within the
+    // page's wait) and shows the new entry's pairs.
+    let refunds = id(cli_publish_as(
+        root,
+        None,
+        ("decision", "room-001", "engineer"),
+        "Refunds are stored as integer cents too (amount_cents).",
+        &[],
+    ));
+    b.goto(&format!("{base}/overlaps"));
+    let ids = b.eval(
+        "return [...document.querySelectorAll('li.overlap .side a code')].map(c => c.textContent)",
+    );
+    assert!(
+        ids.as_array().unwrap().iter().any(|i| i == &json!(refunds)),
+        "the new decision's pairs are listed: {ids}"
+    );
+    let as_of = b.eval("return document.querySelector('#as-of').textContent");
+    assert!(
+        as_of.as_str().unwrap().contains("all 6 entries"),
+        "the pass looked at the new entry: {as_of}"
+    );
 }
