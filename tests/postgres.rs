@@ -443,6 +443,59 @@ fn diff_since_reads_the_right_rows_across_sequence_gaps() {
     assert_eq!(report["counts"]["added"], 3, "{report}");
 }
 
+/// `overlaps` reads the index a round at a time (each round checks the database for news):
+/// on a ledger in PostgreSQL it lists the same open pairs as on the same lines in a file.
+#[test]
+fn open_overlaps_in_the_database_are_those_of_the_same_ledger_in_a_file() {
+    let (dir, _url) = server().project();
+    let root = dir.path();
+    for (room, summary) in [
+        (
+            "room-001",
+            "Money is stored as integer cents (amount_cents).",
+        ),
+        (
+            "room-002",
+            "Money is stored as DECIMAL dollars, not amount_cents.",
+        ),
+        (
+            "room-003",
+            "Access tokens expire after 15 minutes (ACCESS_TTL).",
+        ),
+        (
+            "room-004",
+            "ACCESS_TTL is 24 hours so nobody logs in twice a day.",
+        ),
+        (
+            "room-005",
+            "The background image of the landing page is a photo.",
+        ),
+    ] {
+        cli_publish_as(
+            root,
+            Some("2026-11-02T10:00:00Z"),
+            ("decision", room, "engineer"),
+            summary,
+            &[],
+        );
+    }
+    let files = common::project();
+    let out = std::process::Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["db", "export"])
+        .output()
+        .unwrap();
+    std::fs::write(files.path().join(".agents/ledger.jsonl"), &out.stdout).unwrap();
+    let args = ["--json", "--now", "2026-11-03T00:00:00Z", "overlaps"];
+    let (c1, a, e1) = cli(root, &args);
+    let (c2, b, e2) = cli(files.path(), &args);
+    assert_eq!((c1, c2), (1, 1), "exit 1 while overlaps are open: {e1}{e2}");
+    assert_eq!(a, b);
+    let listed: Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(listed["open"], 2, "{listed}");
+}
+
 #[test]
 fn migrations_upgrade_an_older_schema_and_refuse_a_newer_one() {
     let (dir, url) = server().project();
