@@ -154,3 +154,67 @@ fn kept_pairs_close_at_once_and_new_ones_wait_for_the_next_pass() {
     let e = m.overlaps_kept(Some("../x"), 50).unwrap_err().to_string();
     assert!(e.contains("`room`"), "{e}");
 }
+
+/// A clock one second later at every reading: a pass, which reads it when it starts and
+/// when it ends, takes at least a second by it.
+struct Ticking(std::sync::atomic::AtomicI64);
+
+impl warroom_memory::clock::Clock for Ticking {
+    fn now(&self) -> Timestamp {
+        Timestamp(self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst))
+    }
+}
+
+/// A view's pass runs at most once per ten times the last one's length: a new entry right
+/// after a pass leaves the kept pairs as they are, and the same call later runs the pass.
+#[test]
+fn a_views_pass_is_paced_by_the_last_ones_length() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".agents")).unwrap();
+    let settings = Settings {
+        fsync: false,
+        ..Settings::default()
+    };
+    let clock = Arc::new(Ticking(1_795_608_000.into()));
+    let m = Memory::open(Paths::under(dir.path()), settings, clock.clone()).unwrap();
+    publish(
+        &m,
+        "room-001",
+        "Money is integer cents (amount_cents).",
+        None,
+    );
+    publish(
+        &m,
+        "room-002",
+        "Money is DECIMAL dollars, not amount_cents.",
+        None,
+    );
+    assert!(m.overlaps_refresh_paced().unwrap(), "nothing kept: a pass");
+    let v = m.overlaps_kept(None, 50).unwrap().unwrap();
+    assert!(v.took >= 1, "the pass read the clock twice: {}", v.took);
+    assert_eq!(v.next_pass.0, v.computed_at.0 + 10 * v.took);
+
+    publish(
+        &m,
+        "room-003",
+        "Money is integer cents (amount_cents) here too.",
+        None,
+    );
+    assert!(
+        !m.overlaps_refresh_paced().unwrap(),
+        "too soon after the last pass"
+    );
+    let v = m.overlaps_kept(None, 50).unwrap().unwrap();
+    assert!(!v.current());
+    assert_eq!(
+        v.found.open, 1,
+        "the kept pairs, the new entry not looked at"
+    );
+
+    // Later, the same call runs the pass.
+    clock.0.fetch_add(3600, std::sync::atomic::Ordering::SeqCst);
+    assert!(m.overlaps_refresh_paced().unwrap());
+    let v = m.overlaps_kept(None, 50).unwrap().unwrap();
+    assert!(v.current());
+    assert!(v.found.open >= 2, "the new entry's pairs: {}", v.found.open);
+}

@@ -46,7 +46,7 @@ pub(crate) async fn handler(State(c): State<Shared>, Query(oq): Query<OverlapsQu
         Ok(Some(v)) if v.current() => v,
         Ok(before) => {
             let m = c.memory.clone();
-            let pass = tokio::task::spawn_blocking(move || m.overlaps_refresh());
+            let pass = tokio::task::spawn_blocking(move || m.overlaps_refresh_paced());
             let wait = if before.is_some() { WAIT } else { FIRST_WAIT };
             let ended = tokio::time::timeout(wait, pass).await.ok();
             let finished = ended.is_some();
@@ -131,7 +131,12 @@ fn render(view: &OverlapsView, room: Option<&str>) -> Markup {
                 (ago(&view.computed_at.to_rfc3339(), now)) "."
                 @if !view.current() {
                     " " span #newer { (view.entries - view.as_of) } " newer entries are not looked at yet"
-                    @if view.running { " (" span #pass-running { "a pass is running" } ": reload in a moment)" } "."
+                    @if view.running { " (" span #pass-running { "a pass is running" } ": reload in a moment)" }
+                    @else if view.next_pass > now {
+                        " (the next pass runs " span #next-pass { "in " (view.next_pass.0 - now.0) " s" }
+                        ": one at most every ten times the last one's " (view.took) " s)"
+                    }
+                    "."
                 }
             }
             @if let Some(r) = room { p { a href="/overlaps" { "All rooms" } " · " a href={ "/room/" (q(r)) } { "Room " (shown(r)) } } }
@@ -164,6 +169,8 @@ mod tests {
             computed_at: Timestamp(1_795_608_000),
             at: Timestamp(1_795_608_030),
             running,
+            took: 12,
+            next_pass: Timestamp(1_795_608_120),
         }
     }
 
@@ -178,8 +185,14 @@ mod tests {
             "{stale}"
         );
         assert!(stale.contains(r#"id="pass-running""#), "{stale}");
+        assert!(!stale.contains("next-pass"), "{stale}");
         let idle = render(&view(3, 5, false), None).into_string();
         assert!(!idle.contains("pass-running"), "{idle}");
+        // Paced: 90 s until the next pass (ten times 12 s after the last one ended).
+        assert!(
+            idle.contains(r#"<span id="next-pass">in 90 s</span>"#),
+            "{idle}"
+        );
         let pending = pending().into_string();
         assert!(pending.contains(r#"id="pass-pending""#), "{pending}");
         let current = render(&view(5, 5, false), Some("room-001")).into_string();

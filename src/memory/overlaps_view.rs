@@ -5,7 +5,8 @@
 //! at 1M entries), and a view filters them — by room, and leaving out every pair a newer
 //! entry closed by superseding a side — and builds only the pairs it shows from the
 //! index. A view of a ledger that grew since the pass says so; the console then starts a
-//! pass (one at a time) and waits a bounded time for it before showing the kept pairs.
+//! pass (one at a time, and at most once per [`PACE`] times the last one's length) and
+//! waits a bounded time for it before showing the kept pairs.
 //!
 //! What a kept view can miss: pairs with a side among the entries appended since its pass
 //! (found by the next pass). What it cannot show wrongly: a closed pair (supersedes are
@@ -34,6 +35,18 @@ struct Kept {
     examined: usize,
     /// When the pass finished.
     at: Timestamp,
+    /// How long it took, seconds (by the memory's clock).
+    took: i64,
+}
+
+/// A view's pass runs at most once per this many times the last pass's length: a pass
+/// over a ledger of millions takes both cores for seconds, and a live ledger changes
+/// every few seconds.
+pub const PACE: i64 = 10;
+
+/// When the pass after one that finished at `at` and took `took` seconds may start.
+fn next_pass(at: Timestamp, took: i64) -> Timestamp {
+    Timestamp(at.0.saturating_add(took.saturating_mul(PACE)))
 }
 
 /// The kept pairs and the pass behind them ([`Memory::overlaps_refresh`]).
@@ -61,6 +74,10 @@ pub struct OverlapsView {
     pub at: Timestamp,
     /// Whether a pass is running.
     pub running: bool,
+    /// How long the pass took, seconds.
+    pub took: i64,
+    /// When a view may start the next pass ([`PACE`] times the last one's length after it).
+    pub next_pass: Timestamp,
 }
 
 impl OverlapsView {
@@ -130,6 +147,8 @@ impl Memory {
             computed_at: kept.at,
             at: self.now(),
             running: self.overlaps.running.load(Ordering::Acquire),
+            took: kept.took,
+            next_pass: next_pass(kept.at, kept.took),
         }))
     }
 
@@ -160,15 +179,36 @@ impl Memory {
         }
         self.overlaps.running.store(true, Ordering::Release);
         let _running = Running(&self.overlaps.running);
+        let start = self.now();
         let p = pass(&Locked(self), None, &AtomicUsize::new(0), false)?;
+        let at = self.now();
         let kept = Kept {
             pairs: p.kept_pairs().collect(),
             examined: p.examined(),
             basis: p.basis.clone(),
-            at: self.now(),
+            at,
+            took: at.0.saturating_sub(start.0).max(0),
         };
         *self.overlaps.kept.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(kept));
         Ok(true)
+    }
+
+    /// [`Memory::overlaps_refresh`] when the next pass is due ([`PACE`]): what a view
+    /// starts. Returns false without a pass while the kept pairs are younger than that.
+    pub fn overlaps_refresh_paced(&self) -> Result<bool> {
+        let kept = self
+            .overlaps
+            .kept
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(k) = kept
+            && self.now() < next_pass(k.at, k.took)
+            && k.basis.holds(self.fresh_read()?.ledger.index())
+        {
+            return Ok(false);
+        }
+        self.overlaps_refresh()
     }
 
     /// The open overlaps of the ledger, or those with a side in `room`: a pass unless the
