@@ -130,7 +130,9 @@ fn render(view: &OverlapsView, room: Option<&str>) -> Markup {
                 @if view.current() { "all " (view.as_of) " entries, " } @else { "the first " (view.as_of) " entries, " }
                 (ago(&view.computed_at.to_rfc3339(), now)) "."
                 @if !view.current() {
-                    " " span #newer { (view.entries - view.as_of) } " newer entries are not looked at yet"
+                    " " span #newer { (view.entries - view.as_of) }
+                    @if view.entries - view.as_of == 1 { " newer entry is" } @else { " newer entries are" }
+                    " not looked at yet"
                     @if view.running { " (" span #pass-running { "a pass is running" } ": reload in a moment)" }
                     @else if view.next_pass > now {
                         " (the next pass runs " span #next-pass { "in " (view.next_pass.0 - now.0) " s" }
@@ -186,6 +188,11 @@ mod tests {
         );
         assert!(stale.contains(r#"id="pass-running""#), "{stale}");
         assert!(!stale.contains("next-pass"), "{stale}");
+        let one = render(&view(4, 5, false), None).into_string();
+        assert!(
+            one.contains("</span> newer entry is not looked at"),
+            "{one}"
+        );
         let idle = render(&view(3, 5, false), None).into_string();
         assert!(!idle.contains("pass-running"), "{idle}");
         // Paced: 90 s until the next pass (ten times 12 s after the last one ended).
