@@ -11,6 +11,18 @@ use warroom_memory::config::{Identity, Paths, Settings};
 use warroom_memory::entry::Kind;
 use warroom_memory::memory::Memory;
 
+/// A memory on a new, empty project, on `clock`.
+fn open(clock: Arc<dyn warroom_memory::clock::Clock>) -> (tempfile::TempDir, Memory) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".agents")).unwrap();
+    let settings = Settings {
+        fsync: false,
+        ..Settings::default()
+    };
+    let m = Memory::open(Paths::under(dir.path()), settings, clock).unwrap();
+    (dir, m)
+}
+
 fn publish(m: &Memory, room: &str, summary: &str, supersedes: Option<&str>) -> String {
     let args = PublishArgs {
         kind: Kind::Decision,
@@ -37,14 +49,7 @@ fn ids(v: &warroom_memory::memory::OverlapsView) -> Vec<(String, String)> {
 
 #[test]
 fn kept_pairs_close_at_once_and_new_ones_wait_for_the_next_pass() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join(".agents")).unwrap();
-    let settings = Settings {
-        fsync: false,
-        ..Settings::default()
-    };
-    let clock = Arc::new(FixedClock::new(Timestamp(1_795_608_000)));
-    let m = Memory::open(Paths::under(dir.path()), settings, clock).unwrap();
+    let (_dir, m) = open(Arc::new(FixedClock::new(Timestamp(1_795_608_000))));
     let cents = publish(
         &m,
         "room-001",
@@ -169,14 +174,8 @@ impl warroom_memory::clock::Clock for Ticking {
 /// after a pass leaves the kept pairs as they are, and the same call later runs the pass.
 #[test]
 fn a_views_pass_is_paced_by_the_last_ones_length() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join(".agents")).unwrap();
-    let settings = Settings {
-        fsync: false,
-        ..Settings::default()
-    };
     let clock = Arc::new(Ticking(1_795_608_000.into()));
-    let m = Memory::open(Paths::under(dir.path()), settings, clock.clone()).unwrap();
+    let (_dir, m) = open(clock.clone());
     publish(
         &m,
         "room-001",

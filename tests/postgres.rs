@@ -27,6 +27,24 @@ fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|s| s.spawn(f).join().unwrap())
 }
 
+/// A project of files holding the lines `db export` writes for the project at `root`.
+fn exported(root: &std::path::Path) -> tempfile::TempDir {
+    let files = common::project();
+    let out = std::process::Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["db", "export"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(files.path().join(".agents/ledger.jsonl"), &out.stdout).unwrap();
+    files
+}
+
 fn lines_in_db(url: &str) -> Vec<Vec<u8>> {
     off_runtime(|| {
         PgServer::client(url)
@@ -406,14 +424,7 @@ fn diff_since_reads_the_right_rows_across_sequence_gaps() {
         .collect();
     assert_eq!(seqs, vec![1, 4, 7, 10], "the test made gaps");
     // The same ledger as a file.
-    let files = common::project();
-    let out = std::process::Command::new(BIN)
-        .arg("--root")
-        .arg(root)
-        .args(["db", "export"])
-        .output()
-        .unwrap();
-    std::fs::write(files.path().join(".agents/ledger.jsonl"), &out.stdout).unwrap();
+    let files = exported(root);
     for since in ["2026-11-02", "2026-11-03T12:00:00Z", "2026-10-01"] {
         let args = [
             "--json",
@@ -479,14 +490,7 @@ fn open_overlaps_in_the_database_are_those_of_the_same_ledger_in_a_file() {
             &[],
         );
     }
-    let files = common::project();
-    let out = std::process::Command::new(BIN)
-        .arg("--root")
-        .arg(root)
-        .args(["db", "export"])
-        .output()
-        .unwrap();
-    std::fs::write(files.path().join(".agents/ledger.jsonl"), &out.stdout).unwrap();
+    let files = exported(root);
     let args = ["--json", "--now", "2026-11-03T00:00:00Z", "overlaps"];
     let (c1, a, e1) = cli(root, &args);
     let (c2, b, e2) = cli(files.path(), &args);

@@ -59,6 +59,13 @@ pub(crate) struct Keeper {
     running: AtomicBool,
 }
 
+impl Keeper {
+    /// The kept pass, if any (the lock held for the clone of an `Arc` only).
+    fn kept(&self) -> Option<Arc<Kept>> {
+        self.kept.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
 /// What `/overlaps` shows: the open pairs as of the last pass, and how current that is.
 #[derive(Debug, Clone)]
 pub struct OverlapsView {
@@ -105,12 +112,7 @@ impl Memory {
         if let Some(r) = room {
             crate::validate::path_component("room", r)?;
         }
-        let kept = self
-            .overlaps
-            .kept
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let kept = self.overlaps.kept();
         let Some(kept) = kept else {
             return Ok(None);
         };
@@ -158,12 +160,7 @@ impl Memory {
     /// publishes go on meanwhile.
     pub fn overlaps_refresh(&self) -> Result<bool> {
         let _one = self.overlaps.pass.lock().unwrap_or_else(|p| p.into_inner());
-        let kept = self
-            .overlaps
-            .kept
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let kept = self.overlaps.kept();
         if let Some(k) = kept {
             let state = self.fresh_read()?;
             if k.basis == Basis::of(state.ledger.index()) {
@@ -196,12 +193,7 @@ impl Memory {
     /// [`Memory::overlaps_refresh`] when the next pass is due ([`PACE`]): what a view
     /// starts. Returns false without a pass while the kept pairs are younger than that.
     pub fn overlaps_refresh_paced(&self) -> Result<bool> {
-        let kept = self
-            .overlaps
-            .kept
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let kept = self.overlaps.kept();
         if let Some(k) = kept
             && self.now() < next_pass(k.at, k.took)
             && k.basis.holds(self.fresh_read()?.ledger.index())
