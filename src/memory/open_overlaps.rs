@@ -240,33 +240,22 @@ pub(crate) fn pass(
         .collect();
     sides.sort_unstable();
     let mut named = vec![false; pairs.len()];
-    let mut rest = &sides[..];
-    while !rest.is_empty() {
-        // The sides of the next DETAILS_ROUND entries.
-        let (mut end, mut entries) = (0, 0);
-        while end < rest.len() && (entries < DETAILS_ROUND || rest[end].0 == rest[end - 1].0) {
-            if end == 0 || rest[end].0 != rest[end - 1].0 {
-                entries += 1;
-            }
-            end += 1;
-        }
-        let (part, next) = rest.split_at(end);
-        let mut at: Vec<u32> = part.iter().map(|s| pool.pos[s.0 as usize]).collect();
-        at.dedup();
+    // Each entry's sides, DETAILS_ROUND entries a round.
+    let by_entry: Vec<&[(u32, u32, u32)]> = sides.chunk_by(|x, y| x.0 == y.0).collect();
+    for part in by_entry.chunks(DETAILS_ROUND) {
+        let at: Vec<u32> = part.iter().map(|g| pool.pos[g[0].0 as usize]).collect();
         rd.round(&mut |ix| {
             basis.check(ix)?;
-            let mut texts = at.iter().copied().zip(ix.entries(&at)?).peekable();
-            for &(x, other, k) in part {
-                while texts.next_if(|(p, _)| *p != pool.pos[x as usize]).is_some() {}
-                let (_, e) = texts.peek().expect("every side's entry was read");
-                let id = ix.id(pool.pos[other as usize]);
-                if e.summary.contains(id) || e.detail.contains(id) {
-                    named[k as usize] = true;
+            for (group, e) in part.iter().zip(ix.entries(&at)?) {
+                for &(_, other, k) in *group {
+                    let id = ix.id(pool.pos[other as usize]);
+                    if e.summary.contains(id) || e.detail.contains(id) {
+                        named[k as usize] = true;
+                    }
                 }
             }
             Ok(())
         })?;
-        rest = next;
     }
     let mut k = 0;
     pairs.retain(|_| {
