@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::pg::{PgServer, server};
+use common::pg::{PgServer, db_export, server};
 use common::{BIN, agent, cli, cli_publish_as, publish};
 use serde_json::{Value, json};
 
@@ -30,18 +30,7 @@ fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// A project of files holding the lines `db export` writes for the project at `root`.
 fn exported(root: &std::path::Path) -> tempfile::TempDir {
     let files = common::project();
-    let out = std::process::Command::new(BIN)
-        .arg("--root")
-        .arg(root)
-        .args(["db", "export"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::write(files.path().join(".agents/ledger.jsonl"), &out.stdout).unwrap();
+    std::fs::write(files.path().join(".agents/ledger.jsonl"), db_export(root)).unwrap();
     files
 }
 

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::pg::server;
+use common::pg::{db_export, server};
 use common::{cli, cli_env};
 use serde_json::Value;
 
@@ -17,22 +17,6 @@ fn fixture_ledgers() -> Vec<PathBuf> {
         root.join(".agents/ledger.jsonl"),
         root.join("tests/fixtures/ostwin/project/.agents/memory/ledger.jsonl"),
     ]
-}
-
-fn export(root: &Path) -> Vec<u8> {
-    let out = std::process::Command::new(common::BIN)
-        .arg("--root")
-        .arg(root)
-        .args(["db", "export"])
-        .env_remove("WARROOM_DATABASE_URL")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
 }
 
 fn import(root: &Path, file: &Path) -> (i32, Value, String) {
@@ -66,7 +50,7 @@ fn import_then_export_is_byte_identical_idempotent_and_resumable() {
             (r["already"].as_u64(), r["imported"].as_u64()),
             (Some(0), Some(n))
         );
-        assert_eq!(export(root), original, "{}", file.display());
+        assert_eq!(db_export(root), original, "{}", file.display());
         // Again: nothing new.
         let (code, r, _) = import(root, &file);
         assert_eq!(code, 0);
@@ -74,7 +58,7 @@ fn import_then_export_is_byte_identical_idempotent_and_resumable() {
             (r["already"].as_u64(), r["imported"].as_u64()),
             (Some(n), Some(0))
         );
-        assert_eq!(export(root), original);
+        assert_eq!(db_export(root), original);
 
         // Interrupted after half the lines: the second run resumes.
         let (dir2, _) = server().project();
@@ -91,7 +75,7 @@ fn import_then_export_is_byte_identical_idempotent_and_resumable() {
         assert_eq!(code, 0);
         assert_eq!(r["already"].as_u64(), Some(n / 2));
         assert_eq!(r["imported"].as_u64(), Some(n - n / 2));
-        assert_eq!(export(dir2.path()), original);
+        assert_eq!(db_export(dir2.path()), original);
 
         // A database holding another ledger is refused, and left as it was.
         let other = dir2.path().join("other.jsonl");
@@ -105,11 +89,11 @@ fn import_then_export_is_byte_identical_idempotent_and_resumable() {
             err.contains("line 1 differs") && err.contains("nothing was imported"),
             "{err}"
         );
-        assert_eq!(export(dir2.path()), original);
+        assert_eq!(db_export(dir2.path()), original);
 
         // The export against the original: no violation.
         let exported = dir2.path().join("export.jsonl");
-        std::fs::write(&exported, export(dir2.path())).unwrap();
+        std::fs::write(&exported, db_export(dir2.path())).unwrap();
         let (code, out, _) = cli(
             root,
             &["diff", file.to_str().unwrap(), exported.to_str().unwrap()],

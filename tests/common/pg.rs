@@ -204,3 +204,21 @@ impl PgServer {
         postgres::Client::connect(url, postgres::NoTls).unwrap()
     }
 }
+
+/// The ledger's lines as `db export` writes them for the project at `root` (its database
+/// named in its configuration). Panics if the command fails.
+pub fn db_export(root: &Path) -> Vec<u8> {
+    let out = Command::new(super::BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["db", "export"])
+        .env_remove("WARROOM_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
