@@ -156,27 +156,32 @@ fn partners_are_the_pairwise_judgements_strongest() {
     assert!(found_any > 300, "pairs found: {found_any}");
 }
 
-/// Rounds over an index that grows by one line after each round, as a daemon's ledger
-/// does while a pass runs with its lock released between rounds.
-struct Growing {
+/// Rounds over an index that `between` changes after each round, as a daemon's ledger
+/// may change while a pass runs with its lock released between rounds.
+struct Changing<F: FnMut(&mut crate::index::LedgerIndex)> {
     ix: std::cell::RefCell<crate::index::LedgerIndex>,
-    later: std::cell::RefCell<std::vec::IntoIter<String>>,
-    lines: std::cell::Cell<usize>,
+    between: std::cell::RefCell<F>,
     rounds: std::cell::Cell<usize>,
 }
 
-impl Rounds for Growing {
+impl<F: FnMut(&mut crate::index::LedgerIndex)> Changing<F> {
+    fn new(ix: crate::index::LedgerIndex, between: F) -> Self {
+        Changing {
+            ix: ix.into(),
+            between: between.into(),
+            rounds: 0.into(),
+        }
+    }
+}
+
+impl<F: FnMut(&mut crate::index::LedgerIndex)> Rounds for Changing<F> {
     fn round(
         &self,
         f: &mut dyn FnMut(&crate::index::LedgerIndex) -> crate::error::Result<()>,
     ) -> crate::error::Result<()> {
         let r = f(&self.ix.borrow());
         self.rounds.set(self.rounds.get() + 1);
-        if let Some(line) = self.later.borrow_mut().next() {
-            let n = self.lines.get();
-            crate::index::test_support::apply_line(&mut self.ix.borrow_mut(), n, &line);
-            self.lines.set(n + 1);
-        }
+        (self.between.borrow_mut())(&mut self.ix.borrow_mut());
         r
     }
 }
@@ -219,17 +224,19 @@ fn a_pass_in_rounds_finds_the_pairs_of_the_ledger_it_began_on() {
         let grown = kept(&pass(&index_of(&all), None, &done, false).unwrap());
         assert_ne!(grown, want, "seed {seed}: the later lines change the pairs");
 
-        let growing = Growing {
-            ix: index_of(&lines).into(),
-            later: later.into_iter().into(),
-            lines: lines.len().into(),
-            rounds: 0.into(),
-        };
+        // One later line after each round.
+        let (mut next, mut n) = (later.into_iter(), lines.len());
+        let growing = Changing::new(index_of(&lines), |ix| {
+            if let Some(line) = next.next() {
+                crate::index::test_support::apply_line(ix, n, &line);
+                n += 1;
+            }
+        });
         let got = pass(&growing, None, &done, false).unwrap();
         assert_eq!(kept(&got), want, "seed {seed}");
         assert_eq!(got.basis.h, 150);
         assert!(growing.rounds.get() >= 3, "read in rounds");
-        assert!(growing.lines.get() > 150, "the index grew meanwhile");
+        assert!(growing.ix.borrow().len() > 150, "the index grew meanwhile");
     }
 }
 
@@ -237,32 +244,18 @@ fn a_pass_in_rounds_finds_the_pairs_of_the_ledger_it_began_on() {
 /// stops with an error instead of mixing two ledgers.
 #[test]
 fn a_pass_stops_when_its_ledger_is_replaced() {
-    struct Replaced {
-        ix: std::cell::RefCell<crate::index::LedgerIndex>,
-        other: std::cell::RefCell<Option<crate::index::LedgerIndex>>,
-    }
-    impl Rounds for Replaced {
-        fn round(
-            &self,
-            f: &mut dyn FnMut(&crate::index::LedgerIndex) -> crate::error::Result<()>,
-        ) -> crate::error::Result<()> {
-            let r = f(&self.ix.borrow());
-            if let Some(o) = self.other.borrow_mut().take() {
-                *self.ix.borrow_mut() = o;
-            }
-            r
-        }
-    }
     let lines = ledger(3, 150);
     // The same number of entries and more, but other ids from the first on.
     let other: Vec<String> = ledger(4, 200)
         .into_iter()
         .map(|l| l.replace("mem-", "mem-x"))
         .collect();
-    let r = Replaced {
-        ix: index_of(&lines).into(),
-        other: Some(index_of(&other)).into(),
-    };
+    let mut other = Some(index_of(&other));
+    let r = Changing::new(index_of(&lines), |ix| {
+        if let Some(o) = other.take() {
+            *ix = o;
+        }
+    });
     let e = crate::memory::open_overlaps::pass(&r, None, &Default::default(), false)
         .err()
         .expect("the pass stops");
