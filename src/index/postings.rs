@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use super::text::Posting;
 
 /// Bytes a posting takes.
-const REC: usize = 5;
+pub(super) const REC: usize = 5;
 /// The summary bits of a posting whose frequencies are kept aside.
 const ESCAPE: u8 = 7;
 
@@ -87,6 +87,12 @@ impl<'a> List<'a> {
     #[inline(always)]
     pub(super) fn len(&self) -> usize {
         self.recs.len() / REC
+    }
+
+    /// The records themselves, [`REC`] bytes a posting (what the snapshot writes; read
+    /// back by [`Postings::push_records`]).
+    pub(super) fn records(&self) -> &'a [u8] {
+        self.recs
     }
 
     /// True if there are none.
@@ -185,24 +191,87 @@ impl Postings {
     }
 
     /// A new term with the postings `list`.
+    #[cfg(test)]
     pub(super) fn push_list(&mut self, list: Vec<Posting>) {
         let t = self.heads.len() as u32;
         self.heads.push(Head::Empty);
-        if let [p] = list[..] {
-            return self.push(t, p);
-        }
-        if list.is_empty() {
-            return;
-        }
-        let mut recs = Vec::with_capacity(list.len() * REC);
         for p in list {
-            let (r, aside) = record(p);
-            if aside {
-                self.aside.insert(aside_key(t, p.doc), p.tf);
-            }
-            recs.extend_from_slice(&r);
+            self.push(t, p);
         }
-        self.heads[t as usize] = Head::Many(recs);
+    }
+
+    /// A new term whose postings are `recs`, records as [`List::records`] gives them
+    /// (the snapshot's): each document below `docs` and above the one before it. Returns
+    /// how many records have their frequencies aside, for [`Postings::restore_aside`].
+    pub(super) fn push_records(&mut self, recs: &[u8], docs: usize) -> Result<usize, &'static str> {
+        if !recs.len().is_multiple_of(REC) {
+            return Err("posting records");
+        }
+        let (mut escaped, mut next) = (0, 0usize);
+        for r in recs.chunks_exact(REC) {
+            let doc = u32::from_le_bytes([r[0], r[1], r[2], r[3]]) as usize;
+            if doc < next || doc >= docs {
+                return Err("postings out of order or of no entry");
+            }
+            next = doc + 1;
+            escaped += usize::from(r[4] & 7 == ESCAPE);
+        }
+        self.heads.push(match recs.len() / REC {
+            0 => Head::Empty,
+            1 => Head::One(recs.try_into().expect("one record")),
+            _ => Head::Many(recs.to_vec()),
+        });
+        Ok(escaped)
+    }
+
+    /// Every posting whose frequencies are kept aside, as (term, document, frequencies),
+    /// in that order.
+    pub(super) fn aside_entries(&self) -> Vec<(u32, u32, [u8; 4])> {
+        let mut v: Vec<(u32, u32, [u8; 4])> = self
+            .aside
+            .iter()
+            .map(|(&k, &tf)| ((k >> 32) as u32, k as u32, tf))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Restores what [`Postings::aside_entries`] gave, after every list is back: each
+    /// entry must name an escaped record, and every escaped record (`escaped` of them,
+    /// counted by [`Postings::push_records`]) must have one — so that no read of a
+    /// posting ever misses its frequencies.
+    pub(super) fn restore_aside(
+        &mut self,
+        entries: impl IntoIterator<Item = (u32, u32, [u8; 4])>,
+        escaped: usize,
+    ) -> Result<(), &'static str> {
+        let mut aside = HashMap::with_capacity(escaped);
+        for (t, doc, tf) in entries {
+            let heads = &self.heads;
+            let list = |t: u32| -> Option<&[u8]> {
+                Some(match heads.get(t as usize)? {
+                    Head::Empty => &[],
+                    Head::One(r) => r,
+                    Head::Many(recs) => recs,
+                })
+            };
+            let recs = list(t).ok_or("frequencies aside of no term")?;
+            let view = List {
+                recs,
+                term: t,
+                aside: &aside,
+            };
+            let i = view.below(doc);
+            let named = i < view.len() && view.doc(i) == doc && recs[i * REC + 4] & 7 == ESCAPE;
+            if !named || aside.insert(aside_key(t, doc), tf).is_some() {
+                return Err("frequencies aside of no escaped posting, or twice");
+            }
+        }
+        if aside.len() != escaped {
+            return Err("escaped postings without their frequencies");
+        }
+        self.aside = aside;
+        Ok(())
     }
 
     /// Makes room for `n` more terms.
@@ -367,5 +436,59 @@ mod tests {
             }
         }
         assert_eq!(packed, 7 * 2 * 8 * 2);
+    }
+
+    /// The snapshot's way back: a term's records and the frequencies aside restore lists
+    /// that read as the originals; records out of order, of no entry, an escaped record
+    /// without its frequencies or frequencies naming no escaped record are refused.
+    #[test]
+    fn records_and_the_frequencies_aside_come_back_whole_or_not_at_all() {
+        let mut p = Postings::default();
+        let lists: Vec<Vec<u32>> = vec![vec![], vec![5], (0..9).map(|d| d * 4).collect()];
+        for (t, docs) in lists.iter().enumerate() {
+            p.push_term();
+            for &d in docs {
+                p.push(t as u32, posting(d));
+            }
+        }
+        let aside = p.aside_entries();
+        assert!(!aside.is_empty(), "some frequencies do not fit a byte");
+        let recs: Vec<Vec<u8>> = p.lists().map(|l| l.records().to_vec()).collect();
+        let back = |docs: usize, aside: Vec<(u32, u32, [u8; 4])>| {
+            let mut q = Postings::default();
+            let mut escaped = 0;
+            for r in &recs {
+                escaped += q.push_records(r, docs)?;
+            }
+            q.restore_aside(aside, escaped)?;
+            Ok::<_, &str>(q)
+        };
+        let q = back(40, aside.clone()).unwrap();
+        let read = |p: &Postings| -> Vec<Vec<(u32, [u8; 4])>> {
+            p.lists()
+                .map(|l| l.iter().map(|x| (x.doc, x.tf)).collect())
+                .collect()
+        };
+        assert_eq!(read(&q), read(&p));
+        assert_eq!(q.aside_entries(), aside);
+        // A document past the ledger's end.
+        assert!(back(32, aside.clone()).is_err());
+        // Frequencies missing, named twice, or naming a posting that is not escaped.
+        assert!(back(40, aside[1..].to_vec()).is_err());
+        let mut twice = aside.clone();
+        twice.push(aside[0]);
+        assert!(back(40, twice).is_err());
+        for doc in [5, 0] {
+            // Term 2 has no document 5; its posting of document 0 fits its byte.
+            let mut wrong = aside.clone();
+            assert_eq!(wrong[0].0, 2);
+            wrong[0].1 = doc;
+            assert!(back(40, wrong).is_err(), "{doc}");
+        }
+        // Records out of order, or cut mid-record.
+        let mut q = Postings::default();
+        let swapped = [&recs[2][REC..2 * REC], &recs[2][..REC]].concat();
+        assert!(q.push_records(&swapped, 40).is_err());
+        assert!(q.push_records(&recs[2][..REC + 2], 40).is_err());
     }
 }

@@ -13,12 +13,13 @@ use foldhash::HashMap;
 use super::bounds::BLOCK_SHIFT;
 use super::codec::R;
 pub use super::codec::{Bad, Dec, Enc, Spill};
-use super::text::{Doc, Posting, TextIndex};
+use super::postings::REC;
+use super::text::{Doc, TextIndex};
 use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
 use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 fn check(ok: bool, what: &'static str) -> R<()> {
     if ok { Ok(()) } else { Err(Bad(what)) }
@@ -110,10 +111,14 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     for (term, list) in t.terms.iter().zip(t.postings.lists()) {
         w.str(term);
         w.len(list.len());
-        for p in list.iter() {
-            w.u32(p.doc);
-            w.0.extend_from_slice(&p.tf);
-        }
+        w.0.extend_from_slice(list.records());
+    }
+    let aside = t.postings.aside_entries();
+    w.len(aside.len());
+    for (term, doc, tf) in aside {
+        w.u32(term);
+        w.u32(doc);
+        w.0.extend_from_slice(&tf);
     }
     w.u32s(&t.df_seed);
     // Each document's lengths; its tag (the slot) is recomputed by `rebuild`.
@@ -128,14 +133,9 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     let b = &t.bounds;
     w.f64(b.avg.0);
     w.f64(b.avg.1);
-    // Held as f32 since 2026-11-28, written as f64 (exactly) so that the format stands.
-    let wide = |v: &[f32]| {
-        v.iter()
-            .map(|&f| f64::from(f).to_bits())
-            .collect::<Vec<_>>()
-    };
-    w.u64s(&wide(&b.fielded));
-    w.u64s(&wide(&b.seed));
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    w.u32s(&bits(&b.fielded));
+    w.u32s(&bits(&b.seed));
     w.u32(BLOCK_SHIFT);
     let blocks: Vec<(usize, &[f32])> = b.blocks.iter().collect();
     w.len(blocks.len());
@@ -254,26 +254,17 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     let terms = r.len(9)?;
     t.postings.reserve_terms(terms);
     t.terms.reserve(terms);
+    let mut escaped = 0;
     for _ in 0..terms {
         let term = r.str()?;
-        check(t.terms.get(term).is_none(), "duplicate term")?;
-        t.terms.push(term);
-        let k = r.len(8)?;
-        let b = r.take(k * 8)?;
-        let list: Vec<Posting> = b
-            .chunks_exact(8)
-            .map(|c| Posting {
-                doc: u32::from_le_bytes(c[..4].try_into().expect("4 bytes")),
-                tf: c[4..].try_into().expect("4 bytes"),
-            })
-            .collect();
-        check(
-            list.iter().all(|p| (p.doc as usize) < n),
-            "posting of no entry",
-        )?;
-        t.postings.push_list(list);
+        check(t.terms.push_new(term).is_some(), "duplicate term")?;
+        let k = r.len(REC)?;
+        escaped += t.postings.push_records(r.take(k * REC)?, n).map_err(Bad)?;
     }
-    check(t.terms.len() == terms, "duplicate term")?;
+    let aside = (0..r.len(12)?)
+        .map(|_| Ok((r.u32()?, r.u32()?, r.take(4)?.try_into().expect("4 bytes"))))
+        .collect::<R<Vec<_>>>()?;
+    t.postings.restore_aside(aside, escaped).map_err(Bad)?;
     t.df_seed = r.u32s()?;
     let docs = r.len(4)?;
     check(docs == n, "document lengths")?;
@@ -292,14 +283,9 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     }
     let b = &mut t.bounds;
     b.avg = (r.f64()?, r.f64()?);
-    // Rounded up: a snapshot written by an earlier version holds f64 bounds.
-    let narrow = |v: Vec<u64>| -> Vec<f32> {
-        v.into_iter()
-            .map(|x| super::bounds::round_up(f64::from_bits(x)))
-            .collect()
-    };
-    b.fielded = narrow(r.u64s()?);
-    b.seed = narrow(r.u64s()?);
+    let floats = |v: Vec<u32>| -> Vec<f32> { v.into_iter().map(f32::from_bits).collect() };
+    b.fielded = floats(r.u32s()?);
+    b.seed = floats(r.u32s()?);
     check(r.u32()? == BLOCK_SHIFT, "block size")?;
     let with_blocks = r.len(12)?;
     b.blocks = super::bounds::Blocks::with_terms(terms);

@@ -13,6 +13,8 @@ const LINES: &[&str] = &[
     r#"{"id":"d","ts":"2026-11-04T00:00:00Z","kind":"code","room_id":"r3","author_role":"engineer","ref":"","tags":[],"summary":"later","supersedes":"zz"}"#,
     r#"not json"#,
     r#"{"id":"a","ts":"2026-11-05T00:00:00Z","kind":"code","room_id":"r3","author_role":"engineer","ref":"","tags":[],"summary":"dup"}"#,
+    // Frequencies too large for a posting's byte: kept aside, and written so.
+    r#"{"id":"e","ts":"2026-11-06T00:00:00Z","kind":"warning","room_id":"r2","author_role":"qa","ref":"","tags":[],"summary":"retry retry retry retry retry retry retry retry budget","detail":"retry retry retry retry retry retry retry retry retry"}"#,
 ];
 
 /// The ledger of `LINES` in a temporary directory (kept alive by the first value), its
@@ -62,7 +64,21 @@ fn an_index_read_back_answers_like_the_original() {
         Filter::default().compile(ix),
         Filter::default().compile(&back),
     );
-    for q in ["postgres", "db token", "later sqlite"] {
+    assert!(
+        ix.text.postings.aside() > 0,
+        "a posting's frequencies aside"
+    );
+    assert_eq!(
+        back.text.postings.aside_entries(),
+        ix.text.postings.aside_entries()
+    );
+    for q in [
+        "postgres",
+        "db token",
+        "later sqlite",
+        "retry",
+        "retry budget",
+    ] {
         let a = ix.search(q, &f1, 10, &sc);
         assert_eq!(back.search(q, &f2, 10, &sc), a, "{q}");
     }

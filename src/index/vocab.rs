@@ -56,6 +56,30 @@ impl Vocab {
         self.texts.iter()
     }
 
+    /// Adds `term` with the next id and returns it, or None if it is there already: one
+    /// hash and one probe where [`Vocab::get`] then [`Vocab::push`] take two.
+    pub(super) fn push_new(&mut self, term: &str) -> Option<u32> {
+        let id = u32::try_from(self.texts.len()).expect("fewer than 2^32 terms");
+        let Self {
+            table,
+            texts,
+            hasher,
+        } = self;
+        let h = hasher.hash_one(term);
+        match table.entry(
+            h,
+            |&other| texts.get(other as usize) == term,
+            |&other| hasher.hash_one(texts.get(other as usize)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => None,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(id);
+                texts.push(term);
+                Some(id)
+            }
+        }
+    }
+
     /// Makes room for `n` more terms.
     pub(super) fn reserve(&mut self, n: usize) {
         self.texts.reserve(n, 0);
