@@ -255,9 +255,9 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     t.postings.reserve_terms(terms);
     t.terms.reserve(terms);
     let mut escaped = 0;
-    for _ in 0..terms {
+    for k in 0..terms {
         let term = r.str()?;
-        check(t.terms.push_new(term).is_some(), "duplicate term")?;
+        check(t.terms.intern(term) as usize == k, "duplicate term")?;
         let k = r.len(REC)?;
         escaped += t.postings.push_records(r.take(k * REC)?, n).map_err(Bad)?;
     }

@@ -22,10 +22,7 @@ pub(super) struct Lexer<'a> {
 
 impl Lexer<'_> {
     fn intern(&mut self, term: &str) -> u32 {
-        match self.terms.get(term) {
-            Some(id) => id,
-            None => self.terms.push(term),
-        }
+        self.terms.intern(term)
     }
 
     fn intern_chunk(&mut self, chunk: &str, out: &mut Vec<u32>) {

@@ -29,18 +29,6 @@ impl Vocab {
         self.table.find(h, |&id| self.term(id) == term).copied()
     }
 
-    /// Adds `term` (which must be new) with the next id, and returns it.
-    pub(super) fn push(&mut self, term: &str) -> u32 {
-        debug_assert!(self.get(term).is_none(), "a term is added once");
-        let id = u32::try_from(self.texts.len()).expect("fewer than 2^32 terms");
-        self.texts.push(term);
-        let h = self.hasher.hash_one(term);
-        let (texts, hasher) = (&self.texts, &self.hasher);
-        self.table
-            .insert_unique(h, id, |&other| hasher.hash_one(texts.get(other as usize)));
-        id
-    }
-
     /// The text of term `id`.
     pub(super) fn term(&self, id: u32) -> &str {
         self.texts.get(id as usize)
@@ -56,10 +44,10 @@ impl Vocab {
         self.texts.iter()
     }
 
-    /// Adds `term` with the next id and returns it, or None if it is there already: one
-    /// hash and one probe where [`Vocab::get`] then [`Vocab::push`] take two.
-    pub(super) fn push_new(&mut self, term: &str) -> Option<u32> {
-        let id = u32::try_from(self.texts.len()).expect("fewer than 2^32 terms");
+    /// The id of `term`, added with the next id (ids in first-use order) if it is new:
+    /// one hash and one probe, where a look-up and then an insertion took two.
+    pub(super) fn intern(&mut self, term: &str) -> u32 {
+        let next = u32::try_from(self.texts.len()).expect("fewer than 2^32 terms");
         let Self {
             table,
             texts,
@@ -71,11 +59,11 @@ impl Vocab {
             |&other| texts.get(other as usize) == term,
             |&other| hasher.hash_one(texts.get(other as usize)),
         ) {
-            hashbrown::hash_table::Entry::Occupied(_) => None,
+            hashbrown::hash_table::Entry::Occupied(found) => *found.get(),
             hashbrown::hash_table::Entry::Vacant(slot) => {
-                slot.insert(id);
+                slot.insert(next);
                 texts.push(term);
-                Some(id)
+                next
             }
         }
     }
@@ -106,14 +94,15 @@ mod tests {
             .collect();
         let mut want = Vec::new();
         for w in &words {
-            let id = match v.get(w) {
-                Some(id) => id,
+            let known = v.get(w);
+            let id = v.intern(w);
+            match known {
+                Some(k) => assert_eq!(id, k),
                 None => {
-                    let id = v.push(w);
+                    assert_eq!(id as usize, want.len(), "the next id");
                     want.push(w.clone());
-                    id
                 }
-            };
+            }
             assert_eq!(v.term(id), w);
         }
         assert_eq!(v.len(), want.len());
@@ -124,9 +113,9 @@ mod tests {
         assert_eq!(v.get("absent"), None);
         assert_eq!(v.get(""), None);
         // The empty term and one that is a prefix of another are terms of their own.
-        let e = v.push("");
+        let e = v.intern("");
         assert_eq!((v.get(""), v.term(e)), (Some(e), ""));
-        let p = v.push("zz1");
+        let p = v.intern("zz1");
         assert_eq!(v.get("zz1"), Some(p));
         assert_eq!(v.get("zz10"), None);
         assert_eq!(v.get("zz"), None);
