@@ -247,12 +247,7 @@ fn the_console_guards_every_request() {
 
     // `console` prints the sign-in address of the running daemon, and it works.
     let out = console_cmd(c.root.path(), c.runtime.path(), &["--json", "--no-start"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::succeeded_json(out);
     assert_eq!(v["url"], format!("{}/", c.base));
     let r = get(v["login_url"].as_str().unwrap(), &[]).unwrap();
     assert_eq!(r.status, 303);

@@ -241,12 +241,7 @@ impl Host {
             .cmd(&["--json", "log", "--include-superseded"])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = common::succeeded_json(out);
         v["entries"].as_array().unwrap().clone()
     }
 }
@@ -479,12 +474,7 @@ async fn two_hosts_share_one_postgres_ledger() {
                 .output()
                 .unwrap()
         });
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let read = common::succeeded_json(out);
         let seen: Vec<&str> = read["messages"]
             .as_array()
             .unwrap()

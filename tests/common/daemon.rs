@@ -146,12 +146,7 @@ pub fn console_login_url(root: &Path, runtime: &Path) -> String {
         .env_remove("WARROOM_TOKEN")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = super::succeeded_json(out);
     v["login_url"].as_str().unwrap().to_string()
 }
 
@@ -191,12 +186,7 @@ pub fn issue_token(root: &Path, runtime: &Path, room: &str, role: &str) -> (Stri
         .env("XDG_STATE_HOME", runtime)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = super::succeeded_json(out);
     (
         v["id"].as_str().unwrap().to_string(),
         v["token"].as_str().unwrap().to_string(),

@@ -244,6 +244,21 @@ pub fn hit_ids(result: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The stdout of a command that must have succeeded (its stderr in the panic if not).
+pub fn succeeded(out: std::process::Output) -> Vec<u8> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The JSON a command that must have succeeded printed.
+pub fn succeeded_json(out: std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&succeeded(out)).unwrap()
+}
+
 /// Runs the CLI; returns (exit code, stdout, stderr).
 pub fn cli(root: &Path, args: &[&str]) -> (i32, String, String) {
     cli_env(root, args, &[])

@@ -215,10 +215,5 @@ pub fn db_export(root: &Path) -> Vec<u8> {
         .env_remove("WARROOM_DATABASE_URL")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    super::succeeded(out)
 }
