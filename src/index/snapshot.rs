@@ -255,9 +255,8 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     t.postings.reserve_terms(terms);
     t.terms.reserve(terms);
     let mut escaped = 0;
-    for k in 0..terms {
-        let term = r.str()?;
-        check(t.terms.intern(term) as usize == k, "duplicate term")?;
+    for _ in 0..terms {
+        t.terms.push_unfiled(r.str()?);
         let k = r.len(REC)?;
         escaped += t.postings.push_records(r.take(k * REC)?, n).map_err(Bad)?;
     }
@@ -265,6 +264,7 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
         .map(|_| Ok((r.u32()?, r.u32()?, r.take(4)?.try_into().expect("4 bytes"))))
         .collect::<R<Vec<_>>>()?;
     t.postings.restore_aside(aside, escaped).map_err(Bad)?;
+    t.terms.file_all().map_err(Bad)?;
     t.df_seed = r.u32s()?;
     let docs = r.len(4)?;
     check(docs == n, "document lengths")?;

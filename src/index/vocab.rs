@@ -68,6 +68,48 @@ impl Vocab {
         }
     }
 
+    /// Appends `term` with the next id without filing it: nothing finds it until
+    /// [`Vocab::file_all`] files every term at once (the snapshot's reader).
+    pub(super) fn push_unfiled(&mut self, term: &str) {
+        self.texts.push(term);
+    }
+
+    /// Files every term pushed by [`Vocab::push_unfiled`] (the table must hold none yet),
+    /// in the order of the slots they take, so that the table is written front to back:
+    /// filed in id order, each of millions of terms was a cache miss. Two equal terms are
+    /// an error.
+    pub(super) fn file_all(&mut self) -> Result<(), &'static str> {
+        let Self {
+            table,
+            texts,
+            hasher,
+        } = self;
+        let rehash = |&id: &u32| hasher.hash_one(texts.get(id as usize));
+        debug_assert!(table.is_empty());
+        table.reserve(texts.len(), rehash);
+        // A table has a power of two of buckets, 7 in 8 of them usable, and a term's
+        // probe starts at the bucket its hash's low bits name.
+        let mask = ((table.capacity() * 8 / 7).next_power_of_two() as u64).wrapping_sub(1);
+        let mut order: Vec<(u64, u32)> = (0..texts.len())
+            .map(|id| (hasher.hash_one(texts.get(id)), id as u32))
+            .collect();
+        order.sort_unstable_by_key(|&(h, _)| (h & mask, h));
+        for same in order.chunk_by(|a, b| a.0 == b.0) {
+            for (i, a) in same.iter().enumerate() {
+                if same[i + 1..]
+                    .iter()
+                    .any(|b| texts.get(a.1 as usize) == texts.get(b.1 as usize))
+                {
+                    return Err("duplicate term");
+                }
+            }
+        }
+        for (h, id) in order {
+            table.insert_unique(h, id, rehash);
+        }
+        Ok(())
+    }
+
     /// Makes room for `n` more terms.
     pub(super) fn reserve(&mut self, n: usize) {
         self.texts.reserve(n, 0);
@@ -119,5 +161,29 @@ mod tests {
         assert_eq!(v.get("zz1"), Some(p));
         assert_eq!(v.get("zz10"), None);
         assert_eq!(v.get("zz"), None);
+    }
+
+    /// Terms filed at once are found with the ids they were pushed with, as terms filed
+    /// one by one; a term pushed twice is refused.
+    #[test]
+    fn terms_filed_at_once_are_found_as_if_filed_one_by_one() {
+        let words: Vec<String> = (0..20_000).map(|i| format!("w{i}")).collect();
+        let mut v = Vocab::default();
+        v.reserve(words.len());
+        for w in &words {
+            v.push_unfiled(w);
+        }
+        assert_eq!(v.get("w0"), None, "nothing is found before filing");
+        v.file_all().unwrap();
+        for (id, w) in words.iter().enumerate() {
+            assert_eq!(v.get(w), Some(id as u32));
+        }
+        assert_eq!(v.get("w20000"), None);
+        assert_eq!(v.intern("fresh"), words.len() as u32);
+        let mut twice = Vocab::default();
+        for w in ["a", "b", "a"] {
+            twice.push_unfiled(w);
+        }
+        assert!(twice.file_all().is_err());
     }
 }
