@@ -1,8 +1,14 @@
 //! Work split into parts, each part on a scoped thread of its own, the results in the
 //! parts' order: the one way the core spreads a pass over the cores (the overlaps pool's
-//! reads, its look-ups and its pairs written out; bounding postings at a first start).
+//! reads, its look-ups and its pairs written out; bounding postings at a first start;
+//! reading a verification's lines and a replayed prefix's links).
 //! Callers choose the parts so the result is the same on any number of threads. (A first
 //! read's text index is a pipeline stage instead, fed in file order: `index::text_job`.)
+
+/// Threads a pass over lines uses: every core, at most four.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
 
 /// `f` of every part, each on a scoped thread of its own (one part: on the caller's), in
 /// the parts' order. A part that panics panics the caller, naming `what`.

@@ -101,50 +101,115 @@ const NONE: u32 = u32::MAX;
 /// A violation found by the chain check: (kind, message).
 pub type Finding = (&'static str, String);
 
-impl ChainCheck {
-    /// Takes the next physical line (without its newline); `line` is its 1-based number.
-    pub fn observe(&mut self, bytes: &[u8], line: u64) -> Option<Finding> {
-        let link = link_of(bytes);
-        self.at.entry(link).or_insert(line as u32);
-        self.report.head = hex(&link);
-        self.report.head_line = line;
+/// What the chain check reads of one line, from the line alone — so that lines can be
+/// read on several threads and taken in order by [`ChainCheck::observe_read`].
+pub struct LineRead {
+    link: Link,
+    /// Its time (`i64::MIN` when it has none that parses).
+    ts: i64,
+    prev: Prev,
+    blank: bool,
+}
+
+/// A line's `prev`.
+enum Prev {
+    None,
+    /// Not 32 lower-case hex digits (printable).
+    Bad(String),
+    Genesis,
+    Link(Link),
+}
+
+impl LineRead {
+    /// [`LineRead::of`] every line, in order, on up to `threads` threads.
+    pub fn of_lines(lines: &[&[u8]], threads: usize) -> Vec<LineRead> {
+        if threads < 2 || lines.len() < 256 {
+            return lines.iter().map(|l| LineRead::of(l)).collect();
+        }
+        let parts = lines.chunks(lines.len().div_ceil(threads)).collect();
+        crate::par::each(parts, "chain check", |part: &[&[u8]]| {
+            part.iter().map(|l| LineRead::of(l)).collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// Reads `bytes` (a physical line without its newline).
+    pub fn of(bytes: &[u8]) -> LineRead {
         let fields: Option<Fields<'_>> = serde_json::from_slice(bytes).ok();
         let ts = fields
             .as_ref()
             .and_then(|f| f.ts.as_deref())
             .and_then(|t| parse_rfc3339(t).ok())
             .map_or(i64::MIN, |t| t.0);
+        let prev = match fields.as_ref().and_then(|f| f.prev.as_deref()) {
+            None => Prev::None,
+            Some(p) => match parse_hex(p) {
+                None => Prev::Bad(crate::validate::printable(p)),
+                Some(_) if p == GENESIS => Prev::Genesis,
+                Some(target) => Prev::Link(target),
+            },
+        };
+        LineRead {
+            link: link_of(bytes),
+            ts,
+            prev,
+            blank: bytes.iter().all(u8::is_ascii_whitespace),
+        }
+    }
+}
+
+impl ChainCheck {
+    /// Takes the next physical line (without its newline); `line` is its 1-based number.
+    pub fn observe(&mut self, bytes: &[u8], line: u64) -> Option<Finding> {
+        self.observe_read(LineRead::of(bytes), line)
+    }
+
+    /// Takes the next line as [`LineRead::of`] read it; `line` is its 1-based number.
+    pub fn observe_read(&mut self, read: LineRead, line: u64) -> Option<Finding> {
+        let LineRead {
+            link,
+            ts,
+            prev,
+            blank,
+        } = read;
+        self.at.entry(link).or_insert(line as u32);
+        self.report.head = hex(&link);
+        self.report.head_line = line;
         self.ts.push(ts);
         if line == 1 && ts != i64::MIN {
             self.first_ts = Some(ts);
         }
         let future = self.future_now(ts, line);
-        let Some(prev) = fields.as_ref().and_then(|f| f.prev.as_deref()) else {
-            self.parent.push(NONE);
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                return future;
+        let target = match prev {
+            Prev::None => {
+                self.parent.push(NONE);
+                if blank {
+                    return future;
+                }
+                self.report.unchained += 1;
+                return self.unchained_finding(ts).or(future);
             }
-            self.report.unchained += 1;
-            return self.unchained_finding(ts).or(future);
+            Prev::Bad(printable) => {
+                self.report.chained += 1;
+                self.parent.push(NONE);
+                return Some((
+                    "bad-link",
+                    format!("`prev` is `{printable}`, not 32 lower-case hex digits"),
+                ));
+            }
+            Prev::Genesis => None,
+            Prev::Link(target) => Some(target),
         };
         self.report.chained += 1;
-        let Some(target) = parse_hex(prev) else {
-            self.parent.push(NONE);
-            return Some((
-                "bad-link",
-                format!(
-                    "`prev` is `{}`, not 32 lower-case hex digits",
-                    crate::validate::printable(prev)
-                ),
-            ));
-        };
-        let to = if prev == GENESIS {
-            Some(0)
-        } else {
-            self.at
+        let to = match target {
+            None => Some(0),
+            Some(target) => self
+                .at
                 .get(&target)
                 .copied()
-                .filter(|&l| u64::from(l) < line)
+                .filter(|&l| u64::from(l) < line),
         };
         let Some(to) = to else {
             self.parent.push(NONE);

@@ -8,6 +8,7 @@ pub mod chain_check;
 pub mod diff;
 pub mod git;
 pub mod kept;
+mod line_facts;
 pub mod project;
 pub mod receipts_check;
 pub mod resume;

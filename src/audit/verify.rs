@@ -17,9 +17,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::chain_check::{ChainCheck, ChainReport};
-use crate::entry::EntryRef;
+use super::line_facts::{Batch, BatchLine, EntryFacts, LineFacts};
 use crate::error::{Error, Result};
-use crate::schema::Schema;
 
 /// One problem found by `verify`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -178,6 +177,8 @@ impl Verifier {
 
     /// Checks the lines of `reader`, which continues the file right after what was read
     /// (the whole file for a new verifier). `total` is the file's length for progress.
+    /// Lines are gathered in batches whose facts are read on every core
+    /// ([`super::line_facts`]), then taken in line order.
     pub fn feed(
         &mut self,
         reader: impl std::io::BufRead,
@@ -185,75 +186,114 @@ impl Verifier {
         total: u64,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<()> {
-        let r = &mut self.r;
-        let (ids, order, chain, offsets) = (
-            &mut self.ids,
-            &mut self.order,
-            &mut self.chain,
-            &mut self.offsets,
-        );
-        let mut terminated_last = self.terminated;
-        let mut next_progress = (r.bytes / (16 << 20) + 1) * (16 << 20);
-        let read = super::stream_lines_from(reader, path, r.lines, r.bytes, |line| {
-            let (bytes, terminated, offset) = (line.bytes, line.terminated, line.offset);
-            terminated_last = terminated;
-            r.lines = line.no;
-            let mut flag = |kind: &str, message: String| {
-                r.violations.push(Violation {
-                    line: r.lines,
-                    offset,
-                    kind: kind.into(),
-                    message,
-                });
-            };
-            if !terminated {
-                flag(
-                    "torn-tail",
-                    format!(
-                        "the last line ({} bytes) has no terminating newline: a write was cut short",
-                        bytes.len()
-                    ),
-                );
+        self.feed_on(reader, path, total, progress, crate::par::threads())
+    }
+
+    /// [`Verifier::feed`], each batch read on up to `threads` threads.
+    fn feed_on(
+        &mut self,
+        reader: impl std::io::BufRead,
+        path: &Path,
+        total: u64,
+        progress: &mut dyn FnMut(u64, u64),
+        threads: usize,
+    ) -> Result<()> {
+        let mut batch = Batch::default();
+        let mut next_progress = (self.r.bytes / (16 << 20) + 1) * (16 << 20);
+        let mut take = |v: &mut Verifier, batch: &mut Batch| {
+            for (line, facts) in batch.read(threads) {
+                v.take(&line, facts);
+                let end = line.offset + line.len() as u64 + u64::from(line.terminated);
+                if end >= next_progress {
+                    progress(end, total);
+                    next_progress += 16 << 20;
+                }
             }
-            if bytes.len() > crate::store::jsonl::MAX_LINE_BYTES {
-                flag(
-                    "oversized-line",
-                    format!(
-                        "the line is {} bytes, over the server's limit of {} bytes: servers skip it, \
-                         so no agent sees it",
-                        bytes.len(),
-                        crate::store::jsonl::MAX_LINE_BYTES
-                    ),
-                );
-            }
-            if let Some((kind, message)) = chain.observe(bytes, r.lines) {
-                flag(kind, message);
-            }
-            offsets.push(offset);
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                r.blank += u64::from(terminated);
-            } else if let Some(id) = check_line(bytes, &mut flag, ids, r.lines, offset) {
-                r.entries += 1;
-                order.push(id);
-            }
-            for (line, kind, message) in chain.late.drain(..) {
-                r.violations.push(Violation {
-                    line,
-                    offset: offsets[line as usize - 1],
-                    kind: kind.into(),
-                    message,
-                });
-            }
-            let end = offset + bytes.len() as u64 + u64::from(terminated);
-            if end >= next_progress {
-                progress(end, total);
-                next_progress += 16 << 20;
+        };
+        let read = super::stream_lines_from(reader, path, self.r.lines, self.r.bytes, |line| {
+            if batch.push(&line) {
+                take(self, &mut batch);
             }
         })?;
+        take(self, &mut batch);
         self.r.bytes = read;
-        self.terminated = terminated_last;
         self.supersedes.update(&self.ids, &self.order);
         Ok(())
+    }
+
+    /// Takes the next line, read into `facts`: its findings, its id.
+    fn take(&mut self, line: &BatchLine, facts: LineFacts) {
+        let r = &mut self.r;
+        let (no, offset, terminated) = (line.no, line.offset, line.terminated);
+        self.terminated = terminated;
+        r.lines = no;
+        let mut flag = |kind: &str, message: String| {
+            r.violations.push(Violation {
+                line: no,
+                offset,
+                kind: kind.into(),
+                message,
+            });
+        };
+        if !terminated {
+            flag(
+                "torn-tail",
+                format!(
+                    "the last line ({} bytes) has no terminating newline: a write was cut short",
+                    line.len()
+                ),
+            );
+        }
+        if line.len() > crate::store::jsonl::MAX_LINE_BYTES {
+            flag(
+                "oversized-line",
+                format!(
+                    "the line is {} bytes, over the server's limit of {} bytes: servers skip it, \
+                     so no agent sees it",
+                    line.len(),
+                    crate::store::jsonl::MAX_LINE_BYTES
+                ),
+            );
+        }
+        if let Some((kind, message)) = self.chain.observe_read(facts.chain, no) {
+            flag(kind, message);
+        }
+        self.offsets.push(offset);
+        match facts.entry {
+            EntryFacts::Blank => r.blank += u64::from(terminated),
+            EntryFacts::Bad(kind, message) => flag(kind, message),
+            EntryFacts::Entry { id, supersedes } => {
+                if let Some(first) = self.ids.get(&*id) {
+                    flag(
+                        "duplicate-id",
+                        format!(
+                            "id `{id}` was already used on line {} (byte {})",
+                            first.line, first.offset
+                        ),
+                    );
+                } else {
+                    let id: Id = Id::from(id);
+                    self.ids.insert(
+                        id.clone(),
+                        Seen {
+                            line: no,
+                            offset,
+                            supersedes,
+                        },
+                    );
+                    r.entries += 1;
+                    self.order.push(id);
+                }
+            }
+        }
+        for (line, kind, message) in self.chain.late.drain(..) {
+            r.violations.push(Violation {
+                line,
+                offset: self.offsets[line as usize - 1],
+                kind: kind.into(),
+                message,
+            });
+        }
     }
 
     /// The report of everything read: each line's findings, then the supersede pointers'
@@ -285,58 +325,6 @@ impl Verifier {
     }
 }
 
-/// Checks one non-blank line; returns its id if it is a valid, first-seen entry.
-fn check_line(
-    bytes: &[u8],
-    flag: &mut dyn FnMut(&str, String),
-    ids: &mut HashMap<Id, Seen>,
-    line: u64,
-    offset: u64,
-) -> Option<Id> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        flag("invalid-utf8", "the line is not valid UTF-8".into());
-        return None;
-    };
-    let value: serde_json::Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            flag("malformed-json", format!("not JSON: {e}"));
-            return None;
-        }
-    };
-    if let Err(errs) = Schema::LedgerEntry.check(&value) {
-        flag(
-            "schema",
-            format!("does not match the entry schema: {}", errs.join("; ")),
-        );
-        return None;
-    }
-    let (entry, _) = match EntryRef::parse(bytes) {
-        Ok(e) => e,
-        Err(e) => {
-            flag("bad-entry", e.0);
-            return None;
-        }
-    };
-    if let Some(first) = ids.get(&*entry.id) {
-        flag(
-            "duplicate-id",
-            format!(
-                "id `{}` was already used on line {} (byte {})",
-                entry.id, first.line, first.offset
-            ),
-        );
-        return None;
-    }
-    let id: Id = Id::from(&*entry.id);
-    ids.insert(
-        id.clone(),
-        Seen {
-            line,
-            offset,
-            supersedes: entry.supersedes.as_deref().map(Box::from),
-        },
-    );
-    Some(id)
-}
+#[cfg(test)]
+#[path = "verify_tests.rs"]
+mod tests;

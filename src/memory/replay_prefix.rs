@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use crate::audit::chain_check::ChainCheck;
+use crate::audit::chain_check::{ChainCheck, LineRead};
 use crate::chain::{GENESIS, hex, link_of};
 use crate::store::Source;
 
@@ -33,6 +33,7 @@ pub(super) fn read(
     mut sink: Option<&mut dyn Write>,
 ) -> io::Result<Prefix> {
     let mut chain = ChainCheck::default();
+    let threads = crate::par::threads();
     let mut p = Prefix {
         lines: 0,
         head: GENESIS.to_string(),
@@ -63,9 +64,11 @@ pub(super) fn read(
         }
         let (mut last, mut final_line) = (None, &buf[..0]);
         // `end` is just past a newline: the pieces before it are exactly the whole lines.
-        for line in buf[..end - 1].split(|&b| b == b'\n') {
+        let lines: Vec<&[u8]> = buf[..end - 1].split(|&b| b == b'\n').collect();
+        let reads = LineRead::of_lines(&lines, threads);
+        for (&line, read) in lines.iter().zip(reads) {
             p.lines += 1;
-            if let Some((kind, why)) = chain.observe(line, p.lines) {
+            if let Some((kind, why)) = chain.observe_read(read, p.lines) {
                 p.breaks.push((p.lines, kind, why));
             }
             if !line.iter().all(u8::is_ascii_whitespace) {
