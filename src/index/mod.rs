@@ -23,6 +23,7 @@ mod query;
 mod rank;
 mod scratch;
 mod search;
+mod slot_order;
 pub mod snapshot;
 mod strings;
 mod text;

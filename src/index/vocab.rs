@@ -74,9 +74,8 @@ impl Vocab {
         self.texts.push(term);
     }
 
-    /// Files every term pushed by [`Vocab::push_unfiled`] (the table must hold none yet),
-    /// in the order of the slots they take, so that the table is written front to back:
-    /// filed in id order, each of millions of terms was a cache miss. Two equal terms are
+    /// Files every term pushed by [`Vocab::push_unfiled`] (the table must hold none yet)
+    /// in the order of the slots they take ([`super::slot_order`]). Two equal terms are
     /// an error.
     pub(super) fn file_all(&mut self) -> Result<(), &'static str> {
         let Self {
@@ -84,30 +83,17 @@ impl Vocab {
             texts,
             hasher,
         } = self;
-        let rehash = |&id: &u32| hasher.hash_one(texts.get(id as usize));
         debug_assert!(table.is_empty());
-        table.reserve(texts.len(), rehash);
-        // A table has a power of two of buckets, 7 in 8 of them usable, and a term's
-        // probe starts at the bucket its hash's low bits name.
-        let mask = ((table.capacity() * 8 / 7).next_power_of_two() as u64).wrapping_sub(1);
-        let mut order: Vec<(u64, u32)> = (0..texts.len())
+        let items = (0..texts.len())
             .map(|id| (hasher.hash_one(texts.get(id)), id as u32))
             .collect();
-        order.sort_unstable_by_key(|&(h, _)| (h & mask, h));
-        for same in order.chunk_by(|a, b| a.0 == b.0) {
-            for (i, a) in same.iter().enumerate() {
-                if same[i + 1..]
-                    .iter()
-                    .any(|b| texts.get(a.1 as usize) == texts.get(b.1 as usize))
-                {
-                    return Err("duplicate term");
-                }
-            }
-        }
-        for (h, id) in order {
-            table.insert_unique(h, id, rehash);
-        }
-        Ok(())
+        super::slot_order::file(
+            table,
+            items,
+            |a, b| texts.get(a as usize) == texts.get(b as usize),
+            |&id| hasher.hash_one(texts.get(id as usize)),
+        )
+        .map_err(|()| "duplicate term")
     }
 
     /// Makes room for `n` more terms.
