@@ -22,8 +22,6 @@
 //!   versions, and even there a line dated before the ledger's first line, or unchained
 //!   lines before a line that links to the start of the ledger, are `unchained` too.
 
-use std::collections::HashMap;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -86,7 +84,7 @@ pub struct ChainCheck {
     first_ts: Option<i64>,
     /// Line number (1-based) of each link seen; the first wins.
     #[serde(with = "pairs")]
-    at: HashMap<Link, u32>,
+    at: foldhash::HashMap<Link, u32>,
     /// Per line (index = line - 1): the line it links to (0 = the start, [`NONE`] =
     /// unchained or unlinkable), and its time.
     parent: Vec<u32>,
@@ -394,7 +392,7 @@ impl ChainCheck {
 
 /// A map whose keys are not strings, kept as a list of pairs (JSON keys are strings).
 mod pairs {
-    use std::collections::HashMap;
+    use foldhash::HashMap;
 
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -26,7 +26,7 @@ pub(super) struct Supersedes {
 impl Supersedes {
     /// Brings the check up to date with `order` (every entry's id, in file order), which
     /// extends the order checked before.
-    pub(super) fn update(&mut self, ids: &HashMap<Id, Seen>, order: &[Id]) {
+    pub(super) fn update(&mut self, ids: &foldhash::HashMap<Id, Seen>, order: &[Id]) {
         let new = &order[self.checked.min(order.len())..];
         let easy = new.iter().all(|id| {
             let seen = &ids[&**id];
@@ -63,7 +63,7 @@ impl Supersedes {
 /// The ids that lie on a cycle of `supersedes` pointers. Each entry points to at most one
 /// other, so one pass that marks every id once finds them all: linear, however long the
 /// chains are.
-fn on_cycles<'a>(ids: &'a HashMap<Id, Seen>, order: &'a [Id]) -> HashSet<&'a str> {
+fn on_cycles<'a>(ids: &'a foldhash::HashMap<Id, Seen>, order: &'a [Id]) -> HashSet<&'a str> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         OnPath,
@@ -99,7 +99,7 @@ fn on_cycles<'a>(ids: &'a HashMap<Id, Seen>, order: &'a [Id]) -> HashSet<&'a str
 }
 
 /// The whole check over `order`.
-fn full(ids: &HashMap<Id, Seen>, order: &[Id]) -> Supersedes {
+fn full(ids: &foldhash::HashMap<Id, Seen>, order: &[Id]) -> Supersedes {
     let cyclic = on_cycles(ids, order);
     let mut s = Supersedes {
         checked: order.len(),
