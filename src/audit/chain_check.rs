@@ -121,16 +121,7 @@ enum Prev {
 impl LineRead {
     /// [`LineRead::of`] every line, in order, on up to `threads` threads.
     pub fn of_lines(lines: &[&[u8]], threads: usize) -> Vec<LineRead> {
-        if threads < 2 || lines.len() < 256 {
-            return lines.iter().map(|l| LineRead::of(l)).collect();
-        }
-        let parts = lines.chunks(lines.len().div_ceil(threads)).collect();
-        crate::par::each(parts, "chain check", |part: &[&[u8]]| {
-            part.iter().map(|l| LineRead::of(l)).collect::<Vec<_>>()
-        })
-        .into_iter()
-        .flatten()
-        .collect()
+        crate::par::map(lines, threads, 256, "chain check", |l| LineRead::of(l))
     }
 
     /// Reads `bytes` (a physical line without its newline).

@@ -114,18 +114,7 @@ impl Batch {
                 entry: EntryFacts::of(b),
             }
         };
-        let facts: Vec<LineFacts> = if threads < 2 || self.lines.len() < ALONE {
-            self.lines.iter().map(one).collect()
-        } else {
-            let per = self.lines.len().div_ceil(threads);
-            let parts = self.lines.chunks(per).collect();
-            crate::par::each(parts, "verify", |part| {
-                part.iter().map(one).collect::<Vec<_>>()
-            })
-            .into_iter()
-            .flatten()
-            .collect()
-        };
+        let facts = crate::par::map(&self.lines, threads, ALONE, "verify", one);
         self.bytes.clear();
         self.lines.drain(..).zip(facts).collect()
     }
