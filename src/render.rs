@@ -176,7 +176,7 @@ pub fn search(o: &SearchOutput) -> String {
             "\n\n{}. score {:.4} = relevance {:.4} × {:.4} (decay {:.4}, age {:.1} h)\n{}",
             i + 1,
             h.score,
-            h.bm25,
+            h.relevance(),
             h.time_factor,
             h.decay,
             h.age_hours,

@@ -200,6 +200,21 @@ fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
         text.contains("cosine") && text.contains("lexical"),
         "{text}"
     );
+    // Each hit's headline adds up: "score S = relevance R × T" with the fused relevance,
+    // not BM25F (which the explanation still shows in brackets).
+    let headlines: Vec<&str> = text.lines().filter(|l| l.contains(". score ")).collect();
+    assert!(!headlines.is_empty(), "{text}");
+    for l in headlines {
+        let num = |after: &str| -> f64 {
+            let rest = &l[l.find(after).unwrap() + after.len()..];
+            rest.split_whitespace().next().unwrap().parse().unwrap()
+        };
+        let (score, relevance, time) = (num("score "), num("relevance "), num("× "));
+        assert!(
+            (score - relevance * time).abs() < 1e-3,
+            "the headline multiplies out: {l}"
+        );
+    }
 
     // A publish embeds its entry: found by meaning at once, vector kept for later runs.
     let (code, out, err) = publish_json(

@@ -169,7 +169,8 @@ pub struct QueryOutput {
 pub struct SearchHitOut {
     /// The entry.
     pub entry: Entry,
-    /// Final score: `bm25 × time_factor`.
+    /// Final score: `relevance × time_factor`, the relevance being `bm25` — or, with
+    /// semantic ranking, `weight × lexical + (1 − weight) × semantic` ([`Self::relevance`]).
     pub score: f64,
     /// Relevance (BM25F over summary, tags, detail, ref; the seed ranking: BM25 of summary + tags).
     pub bm25: f64,
@@ -194,6 +195,17 @@ pub struct SearchHitOut {
     /// With semantic ranking: the lexical part's weight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
+}
+
+impl SearchHitOut {
+    /// What `time_factor` multiplies into `score`: BM25F, or with semantic ranking the
+    /// fused `weight × lexical + (1 − weight) × semantic`.
+    pub fn relevance(&self) -> f64 {
+        match (self.lexical, self.semantic, self.weight) {
+            (Some(lex), Some(sem), Some(w)) => w * lex + (1.0 - w) * sem,
+            _ => self.bm25,
+        }
+    }
 }
 
 /// Result of `memory_search`.
