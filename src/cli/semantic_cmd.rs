@@ -118,9 +118,14 @@ impl SemanticCmd {
                 let started = std::time::Instant::now();
                 let mut show = |done: usize, total: usize| {
                     if tty {
-                        let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                        let secs = started.elapsed().as_secs_f64();
+                        let rate = done as f64 / secs.max(1e-3);
                         progress(
-                            &format!("semantic backfill: {done} of {total} entries ({rate:.0}/s)"),
+                            &format!(
+                                "semantic backfill: {done} of {total} entries ({rate:.0}/s{})",
+                                time_left(done, total, secs)
+                                    .map_or_else(String::new, |t| format!(", ~{t} left"))
+                            ),
                             false,
                         );
                     }
@@ -269,4 +274,42 @@ fn fetch(
         "this build has no semantic ranking. Fix: install a build with it: \
          `cargo install --path . --features semantic`"
     )
+}
+
+/// The time a run that did `done` of `total` in `secs` seconds still needs at that rate, as
+/// people read it ("1 h 05 min", "12 min", "40 s"); none before 5 s or a first item.
+fn time_left(done: usize, total: usize, secs: f64) -> Option<String> {
+    if done == 0 || secs < 5.0 || done >= total {
+        return None;
+    }
+    let left = (secs / done as f64 * (total - done) as f64).round() as u64;
+    Some(match left {
+        0..60 => format!("{left} s"),
+        60..3600 => format!("{} min", left.div_ceil(60)),
+        _ => {
+            let minutes = left.div_ceil(60);
+            format!("{} h {:02} min", minutes / 60, minutes % 60)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_left;
+
+    #[test]
+    fn the_time_left_is_the_rate_so_far_applied_to_what_remains() {
+        assert_eq!(time_left(0, 100, 60.0), None, "nothing done: no rate yet");
+        assert_eq!(time_left(10, 100, 2.0), None, "too early to say");
+        assert_eq!(time_left(100, 100, 60.0), None, "done");
+        // 10 a second, 90 left: 9 s.
+        assert_eq!(time_left(100, 190, 10.0).as_deref(), Some("9 s"));
+        // 100 a second, 60,000 left: 600 s.
+        assert_eq!(time_left(1_000, 61_000, 10.0).as_deref(), Some("10 min"));
+        // 115 a second, 945,950 left: 8,226 s, minutes rounded up.
+        assert_eq!(
+            time_left(54_050, 1_000_000, 470.0).as_deref(),
+            Some("2 h 18 min")
+        );
+    }
 }
