@@ -328,6 +328,155 @@ fn the_brief_ranks_by_meaning_with_semantic_on_and_replays_identically() {
     );
 }
 
+/// `semantic status --json` with `env`.
+#[cfg(feature = "semantic")]
+fn status(root: &Path, env: &[(&str, &str)]) -> Value {
+    let (code, out, err) = cli_env(root, &["--json", "semantic", "status"], env);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[cfg(feature = "semantic")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_server_embeds_what_others_append_and_what_it_started_without() {
+    let p = project();
+    let root = p.path();
+    let cache = Cache::new();
+    let (off, on) = (cache.off(), cache.on());
+    // Written by processes that embed nothing (semantic ranking off there).
+    for (room, summary) in [
+        (
+            "room-a",
+            "Access tokens expire after 15 minutes; clients renew them quietly.",
+        ),
+        (
+            "room-b",
+            "Product photos are resized to three widths when they are uploaded.",
+        ),
+    ] {
+        let (code, _, err) = publish_json(root, &off, "decision", room, summary);
+        assert_eq!(code, 0, "{err}");
+    }
+    assert_eq!(status(root, &on)["without_vector"], 2);
+
+    // A server that runs for long, semantic ranking on: it embeds the two it started
+    // without, then what another process appends while it runs.
+    let agent = agent(root)
+        .room("room-q")
+        .role("eng")
+        .env("WARROOM_SNAPSHOT_DIR", &cache.path)
+        .env("WARROOM_SEMANTIC", "on")
+        .start()
+        .await;
+    let (code, out, err) = publish_json(
+        root,
+        &off,
+        "warning",
+        "room-c",
+        "The warehouse robot prints shipping labels only at dawn.",
+    );
+    assert_eq!(code, 0, "{err}");
+    let id = serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Its vector arrives in the background: the server's search shows its cosine.
+    let cosine = cosine_through(&agent, "warehouse robot shipping labels", &id).await;
+    assert!(cosine > 0.3, "the appended entry got its vector: {cosine}");
+    let stderr = agent.stderr();
+    agent.stop().await;
+
+    // What it embedded was saved when it stopped: every entry has its vector.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let s = status(root, &on);
+        if s["without_vector"] == 0 {
+            assert_eq!(s["with_vector"], 3, "{s}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server's vectors were saved: {s}\n{stderr}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// Waits (≤ 60 s) until `agent`'s search for `words` shows entry `id` with a cosine above
+/// 0; returns the last cosine seen.
+#[cfg(feature = "semantic")]
+async fn cosine_through(agent: &Agent, words: &str, id: &str) -> f64 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let v = agent
+            .ok(
+                "memory_search",
+                serde_json::json!({"text": words, "max_results": 5}),
+            )
+            .await;
+        let hit = v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["entry"]["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("found lexically at once: {v}"));
+        let c = hit["cosine"].as_f64().expect("semantic parts shown");
+        if c > 0.0 || std::time::Instant::now() > deadline {
+            return c;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+#[cfg(feature = "semantic")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_embeds_what_other_processes_append_and_saves_it_when_it_stops() {
+    use common::daemon::{attached, daemon_cmd, start_daemon_cmd};
+    let p = project();
+    let root = p.path();
+    let runtime = tempfile::tempdir().unwrap();
+    let cache = Cache::new();
+    let (off, on) = (cache.off(), cache.on());
+    let mut cmd = daemon_cmd(root, runtime.path(), &["--listen", "none"]);
+    cmd.env("WARROOM_SNAPSHOT_DIR", &cache.path)
+        .env("WARROOM_SEMANTIC", "on");
+    let mut daemon = start_daemon_cmd(root, runtime.path(), cmd);
+    // Another process appends, embedding nothing (another host, a client with it off).
+    let (code, out, err) = publish_json(
+        root,
+        &off,
+        "warning",
+        "room-c",
+        "The warehouse robot prints shipping labels only at dawn.",
+    );
+    assert_eq!(code, 0, "{err}");
+    let id = serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let agent = attached(root, runtime.path(), "room-q").await;
+    let cosine = cosine_through(&agent, "warehouse robot shipping labels", &id).await;
+    assert!(cosine > 0.3, "the daemon embedded it: {cosine}");
+    agent.stop().await;
+    // Stopped, the daemon saves what it embedded: the next process finds the vector.
+    let stopped = daemon_cmd(root, runtime.path(), &["stop"])
+        .output()
+        .unwrap();
+    assert!(stopped.status.success(), "{stopped:?}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while daemon.child.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the daemon stops");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let s = status(root, &on);
+    assert_eq!(
+        (&s["with_vector"], &s["without_vector"]),
+        (&1.into(), &0.into()),
+        "{s}"
+    );
+}
+
 #[cfg(feature = "semantic")]
 #[test]
 fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {

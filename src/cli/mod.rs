@@ -263,10 +263,14 @@ impl Global {
         Ok(who)
     }
 
-    /// Opens the memory of the resolved layout.
+    /// Opens the memory of the resolved layout for a server that runs for long (the
+    /// daemon, a relay that serves directly once its daemon is gone): with semantic
+    /// ranking on, what others append is embedded in the background.
     pub(crate) fn open_memory(&self) -> anyhow::Result<Arc<Memory>> {
         let (paths, settings, _) = self.layout()?;
-        Ok(Arc::new(self.memory(paths, settings)?))
+        let memory = Arc::new(self.memory(paths, settings)?);
+        memory.embed_arrivals();
+        Ok(memory)
     }
 
     pub(crate) fn open(&self) -> anyhow::Result<Ctx> {

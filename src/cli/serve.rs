@@ -259,6 +259,8 @@ pub(super) fn spawn_daemon(
 /// Runs the server in this process; returns when the client disconnects or a signal arrives.
 fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
     banner(&ctx)?;
+    // A server runs for long: what other agents and hosts append gets its vector here.
+    ctx.memory.embed_arrivals();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -294,6 +296,7 @@ fn direct(ctx: Ctx, cmd: ServeCmd) -> anyhow::Result<Outcome> {
     // Tokio's stdin reader may still block in a read that cannot be cancelled; every tool
     // call has finished (drain), so do not wait for it.
     rt.shutdown_timeout(Duration::from_millis(100));
+    ctx.memory.save_derived();
     match result {
         Ok(()) => Ok(Outcome::Ok),
         // A client that connects and leaves before initializing is not a server failure.

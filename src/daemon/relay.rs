@@ -272,6 +272,9 @@ pub async fn relay(
     if let Some(server) = direct_server {
         server.drain().await;
     }
+    if let Some(memory) = &direct_memory {
+        memory.save_derived();
+    }
     Ok(())
 }
 

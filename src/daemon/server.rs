@@ -142,12 +142,14 @@ pub fn run_daemon(
     };
     info.ready = true;
     write_info(&mut lock, &info)?;
-    let template = Server::new(memory, Identity::default())
+    let template = Server::new(memory.clone(), Identity::default())
         .with_tools(opts.tools)
         .with_live();
     let result = rt.block_on(serve(listener, http, template));
     let _ = std::fs::remove_file(&opts.place.socket);
     rt.shutdown_timeout(Duration::from_millis(100));
+    // Before the lock goes: the next daemon reads what this one embedded.
+    memory.save_derived();
     drop(lock);
     result
 }

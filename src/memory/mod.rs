@@ -26,6 +26,7 @@ mod receipts_index;
 mod receipts_ops;
 mod replay;
 mod replay_prefix;
+mod semantic_arrivals;
 mod semantic_brief;
 mod semantic_ops;
 
@@ -97,6 +98,9 @@ pub struct Memory {
     receipt_limits: std::sync::Mutex<receipts_index::Limits>,
     /// Semantic ranking (`semantic: on`): the model and the entries' vectors.
     semantic: Option<Arc<semantic_ops::SemanticState>>,
+    /// Set by a server that runs for long ([`Memory::embed_arrivals`]): what others append
+    /// is embedded in the background.
+    arrivals: std::sync::OnceLock<Arc<semantic_arrivals::Arrivals>>,
     /// A team's own secret rules (`.gitleaks.toml`), compiled at open.
     secret_rules: Option<Arc<crate::secrets::ProjectRules>>,
     /// Set once this process gave the receipts file the ledger's mode.
@@ -180,6 +184,7 @@ impl Memory {
             receipts_mode: std::sync::atomic::AtomicBool::new(false),
             secret_rules,
             semantic,
+            arrivals: std::sync::OnceLock::new(),
             receipt_index: std::sync::Mutex::new(None),
             receipt_limits: std::sync::Mutex::default(),
         })
@@ -226,9 +231,35 @@ impl Memory {
         // A panic while holding the lock cannot leave the files inconsistent (every write is
         // one line under the OS lock), and derived state is rebuilt from the files anyway.
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
+        let before = state.ledger.index().len();
         state.ledger.refresh()?;
+        if let (Some(a), Some(s)) = (self.arrivals.get(), &self.semantic) {
+            a.queue_new(s, state.ledger.index(), before);
+        }
         state.plans.refresh(&self.paths)?;
         Ok(state)
+    }
+
+    /// Saves the derived state a server keeps in memory (the vectors embedded since the
+    /// cache was last saved). A server calls it as it ends: its memory lives as long as
+    /// the process (the live feed's thread holds it), so dropping it never does this.
+    pub fn save_derived(&self) {
+        if let Some(s) = &self.semantic {
+            s.save_if_unsaved();
+        }
+    }
+
+    /// For a server that runs for long (the daemon, a direct `serve`), with semantic
+    /// ranking on and its model loaded: from now on the entries other processes append
+    /// are embedded in the background, and so are the entries without a vector now if
+    /// they are few ([`semantic_arrivals`]). Once per memory; a no-op otherwise.
+    pub fn embed_arrivals(&self) {
+        let Some(s) = self.semantic.as_ref().filter(|s| s.embedder.is_some()) else {
+            return;
+        };
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        self.arrivals
+            .get_or_init(|| semantic_arrivals::Arrivals::start(s, state.ledger.index()));
     }
 
     /// The state, up to date with the files, shared with other readers. The check for

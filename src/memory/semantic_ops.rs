@@ -36,6 +36,9 @@ pub(crate) struct SemanticState {
     /// From which cosine a publish's neighbour is the same subject on its own.
     pub overlap_cosine: f64,
     unsaved: AtomicUsize,
+    /// The cache file as this process last read or wrote it: when it differs at a save,
+    /// another process saved since, and the rows it has that this one lacks are kept.
+    seen: std::sync::Mutex<Option<crate::semantic::cache::Stamp>>,
     /// Query text → its vector: a search or a brief embeds its text before it takes the
     /// index's lock ([`SemanticState::query`]), and finds it here under the lock.
     queries: std::sync::Mutex<std::collections::HashMap<String, Arc<Vec<f32>>>>,
@@ -103,6 +106,8 @@ pub(crate) fn open(
         (Some(e), Some(p)) => Some(CachePlace::new(p, label, e.model_id())),
         _ => None,
     };
+    // Before it is read: a save by another process meanwhile is then taken in at ours.
+    let seen = cache.as_ref().and_then(CachePlace::stamp);
     let vectors = match &cache {
         Some(c) => {
             let keep =
@@ -127,6 +132,7 @@ pub(crate) fn open(
         weight: settings.weight,
         overlap_cosine: settings.overlap_cosine,
         unsaved: AtomicUsize::new(0),
+        seen: std::sync::Mutex::new(seen),
         queries: std::sync::Mutex::default(),
     }))
 }
@@ -183,6 +189,7 @@ impl SemanticState {
     pub(crate) fn save(&self) {
         let Some(c) = &self.cache else { return };
         self.unsaved.store(0, Ordering::Relaxed);
+        self.adopt_saved(c);
         // Written under the read lock, not from a copy: a copy at 1M entries is ~258 MB;
         // readers go on meanwhile, a publish's vector waits for the write.
         let v = self.vectors.read().unwrap_or_else(|p| p.into_inner());
@@ -190,6 +197,7 @@ impl SemanticState {
             tracing::warn!(file = %c.file.display(), "vector cache not saved: {e}");
             return;
         }
+        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = c.stamp();
         if v.present() <= IN_FILE_FROM {
             return;
         }
@@ -211,12 +219,56 @@ impl SemanticState {
     }
 }
 
-impl Drop for SemanticState {
-    /// What a short-lived process (a CLI publish) embedded is kept for the next one.
-    fn drop(&mut self) {
+impl SemanticState {
+    /// When another process saved the cache since this one last read or wrote it (a
+    /// `semantic backfill` beside a running daemon, a CLI publish), the rows it holds for
+    /// positions this one has none for are taken in, so this save does not undo its work.
+    /// Rows are checked against the entry's id wherever they are used, as on load.
+    fn adopt_saved(&self, c: &CachePlace) {
+        let now = c.stamp();
+        if now.is_none() || *self.seen.lock().unwrap_or_else(|p| p.into_inner()) == now {
+            return;
+        }
+        let dims = self
+            .vectors
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .dims();
+        let theirs = match c.load(dims, &|_, _| true) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::info!(file = %c.file.display(), "another process's vector cache not read: {e}");
+                return;
+            }
+        };
+        let mut v = self.vectors.write().unwrap_or_else(|p| p.into_inner());
+        let mut adopted = 0usize;
+        let read = theirs.for_each_row(&mut |pos, key, row| {
+            if !v.has(pos) && v.set_raw(pos, key, row) {
+                adopted += 1;
+            }
+            Ok(())
+        });
+        if let Err(e) = read {
+            tracing::info!(file = %c.file.display(), "another process's vector cache read in part: {e}");
+        }
+        if adopted > 0 {
+            tracing::info!(rows = adopted, "kept the vectors another process saved");
+        }
+    }
+
+    /// Saves the cache if a vector was stored since it was last saved.
+    pub(crate) fn save_if_unsaved(&self) {
         if self.unsaved.load(Ordering::Relaxed) > 0 {
             self.save();
         }
+    }
+}
+
+impl Drop for SemanticState {
+    /// What a short-lived process (a CLI publish) embedded is kept for the next one.
+    fn drop(&mut self) {
+        self.save_if_unsaved();
     }
 }
 
@@ -443,3 +495,7 @@ impl Memory {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "semantic_ops_tests.rs"]
+mod tests;

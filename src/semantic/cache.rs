@@ -36,6 +36,10 @@ const MAGIC: &[u8; 8] = b"WRMVEC2\0";
 /// The first format: a signed byte a coordinate.
 const MAGIC_V1: &[u8; 8] = b"WRMVEC1\0";
 
+/// What identifies one version of a cache file: device, inode, length and modification
+/// time (a save replaces the file, so each save makes a new one).
+pub type Stamp = (u64, u64, u64, i64, i64);
+
 /// Where the vectors of one ledger and model are kept.
 #[derive(Debug, Clone)]
 pub struct CachePlace {
@@ -138,6 +142,13 @@ impl CachePlace {
             &mut |version, piece| rows.take(version, piece),
         )?;
         Ok((version, rows.whole()?, file))
+    }
+
+    /// The file's [`Stamp`] (None when there is none).
+    pub fn stamp(&self) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(&self.file).ok()?;
+        Some((m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
     }
 
     /// Bytes the file takes (0 when there is none).

@@ -1,0 +1,76 @@
+//! Two processes saving one vector cache: neither save undoes the other's rows.
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, RwLock};
+
+use super::SemanticState;
+use crate::semantic::cache::CachePlace;
+use crate::semantic::{Vectors, id_key};
+use crate::store::snapshot::SnapshotPlace;
+
+/// A unit vector of 8 dimensions pointing mostly along `axis`.
+fn unit(axis: usize) -> Vec<f32> {
+    let mut v = [0.1f32; 8];
+    v[axis] = 1.0;
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter().map(|x| x / n).collect()
+}
+
+/// The semantic state a process opening `cache` now would have (no model: saving and
+/// storing do not embed).
+fn opened(cache: &CachePlace) -> SemanticState {
+    let seen = cache.stamp();
+    let vectors = cache
+        .load(8, &|_, _| true)
+        .unwrap_or_else(|_| Vectors::new(8));
+    SemanticState {
+        embedder: None,
+        error: None,
+        vectors: RwLock::new(vectors),
+        cache: Some(cache.clone()),
+        weight: 0.2,
+        overlap_cosine: 0.7,
+        unsaved: AtomicUsize::new(0),
+        seen: std::sync::Mutex::new(seen),
+        queries: std::sync::Mutex::default(),
+    }
+}
+
+#[test]
+fn a_save_keeps_the_rows_another_process_saved_since_this_one_read_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let place = SnapshotPlace {
+        dir: dir.path().join("cache"),
+        min_entries: 0,
+    };
+    let cache = CachePlace::new(&place, "ledger", "model-x");
+    // A daemon and a backfill open the same (missing) cache.
+    let daemon = Arc::new(opened(&cache));
+    let backfill = opened(&cache);
+    // The backfill embeds two entries and saves…
+    backfill.store(0, "mem-a", &unit(0));
+    backfill.store(1, "mem-b", &unit(1));
+    backfill.save();
+    // …then the daemon, which embedded a third meanwhile, saves.
+    daemon.store(2, "mem-c", &unit(2));
+    daemon.save();
+    let after = cache.load(8, &|_, _| true).unwrap();
+    for (pos, id) in [(0, "mem-a"), (1, "mem-b"), (2, "mem-c")] {
+        assert!(after.belongs(pos, id_key(id)), "row {pos} ({id}) was kept");
+    }
+    // The daemon holds them too now (found by meaning without a restart)…
+    assert!(daemon.vectors.read().unwrap().belongs(0, id_key("mem-a")));
+    // …and a row it has is never replaced by another process's row for that position.
+    let other = opened(&cache);
+    other.vectors.write().unwrap().clear();
+    other.store(2, "mem-z", &unit(5));
+    other.save();
+    daemon.store(3, "mem-d", &unit(3));
+    daemon.save();
+    let last = cache.load(8, &|_, _| true).unwrap();
+    assert!(last.belongs(2, id_key("mem-c")), "its own row stays");
+    assert!(last.belongs(3, id_key("mem-d")));
+    // Saving again with nothing new from others reads nothing (the stamp is its own).
+    let seen = *daemon.seen.lock().unwrap();
+    assert_eq!(seen, cache.stamp());
+}
