@@ -12,6 +12,8 @@
 //! - Bounded: at most [`AT_ONCE`] entries from one refresh (or at start) and
 //!   [`QUEUED_BYTES`] of text waiting; past either the rest is left to `semantic backfill`
 //!   (logged, and counted by `semantic status`). One-shot commands never start it.
+//! - The thread also saves the cache every 256 vectors stored (a publish's or its own), so
+//!   that no publish waits for a save (~0.3 s at 1M entries).
 //! - The thread holds the semantic state weakly: when the memory is dropped it ends
 //!   within a second, and the state's own drop saves what was embedded.
 
@@ -73,6 +75,10 @@ impl Arrivals {
         } else {
             arrivals.queue(state, ix, &missing);
         }
+        // This thread saves the cache from now on, so that no publish waits for a save.
+        state
+            .saves_in_background
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let (weak, a) = (Arc::downgrade(state), arrivals.clone());
         let spawned = std::thread::Builder::new()
             .name("embed-arrivals".into())
@@ -145,30 +151,36 @@ impl Arrivals {
         self.wake.notify_one();
     }
 
-    /// The thread: takes a batch, embeds it with no lock held, stores the vectors; ends
+    /// The thread: takes a batch, embeds it with no lock held, stores the vectors, saves
+    /// the cache when due; ends
     /// when the semantic state is gone.
     fn run(&self, state: &Weak<SemanticState>) {
         loop {
             let batch = self.take(Duration::from_secs(1));
             let Some(s) = state.upgrade() else { return };
-            if batch.is_empty() {
-                continue;
+            if !batch.is_empty() {
+                self.embed(&s, &batch);
             }
-            let Some(embedder) = s.embedder.clone() else {
-                return;
-            };
-            let texts: Vec<&str> = batch.iter().map(|j| j.text.as_str()).collect();
-            match embedder.embed(&texts) {
-                Ok(vs) => {
-                    for (job, v) in batch.iter().zip(vs) {
-                        s.store(job.pos, &job.id, &v);
-                    }
+            if s.save_due() {
+                s.save();
+            }
+        }
+    }
+
+    /// Embeds `batch` and stores its vectors.
+    fn embed(&self, s: &SemanticState, batch: &[Job]) {
+        let Some(embedder) = &s.embedder else { return };
+        let texts: Vec<&str> = batch.iter().map(|j| j.text.as_str()).collect();
+        match embedder.embed(&texts) {
+            Ok(vs) => {
+                for (job, v) in batch.iter().zip(vs) {
+                    s.store(job.pos, &job.id, &v);
                 }
-                Err(e) => tracing::warn!(
-                    entries = batch.len(),
-                    "arrived entries were not embedded (they are found lexically): {e}"
-                ),
             }
+            Err(e) => tracing::warn!(
+                entries = batch.len(),
+                "arrived entries were not embedded (they are found lexically): {e}"
+            ),
         }
     }
 

@@ -31,6 +31,8 @@ fn opened(cache: &CachePlace) -> SemanticState {
         weight: 0.2,
         overlap_cosine: 0.7,
         unsaved: AtomicUsize::new(0),
+        saves_in_background: std::sync::atomic::AtomicBool::new(false),
+        pending: std::sync::Mutex::default(),
         seen: std::sync::Mutex::new(seen),
         queries: std::sync::Mutex::default(),
     }
@@ -73,4 +75,35 @@ fn a_save_keeps_the_rows_another_process_saved_since_this_one_read_the_cache() {
     // Saving again with nothing new from others reads nothing (the stamp is its own).
     let seen = *daemon.seen.lock().unwrap();
     assert_eq!(seen, cache.stamp());
+}
+
+#[test]
+fn a_vector_stored_while_a_save_holds_the_rows_waits_and_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let place = SnapshotPlace {
+        dir: dir.path().join("cache"),
+        min_entries: 0,
+    };
+    let cache = CachePlace::new(&place, "ledger", "model-x");
+    let s = opened(&cache);
+    s.store(0, "mem-a", &unit(0));
+    {
+        // A save in progress holds the rows for reading: a publish's store does not wait.
+        let held = s.vectors.read().unwrap();
+        s.store(1, "mem-b", &unit(1));
+        assert!(!held.has(1), "not stored under the save's feet");
+    }
+    // The next store takes it in…
+    s.store(2, "mem-c", &unit(2));
+    assert!(s.vectors.read().unwrap().belongs(1, id_key("mem-b")));
+    // …and so does a save, with whatever waits then.
+    {
+        let _held = s.vectors.read().unwrap();
+        s.store(3, "mem-d", &unit(3));
+    }
+    s.save();
+    let saved = cache.load(8, &|_, _| true).unwrap();
+    for (pos, id) in [(0, "mem-a"), (1, "mem-b"), (2, "mem-c"), (3, "mem-d")] {
+        assert!(saved.belongs(pos, id_key(id)), "row {pos} saved");
+    }
 }
