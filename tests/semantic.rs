@@ -649,6 +649,38 @@ fn the_paraphrase_set_is_found_the_same_with_the_ledger_in_postgresql() {
     let s: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(s["entries"], set.entries.len() + 1, "{s}");
     assert_eq!(s["without_vector"], 0, "{s}");
+
+    // A server on the database embeds what another process appends there (here a client
+    // with semantic ranking off, as another host might be), from the lines it reads.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let agent = agent(root)
+            .room("room-q")
+            .role("eng")
+            .env("WARROOM_SNAPSHOT_DIR", &cache.path)
+            .env("WARROOM_SEMANTIC", "on")
+            .start()
+            .await;
+        let (code, out, err) = publish_json(
+            root,
+            &cache.off(),
+            "warning",
+            "room-c",
+            "The courier van leaves the depot at noon sharp.",
+        );
+        assert_eq!(code, 0, "{err}");
+        let id = serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let cosine = cosine_through(&agent, "courier van depot noon", &id).await;
+        assert!(cosine > 0.3, "the server embedded it: {cosine}");
+        agent.stop().await;
+    });
 }
 
 /// Past 16k vectors a search is two-stage (sign bits pick candidates, their 4-bit
