@@ -44,6 +44,8 @@ struct Job {
 struct Queue {
     jobs: VecDeque<Job>,
     bytes: usize,
+    /// Set when texts were left for want of room (logged once until the queue is empty).
+    behind: bool,
 }
 
 /// The queue of arrived entries and the thread that embeds them.
@@ -140,12 +142,14 @@ impl Arrivals {
             q.bytes += job.text.len();
             q.jobs.push_back(job);
         }
+        let first = left > 0 && !q.behind;
+        q.behind |= left > 0;
         drop(q);
-        if left > 0 {
+        if first {
             tracing::info!(
                 entries = left,
                 "the background embedding is behind; `warroom-memory semantic backfill` \
-                 embeds what it leaves"
+                 embeds what it leaves (said once until it catches up)"
             );
         }
         self.wake.notify_one();
@@ -194,6 +198,9 @@ impl Arrivals {
         let n = q.jobs.len().min(BATCH);
         let batch: Vec<Job> = q.jobs.drain(..n).collect();
         q.bytes -= batch.iter().map(|j| j.text.len()).sum::<usize>();
+        if q.jobs.is_empty() {
+            q.behind = false;
+        }
         batch
     }
 }
