@@ -361,25 +361,12 @@ async fn a_running_server_embeds_what_others_append_and_what_it_started_without(
 
     // A server that runs for long, semantic ranking on: it embeds the two it started
     // without, then what another process appends while it runs.
-    let agent = agent(root)
-        .room("room-q")
-        .role("eng")
-        .env("WARROOM_SNAPSHOT_DIR", &cache.path)
-        .env("WARROOM_SEMANTIC", "on")
-        .start()
-        .await;
-    let (code, out, err) = publish_json(
+    let agent = server_on(root, &cache).await;
+    let id = appended_without_vector(
         root,
         &off,
-        "warning",
-        "room-c",
         "The warehouse robot prints shipping labels only at dawn.",
     );
-    assert_eq!(code, 0, "{err}");
-    let id = serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
     // Its vector arrives in the background: the server's search shows its cosine.
     let cosine = cosine_through(&agent, "warehouse robot shipping labels", &id).await;
     assert!(cosine > 0.3, "the appended entry got its vector: {cosine}");
@@ -400,6 +387,30 @@ async fn a_running_server_embeds_what_others_append_and_what_it_started_without(
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
+}
+
+/// Appends a warning of room-c through a process that embeds nothing (semantic ranking
+/// off there, as on another host or an older client); its id.
+#[cfg(feature = "semantic")]
+fn appended_without_vector(root: &Path, off: &[(&str, &str)], summary: &str) -> String {
+    let (code, out, err) = publish_json(root, off, "warning", "room-c", summary);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// An agent's direct `serve` of `root` with semantic ranking on and `cache`.
+#[cfg(feature = "semantic")]
+async fn server_on(root: &Path, cache: &Cache) -> Agent {
+    agent(root)
+        .room("room-q")
+        .role("eng")
+        .env("WARROOM_SNAPSHOT_DIR", &cache.path)
+        .env("WARROOM_SEMANTIC", "on")
+        .start()
+        .await
 }
 
 /// Waits (≤ 60 s) until `agent`'s search for `words` shows entry `id` with a cosine above
@@ -443,18 +454,11 @@ async fn the_daemon_embeds_what_other_processes_append_and_saves_it_when_it_stop
         .env("WARROOM_SEMANTIC", "on");
     let mut daemon = start_daemon_cmd(root, runtime.path(), cmd);
     // Another process appends, embedding nothing (another host, a client with it off).
-    let (code, out, err) = publish_json(
+    let id = appended_without_vector(
         root,
         &off,
-        "warning",
-        "room-c",
         "The warehouse robot prints shipping labels only at dawn.",
     );
-    assert_eq!(code, 0, "{err}");
-    let id = serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
     let agent = attached(root, runtime.path(), "room-q").await;
     let cosine = cosine_through(&agent, "warehouse robot shipping labels", &id).await;
     assert!(cosine > 0.3, "the daemon embedded it: {cosine}");
@@ -658,25 +662,12 @@ fn the_paraphrase_set_is_found_the_same_with_the_ledger_in_postgresql() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let agent = agent(root)
-            .room("room-q")
-            .role("eng")
-            .env("WARROOM_SNAPSHOT_DIR", &cache.path)
-            .env("WARROOM_SEMANTIC", "on")
-            .start()
-            .await;
-        let (code, out, err) = publish_json(
+        let agent = server_on(root, &cache).await;
+        let id = appended_without_vector(
             root,
             &cache.off(),
-            "warning",
-            "room-c",
             "The courier van leaves the depot at noon sharp.",
         );
-        assert_eq!(code, 0, "{err}");
-        let id = serde_json::from_str::<Value>(&out).unwrap()["entry"]["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
         let cosine = cosine_through(&agent, "courier van depot noon", &id).await;
         assert!(cosine > 0.3, "the server embedded it: {cosine}");
         agent.stop().await;

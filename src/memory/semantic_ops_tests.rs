@@ -16,6 +16,15 @@ fn unit(axis: usize) -> Vec<f32> {
     v.iter().map(|x| x / n).collect()
 }
 
+/// The vector cache of a ledger and model under `dir`.
+fn cache_in(dir: &tempfile::TempDir) -> CachePlace {
+    let place = SnapshotPlace {
+        dir: dir.path().join("cache"),
+        min_entries: 0,
+    };
+    CachePlace::new(&place, "ledger", "model-x")
+}
+
 /// The semantic state a process opening `cache` now would have (no model: saving and
 /// storing do not embed).
 fn opened(cache: &CachePlace) -> SemanticState {
@@ -41,11 +50,7 @@ fn opened(cache: &CachePlace) -> SemanticState {
 #[test]
 fn a_save_keeps_the_rows_another_process_saved_since_this_one_read_the_cache() {
     let dir = tempfile::tempdir().unwrap();
-    let place = SnapshotPlace {
-        dir: dir.path().join("cache"),
-        min_entries: 0,
-    };
-    let cache = CachePlace::new(&place, "ledger", "model-x");
+    let cache = cache_in(&dir);
     // A daemon and a backfill open the same (missing) cache.
     let daemon = Arc::new(opened(&cache));
     let backfill = opened(&cache);
@@ -80,11 +85,7 @@ fn a_save_keeps_the_rows_another_process_saved_since_this_one_read_the_cache() {
 #[test]
 fn a_vector_stored_while_a_save_holds_the_rows_waits_and_is_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let place = SnapshotPlace {
-        dir: dir.path().join("cache"),
-        min_entries: 0,
-    };
-    let cache = CachePlace::new(&place, "ledger", "model-x");
+    let cache = cache_in(&dir);
     let s = opened(&cache);
     s.store(0, "mem-a", &unit(0));
     {
