@@ -165,6 +165,8 @@ impl Arrivals {
             if !batch.is_empty() {
                 self.embed(&s, &batch);
             }
+            // A publish's row that met a save waits at most a second more.
+            s.take_pending();
             if s.save_due() {
                 s.save();
             }

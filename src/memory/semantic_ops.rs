@@ -39,6 +39,8 @@ pub(crate) struct SemanticState {
     /// Set when a server's background thread saves the cache ([`super::semantic_arrivals`]):
     /// a publish then never pays for a save (~0.3 s at 1M entries).
     pub(crate) saves_in_background: AtomicBool,
+    /// Set while [`SemanticState::save`] writes the file: a store then does not wait.
+    saving: AtomicBool,
     /// Rows stored while a save held the vectors (position, id key, vector).
     pending: std::sync::Mutex<Vec<(u32, u64, Vec<f32>)>>,
     /// The cache file as this process last read or wrote it: when it differs at a save,
@@ -138,6 +140,7 @@ pub(crate) fn open(
         overlap_cosine: settings.overlap_cosine,
         unsaved: AtomicUsize::new(0),
         saves_in_background: AtomicBool::new(false),
+        saving: AtomicBool::new(false),
         pending: std::sync::Mutex::default(),
         seen: std::sync::Mutex::new(seen),
         queries: std::sync::Mutex::default(),
@@ -185,13 +188,23 @@ impl SemanticState {
     /// (the entry is found lexically meanwhile) and is stored by the next call or save.
     pub(crate) fn store(&self, pos: u32, id: &str, v: &[f32]) {
         let key = id_key(id);
-        match self.vectors.try_write() {
-            Ok(mut w) => {
+        // Searches hold the vectors for a few milliseconds: waiting for them is fine; a
+        // save holds them for as long as writing the file takes.
+        let held = if self.saving.load(Ordering::Acquire) {
+            match self.vectors.try_write() {
+                Ok(w) => Some(w),
+                Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            }
+        } else {
+            Some(self.vectors.write().unwrap_or_else(|p| p.into_inner()))
+        };
+        match held {
+            Some(mut w) => {
                 w.set(pos, key, v);
                 self.drain_into(&mut w);
             }
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().set(pos, key, v),
-            Err(std::sync::TryLockError::WouldBlock) => self
+            None => self
                 .pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -204,8 +217,16 @@ impl SemanticState {
         }
     }
 
-    /// Stores the rows waiting in `pending`.
-    fn take_pending(&self) {
+    /// Stores the rows waiting in `pending`, if any.
+    pub(crate) fn take_pending(&self) {
+        if self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+        {
+            return;
+        }
         let mut w = self.vectors.write().unwrap_or_else(|p| p.into_inner());
         self.drain_into(&mut w);
     }
@@ -226,11 +247,13 @@ impl SemanticState {
     /// [`IN_FILE_FROM`] rows the magnitudes are then read from the file just written and
     /// the memory they took is given back ([`crate::semantic::magnitudes`]).
     pub(crate) fn save(&self) {
+        self.take_pending();
         let Some(c) = &self.cache else { return };
         self.unsaved.store(0, Ordering::Relaxed);
-        self.take_pending();
         self.adopt_saved(c);
+        self.saving.store(true, Ordering::Release);
         self.write(c);
+        self.saving.store(false, Ordering::Release);
         // What a publish stored while the file was written.
         self.take_pending();
     }

@@ -41,6 +41,7 @@ fn opened(cache: &CachePlace) -> SemanticState {
         overlap_cosine: 0.7,
         unsaved: AtomicUsize::new(0),
         saves_in_background: std::sync::atomic::AtomicBool::new(false),
+        saving: std::sync::atomic::AtomicBool::new(false),
         pending: std::sync::Mutex::default(),
         seen: std::sync::Mutex::new(seen),
         queries: std::sync::Mutex::default(),
@@ -88,20 +89,25 @@ fn a_vector_stored_while_a_save_holds_the_rows_waits_and_is_kept() {
     let cache = cache_in(&dir);
     let s = opened(&cache);
     s.store(0, "mem-a", &unit(0));
+    let saving = |on: bool| s.saving.store(on, std::sync::atomic::Ordering::Release);
     {
         // A save in progress holds the rows for reading: a publish's store does not wait.
+        saving(true);
         let held = s.vectors.read().unwrap();
         s.store(1, "mem-b", &unit(1));
         assert!(!held.has(1), "not stored under the save's feet");
     }
+    saving(false);
     // The next store takes it in…
     s.store(2, "mem-c", &unit(2));
     assert!(s.vectors.read().unwrap().belongs(1, id_key("mem-b")));
     // …and so does a save, with whatever waits then.
     {
+        saving(true);
         let _held = s.vectors.read().unwrap();
         s.store(3, "mem-d", &unit(3));
     }
+    saving(false);
     s.save();
     let saved = cache.load(8, &|_, _| true).unwrap();
     for (pos, id) in [(0, "mem-a"), (1, "mem-b"), (2, "mem-c"), (3, "mem-d")] {
