@@ -77,16 +77,16 @@ impl Arrivals {
         } else {
             arrivals.queue(state, ix, &missing);
         }
-        // This thread saves the cache from now on, so that no publish waits for a save.
-        state
-            .saves_in_background
-            .store(true, std::sync::atomic::Ordering::Relaxed);
         let (weak, a) = (Arc::downgrade(state), arrivals.clone());
         let spawned = std::thread::Builder::new()
             .name("embed-arrivals".into())
             .spawn(move || a.run(&weak));
-        if let Err(e) = spawned {
-            tracing::warn!("entries others append will not be embedded: {e}");
+        match spawned {
+            // The thread saves the cache from now on, so that no publish waits for a save.
+            Ok(_) => state
+                .saves_in_background
+                .store(true, std::sync::atomic::Ordering::Relaxed),
+            Err(e) => tracing::warn!("entries others append will not be embedded: {e}"),
         }
         arrivals
     }
