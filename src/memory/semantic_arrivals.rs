@@ -206,3 +206,133 @@ impl Arrivals {
         batch
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::test_support::index_of;
+    use crate::semantic::Embedder as _;
+
+    /// The tests' fake model: a dimension for "queue", one for "robot" and a constant.
+    fn model() -> crate::semantic::WordClasses {
+        crate::semantic::WordClasses {
+            classes: vec![vec!["queue"], vec!["robot"]],
+        }
+    }
+
+    /// A semantic state with the fake model and no cache.
+    fn state() -> SemanticState {
+        SemanticState::for_tests(3, Some(Arc::new(model())), None)
+    }
+
+    /// A vector of the fake model.
+    fn vector() -> Vec<f32> {
+        model().embed(&["robot"]).unwrap().remove(0)
+    }
+
+    /// `n` entries, each with a summary padded to `pad` bytes more and as much detail.
+    fn lines(n: usize, pad: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                serde_json::json!({
+                    "id": format!("mem-{i:05}"),
+                    "ts": "2026-01-01T00:00:00Z",
+                    "kind": "decision",
+                    "room_id": format!("room-{}", i % 3),
+                    "author_role": "engineer",
+                    "ref": "",
+                    "tags": [],
+                    "summary": format!("entry number {i} about the queue{}", "s".repeat(pad)),
+                    "detail": "d".repeat(pad),
+                    "supersedes": null,
+                })
+                .to_string()
+            })
+            .collect()
+    }
+
+    fn idle() -> Arrivals {
+        Arrivals {
+            queue: Mutex::default(),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn queued(a: &Arrivals) -> Vec<u32> {
+        let q = a.queue.lock().unwrap();
+        q.jobs.iter().map(|j| j.pos).collect()
+    }
+
+    #[test]
+    fn what_a_refresh_read_is_queued_unless_it_has_a_vector_or_is_too_much() {
+        let ix = index_of(&lines(AT_ONCE + 20, 0));
+        let s = state();
+        // One of the new entries already has its vector (its publisher stored it).
+        s.store(25, "mem-00025", &vector());
+        let a = idle();
+        a.queue_new(&s, &ix, 20);
+        let want: Vec<u32> = (20..AT_ONCE as u32 + 20).filter(|&p| p != 25).collect();
+        assert_eq!(queued(&a), want);
+        // Nothing new: nothing more. More than AT_ONCE at once: left to the backfill.
+        let b = idle();
+        b.queue_new(&s, &ix, ix.len());
+        b.queue_new(&s, &ix, 19);
+        assert!(queued(&b).is_empty());
+        b.queue_new(&s, &ix, 0);
+        assert!(queued(&b).is_empty(), "a first read is the backfill's");
+    }
+
+    #[test]
+    fn the_texts_waiting_are_bounded() {
+        // Two refreshes of 1,000 entries, each text ~4.6 KB (a 4 KB summary and the 600
+        // characters of detail a vector reads): more than QUEUED_BYTES in all.
+        let ix = index_of(&lines(2000, 4000));
+        let s = state();
+        let a = idle();
+        // Queued as two refreshes of a thousand new entries each would queue them.
+        a.queue(&s, &ix, &(0..1000).collect::<Vec<u32>>());
+        assert!(
+            !a.queue.lock().unwrap().behind,
+            "room for the first thousand"
+        );
+        a.queue(&s, &ix, &(1000..2000).collect::<Vec<u32>>());
+        let q = a.queue.lock().unwrap();
+        assert!(q.behind, "said to be behind: {} queued", q.jobs.len());
+        assert!(q.bytes <= QUEUED_BYTES && q.bytes > QUEUED_BYTES - 5000);
+        assert_eq!(q.bytes, q.jobs.iter().map(|j| j.text.len()).sum::<usize>());
+        drop(q);
+        // Taken in batches, the count follows, and "behind" ends once it is empty.
+        while !a.take(Duration::ZERO).is_empty() {}
+        let q = a.queue.lock().unwrap();
+        assert_eq!((q.bytes, q.behind), (0, false));
+    }
+
+    #[test]
+    fn the_thread_embeds_what_is_queued_and_what_was_missing_at_start() {
+        let ix = index_of(&lines(40, 0));
+        let s = Arc::new(state());
+        // 30 entries had a vector; the last 10 did not.
+        for p in 0..30u32 {
+            s.store(p, &format!("mem-{p:05}"), &vector());
+        }
+        let _a = Arrivals::start(&s, &ix);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let v = s.vectors.read().unwrap();
+            if (0..40u32).all(|p| v.belongs(p, id_key(&format!("mem-{p:05}")))) {
+                break;
+            }
+            drop(v);
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the missing ten were embedded"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // The thread saves from now on, not a publish.
+        assert!(
+            s.saves_in_background
+                .load(std::sync::atomic::Ordering::Relaxed)
+        );
+    }
+}

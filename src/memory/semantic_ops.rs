@@ -131,23 +131,54 @@ pub(crate) fn open(
         }
         None => Vectors::new(dims),
     };
-    Some(Arc::new(SemanticState {
-        embedder,
-        error,
-        vectors: RwLock::new(vectors),
-        cache,
-        weight: settings.weight,
-        overlap_cosine: settings.overlap_cosine,
-        unsaved: AtomicUsize::new(0),
-        saves_in_background: AtomicBool::new(false),
-        saving: AtomicBool::new(false),
-        pending: std::sync::Mutex::default(),
-        seen: std::sync::Mutex::new(seen),
-        queries: std::sync::Mutex::default(),
-    }))
+    let mut state = SemanticState::new(embedder, vectors, cache, seen);
+    state.error = error;
+    state.weight = settings.weight;
+    state.overlap_cosine = settings.overlap_cosine;
+    Some(Arc::new(state))
 }
 
 impl SemanticState {
+    /// A state of `dims` dimensions with `embedder` and `cache`, its vectors read from
+    /// the cache if there are any (for unit tests of the modules that use it).
+    #[cfg(test)]
+    pub(crate) fn for_tests(
+        dims: usize,
+        embedder: Option<Arc<dyn Embedder>>,
+        cache: Option<CachePlace>,
+    ) -> SemanticState {
+        let seen = cache.as_ref().and_then(CachePlace::stamp);
+        let vectors = cache
+            .as_ref()
+            .and_then(|c| c.load(dims, &|_, _| true).ok())
+            .unwrap_or_else(|| Vectors::new(dims));
+        SemanticState::new(embedder, vectors, cache, seen)
+    }
+
+    /// A state holding `vectors` (read from `cache`, whose stamp was `seen` before), with
+    /// the default weight and overlap cosine and nothing stored since.
+    fn new(
+        embedder: Option<Arc<dyn Embedder>>,
+        vectors: Vectors,
+        cache: Option<CachePlace>,
+        seen: Option<crate::semantic::cache::Stamp>,
+    ) -> SemanticState {
+        SemanticState {
+            embedder,
+            error: None,
+            vectors: RwLock::new(vectors),
+            cache,
+            weight: crate::semantic::DEFAULT_WEIGHT,
+            overlap_cosine: crate::semantic::DEFAULT_OVERLAP_COSINE,
+            unsaved: AtomicUsize::new(0),
+            saves_in_background: AtomicBool::new(false),
+            saving: AtomicBool::new(false),
+            pending: std::sync::Mutex::default(),
+            seen: std::sync::Mutex::new(seen),
+            queries: std::sync::Mutex::default(),
+        }
+    }
+
     /// The vector of an entry about to be published (None: off, or it failed — logged).
     pub(crate) fn embed_one(&self, text: &str) -> Option<Vec<f32>> {
         let e = self.embedder.as_ref()?;

@@ -1,11 +1,10 @@
 //! Two processes saving one vector cache: neither save undoes the other's rows.
 
-use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use super::SemanticState;
 use crate::semantic::cache::CachePlace;
-use crate::semantic::{Vectors, id_key};
+use crate::semantic::id_key;
 use crate::store::snapshot::SnapshotPlace;
 
 /// A unit vector of 8 dimensions pointing mostly along `axis`.
@@ -28,24 +27,7 @@ fn cache_in(dir: &tempfile::TempDir) -> CachePlace {
 /// The semantic state a process opening `cache` now would have (no model: saving and
 /// storing do not embed).
 fn opened(cache: &CachePlace) -> SemanticState {
-    let seen = cache.stamp();
-    let vectors = cache
-        .load(8, &|_, _| true)
-        .unwrap_or_else(|_| Vectors::new(8));
-    SemanticState {
-        embedder: None,
-        error: None,
-        vectors: RwLock::new(vectors),
-        cache: Some(cache.clone()),
-        weight: 0.2,
-        overlap_cosine: 0.7,
-        unsaved: AtomicUsize::new(0),
-        saves_in_background: std::sync::atomic::AtomicBool::new(false),
-        saving: std::sync::atomic::AtomicBool::new(false),
-        pending: std::sync::Mutex::default(),
-        seen: std::sync::Mutex::new(seen),
-        queries: std::sync::Mutex::default(),
-    }
+    SemanticState::for_tests(8, None, Some(cache.clone()))
 }
 
 #[test]
