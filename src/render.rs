@@ -213,7 +213,8 @@ pub fn explain(
             s,
             "\n  semantic: relevance = {w} × lexical + {} × semantic; lexical = min(1, BM25F / \
              the query's ideal BM25F); semantic = the cosine above the query's baseline (the \
-             90th percentile of its candidates' cosines)",
+             90th percentile of its candidates' cosines: about the 10th nearest's, never \
+             below their median)",
             1.0 - w
         );
     }

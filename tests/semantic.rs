@@ -261,6 +261,69 @@ fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
     );
 }
 
+#[cfg(feature = "semantic")]
+#[test]
+fn a_young_project_finds_by_meaning_beyond_its_single_nearest_entry() {
+    // The bundled example's 15 entries and the issue's own pair: the question shares no
+    // word with the decision that answers it. In a ledger this small every entry is a
+    // candidate, and a baseline at their 90th percentile (the 2nd nearest of 20) left the
+    // answer without any meaning credited, and out of the hits.
+    let p = example_project();
+    let root = p.path();
+    let cache = Cache::new();
+    let on = cache.on();
+    for (room, summary) in [
+        (
+            "room-001",
+            "Access tokens expire after 15 minutes; refresh tokens after 30 days.",
+        ),
+        ("room-004", "Login sessions stay valid for 24 hours."),
+        (
+            "room-004",
+            "A login session stays valid for a day before the user signs in again.",
+        ),
+    ] {
+        let (code, _, err) = publish_json(root, &on, "decision", room, summary);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, _, err) = cli_env(root, &["semantic", "backfill"], &on);
+    assert_eq!(code, 0, "{err}");
+    let args = [
+        "--json",
+        "search",
+        "how long does a login stay valid",
+        "--max",
+        "5",
+        "--room",
+        "*",
+    ];
+    let (code, out, err) = cli_env(root, &args, &on);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let hits = v["hits"].as_array().unwrap();
+    let summaries: Vec<&str> = hits
+        .iter()
+        .map(|h| h["entry"]["summary"].as_str().unwrap())
+        .collect();
+    let answer = hits
+        .iter()
+        .find(|h| {
+            h["entry"]["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("Access tokens")
+        })
+        .unwrap_or_else(|| panic!("the answer is not in the top 5: {summaries:?}"));
+    assert_eq!(answer["lexical"], 0.0, "{answer}");
+    assert!(answer["semantic"].as_f64().unwrap() > 0.0, "{answer}");
+    // Both sessions' entries count by meaning too, not only the nearest of them.
+    let credited = hits
+        .iter()
+        .filter(|h| h["semantic"].as_f64().unwrap() > 0.0)
+        .count();
+    assert!(credited >= 3, "{out}");
+}
+
 /// The brief of room-q (no plan: every other room is project-wide) ranked by `words`.
 #[cfg(feature = "semantic")]
 fn brief(root: &Path, words: &[&str], env: &[(&str, &str)]) -> Value {

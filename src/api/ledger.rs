@@ -188,8 +188,9 @@ pub struct SearchHitOut {
     /// the entry has no vector yet).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cosine: Option<f64>,
-    /// With semantic ranking: the cosine above the query's baseline (the 90th percentile
-    /// of its candidates' cosines), on 0..=1: what the fusion uses.
+    /// With semantic ranking: the cosine above the query's baseline (about the 10th
+    /// nearest candidate's cosine, [`crate::semantic::baseline`]), on 0..=1: what the
+    /// fusion uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub semantic: Option<f64>,
     /// With semantic ranking: the lexical part's weight.

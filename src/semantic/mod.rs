@@ -110,11 +110,21 @@ pub struct Fused {
     pub relevance: f64,
 }
 
-/// The baseline of a query's candidate cosines: their [`CENTRE_QUANTILE`].
+/// Candidates above the baseline in a full pool: the nearest tenth of [`POOL`].
+const ABOVE_BASELINE: usize = 10;
+
+/// The baseline of a query's candidate cosines: their [`CENTRE_QUANTILE`] — in a full pool
+/// (a ledger of [`POOL`] entries or more) the cosine of about the 10th nearest. A smaller
+/// pool (a young project's whole ledger) keeps that meaning: the baseline is the cosine of
+/// its 10th nearest, but never below its median. Its 90th percentile would be its 2nd
+/// nearest in a pool of 20, crediting one entry alone with any meaning.
 pub fn baseline(cosines: &[f64]) -> f64 {
     let mut c: Vec<f64> = cosines.to_vec();
     c.sort_by(f64::total_cmp);
-    let i = ((c.len() as f64 * CENTRE_QUANTILE) as usize).min(c.len().saturating_sub(1));
+    let n = c.len();
+    let quantile = (n as f64 * CENTRE_QUANTILE) as usize;
+    let tenth_nearest = n.saturating_sub(ABOVE_BASELINE).max(n / 2);
+    let i = quantile.min(tenth_nearest).min(n.saturating_sub(1));
     c.get(i).copied().unwrap_or(0.0)
 }
 
@@ -201,7 +211,7 @@ mod tests {
             0.31, 0.35, 0.4, 0.42, 0.45, 0.38, 0.5, 0.33, 0.36, 0.55, 0.71,
         ];
         let base = baseline(&cands);
-        assert!((base - 0.55).abs() < 1e-9, "{base}");
+        assert!((base - 0.4).abs() < 1e-9, "the median of 11: {base}");
         // The trap: one common shared word (bm25 1.2 of an ideal 9), a middling cosine;
         // the paraphrase: no shared word, the nearest vector.
         let trap = fuse(1.2, 9.0, 0.5, base, DEFAULT_WEIGHT);
@@ -211,6 +221,31 @@ mod tests {
         let exact = fuse(12.0, 9.0, 0.4, base, DEFAULT_WEIGHT);
         assert!((exact.lexical - 1.0).abs() < 1e-9);
         assert_eq!(exact.semantic, 0.0);
+    }
+
+    #[test]
+    fn a_small_pool_credits_its_nearest_ten_but_never_more_than_half() {
+        // A full pool: the 90th percentile, whatever the rule for small ones says.
+        let full: Vec<f64> = (0..200).map(|i| f64::from(i) / 200.0).collect();
+        assert_eq!(baseline(&full), 180.0 / 200.0);
+        let hundred: Vec<f64> = (0..100).map(f64::from).collect();
+        assert_eq!(baseline(&hundred), 90.0, "the 10th nearest of 100");
+        // A young project's 20 entries: three paraphrases, seventeen unrelated ones.
+        let mut young = vec![0.84, 0.78, 0.75];
+        young.extend((0..17).map(|i| 0.2 + f64::from(i) * 0.01));
+        let base = baseline(&young);
+        for near in [0.84, 0.78, 0.75] {
+            assert!(
+                fuse(0.0, 5.0, near, base, DEFAULT_WEIGHT).semantic > 0.0,
+                "{near} {base}"
+            );
+        }
+        assert_eq!(base, young[13], "the 10th nearest of 20");
+        // Six entries: never more than half above the baseline.
+        let six = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6];
+        assert_eq!(baseline(&six), 0.4);
+        assert_eq!(baseline(&[0.7]), 0.7);
+        assert_eq!(baseline(&[]), 0.0);
     }
 
     #[test]

@@ -119,16 +119,12 @@ impl Scored {
             let c = f64::from(self.cos[p as usize]);
             (lo.min(c), hi.max(c))
         });
-        let median = {
-            let mut cs: Vec<f64> = cands
-                .iter()
-                .map(|&p| f64::from(self.cos[p as usize]))
-                .collect();
-            cs.sort_by(f64::total_cmp);
-            // The product's baseline: the 90th percentile of the candidates' cosines.
-            let i = ((cs.len() as f64 * 0.9) as usize).min(cs.len().saturating_sub(1));
-            cs.get(i).copied().unwrap_or(0.0)
-        };
+        // The product's baseline: about the 90th percentile of the candidates' cosines.
+        let cs: Vec<f64> = cands
+            .iter()
+            .map(|&p| f64::from(self.cos[p as usize]))
+            .collect();
+        let median = warroom_memory::semantic::baseline(&cs);
         let mut dense_rank: BTreeMap<u32, usize> = BTreeMap::new();
         if matches!(fusion, Fusion::Rrf) {
             let mut by_cos = cands.clone();
