@@ -116,7 +116,8 @@ enum Command {
     Publish(ledger_cmds::PublishCmd),
     /// List live entries matching filters, newest first.
     Query(ledger_cmds::QueryCmd),
-    /// Full-text search ranked by BM25 × per-kind time decay.
+    /// Search ranked by relevance × per-kind time decay: BM25F, fused with meaning when
+    /// semantic ranking is on (see `semantic status`).
     Search(ledger_cmds::SearchCmd),
     /// Show one entry with its supersede chain.
     Get(ledger_cmds::GetCmd),
