@@ -314,6 +314,24 @@ fn a_young_project_finds_by_meaning_beyond_its_single_nearest_entry() {
                 .starts_with("Access tokens")
         })
         .unwrap_or_else(|| panic!("the answer is not in the top 5: {summaries:?}"));
+    // What meaning found counts in the total (it said "9 of 5 hits").
+    let all = [
+        "--json",
+        "search",
+        "how long does a login stay valid",
+        "--max",
+        "50",
+        "--room",
+        "*",
+    ];
+    let (_, out, _) = cli_env(root, &all, &on);
+    let total: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        total["total"],
+        total["hits"].as_array().unwrap().len(),
+        "{out}"
+    );
+    assert_eq!(total["truncated"], false);
     assert_eq!(answer["lexical"], 0.0, "{answer}");
     assert!(answer["semantic"].as_f64().unwrap() > 0.0, "{answer}");
     // Both sessions' entries count by meaning too, not only the nearest of them.
@@ -322,6 +340,67 @@ fn a_young_project_finds_by_meaning_beyond_its_single_nearest_entry() {
         .filter(|h| h["semantic"].as_f64().unwrap() > 0.0)
         .count();
     assert!(credited >= 3, "{out}");
+}
+
+#[cfg(feature = "semantic")]
+#[test]
+fn a_near_entry_past_the_lexical_pool_keeps_its_lexical_part_and_is_counted_once() {
+    // 150 entries with "valid" in a short summary outrank, lexically, the answer that has
+    // it in its detail: the answer is past the lexical pool of 100, found among
+    // the nearest vectors. It is still a lexical match: its BM25F is its own, and the
+    // total counts it once (every entry here matches a word).
+    let p = project();
+    let root = p.path();
+    let line = |id: &str, summary: &str, detail: &str| {
+        serde_json::json!({
+            "id": id, "ts": "2026-11-20T10:00:00Z", "kind": "decision", "room_id": "room-x",
+            "author_role": "engineer", "ref": "", "tags": [], "summary": summary,
+            "detail": detail, "supersedes": null
+        })
+        .to_string()
+            + "\n"
+    };
+    let mut ledger = String::new();
+    for i in 0..150 {
+        let id = format!("mem-01M700000000000000000{i:03}");
+        let summary = format!("The valid SKU list of warehouse {i} is refreshed hourly.");
+        ledger.push_str(&line(&id, &summary, ""));
+    }
+    let answer = "mem-01M70000000000000000ANSW";
+    let detail = "After that the session is no longer valid.";
+    ledger.push_str(&line(
+        answer,
+        "Access tokens expire after 15 minutes.",
+        detail,
+    ));
+    std::fs::write(common::ledger(root), ledger).unwrap();
+    let cache = Cache::new();
+    let (off, on) = (cache.off(), cache.on());
+    let (code, _, err) = cli_env(root, &["semantic", "backfill"], &on);
+    assert_eq!(code, 0, "{err}");
+    let query = "how long does a login stay valid";
+    let (_, out, _) = cli_env(root, &["--json", "search", query, "--max", "50"], &off);
+    let lexical: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(lexical["total"], 151, "{out}");
+    let rank = lexical["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|h| h["entry"]["id"] == answer);
+    assert_eq!(rank, None, "the answer ranks past 50 lexically");
+
+    let (code, out, err) = cli_env(root, &["--json", "search", query, "--max", "5"], &on);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let hit = v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["entry"]["id"] == answer)
+        .unwrap_or_else(|| panic!("found by meaning: {out}"));
+    assert!(hit["bm25"].as_f64().unwrap() > 0.0, "{hit}");
+    assert!(hit["lexical"].as_f64().unwrap() > 0.0, "{hit}");
+    assert_eq!(v["total"], 151, "counted once");
 }
 
 /// The brief of room-q (no plan: every other room is project-wide) ranked by `words`.

@@ -214,7 +214,8 @@ impl SearchHitOut {
 pub struct SearchOutput {
     /// Hits, best first (ties: newer first).
     pub hits: Vec<SearchHitOut>,
-    /// How many entries matched in all; a lower bound when `total_exact` is false.
+    /// How many entries matched in all — with semantic ranking, those the query's words
+    /// match and those found by meaning alone; a lower bound when `total_exact` is false.
     pub total: usize,
     /// False when a large search skipped entries that could not reach the hits.
     pub total_exact: bool,

@@ -191,13 +191,15 @@ impl Memory {
         };
         let r = ix.search(&args.text, &compiled, pool, &scorer);
         let fused = self.fused(ix, &args.text, &compiled, &r.hits, limit, &scorer);
+        // Entries found by meaning alone count beside the lexical matches.
+        let total = r.total + fused.as_ref().map_or(0, |f| f.by_meaning_only);
         let hits: Vec<(crate::index::SearchHit, Option<crate::semantic::Fused>)> = match fused {
-            Some(f) => f.into_iter().map(|f| (f.hit, Some(f.parts))).collect(),
+            Some(f) => f.hits.into_iter().map(|f| (f.hit, Some(f.parts))).collect(),
             None => r.hits.iter().take(limit).map(|h| (*h, None)).collect(),
         };
         let weight = self.semantic().map(|s| s.weight);
         Ok(SearchOutput {
-            truncated: r.total > hits.len(),
+            truncated: total > hits.len(),
             hits: hits
                 .iter()
                 .zip(ix.entries(&hits.iter().map(|h| h.0.pos).collect::<Vec<_>>())?)
@@ -214,7 +216,7 @@ impl Memory {
                     weight: parts.and(weight),
                 })
                 .collect(),
-            total: r.total,
+            total,
             total_exact: r.total_exact,
             terms: r.terms,
             now: now.to_rfc3339(),

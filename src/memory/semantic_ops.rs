@@ -220,6 +220,13 @@ pub(crate) struct FusedHit {
     pub parts: Fused,
 }
 
+/// A fused search: its best hits, and how many entries with a score it found that no
+/// query word matches (what meaning adds to the lexical matches' count).
+pub(crate) struct FusedSearch {
+    pub hits: Vec<FusedHit>,
+    pub by_meaning_only: usize,
+}
+
 impl Memory {
     pub(crate) fn semantic(&self) -> Option<&Arc<SemanticState>> {
         self.semantic.as_ref()
@@ -227,7 +234,8 @@ impl Memory {
 
     /// Re-ranks a search: the lexical pool (`lexical`, scored up to [`POOL`]) and the
     /// [`POOL`] nearest vectors passing `filter`, fused, times the time factor; the best
-    /// `limit`. None when semantic ranking is off or the query could not be embedded.
+    /// `limit`. A near entry past the lexical pool keeps its own BM25F (a weak match is
+    /// still one). None when semantic ranking is off or the query could not be embedded.
     pub(crate) fn fused(
         &self,
         ix: &LedgerIndex,
@@ -236,18 +244,20 @@ impl Memory {
         lexical: &[SearchHit],
         limit: usize,
         scorer: &Scorer,
-    ) -> Option<Vec<FusedHit>> {
+    ) -> Option<FusedSearch> {
         let s = self.semantic.as_ref()?;
         let q = s.query(text)?;
-        let ideal: f64 = ix.text().query(text).iter().map(|t| t.idf).sum();
+        let terms = ix.text().query(text);
+        let ideal: f64 = terms.iter().map(|t| t.idf).sum();
         let vectors = s.vectors.read().unwrap_or_else(|p| p.into_inner());
         let near = vectors.nearest(&q, POOL, &|pos| {
             (pos as usize) < ix.len() && ix.passes_filter(filter, pos)
         });
         let mut cands: Vec<(u32, f64)> = lexical.iter().map(|h| (h.pos, h.bm25)).collect();
+        let scoring = scorer.ranking.scoring();
         for (pos, _) in &near {
             if !cands.iter().any(|c| c.0 == *pos) {
-                cands.push((*pos, 0.0));
+                cands.push((*pos, ix.text().score_one(&terms, scoring, *pos)));
             }
         }
         let cosines: Vec<f64> = cands
@@ -276,8 +286,12 @@ impl Memory {
                 .then_with(|| b.hit.pos.cmp(&a.hit.pos))
         });
         out.retain(|f| f.hit.score > 0.0);
+        let by_meaning_only = out.iter().filter(|f| f.hit.bm25 == 0.0).count();
         out.truncate(limit);
-        Some(out)
+        Some(FusedSearch {
+            hits: out,
+            by_meaning_only,
+        })
     }
 
     /// `semantic status`.
