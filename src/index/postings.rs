@@ -1,16 +1,15 @@
 //! Every term's postings list, in term-id order, each list in document order.
 //!
 //! Why not a `Vec<Vec<Posting>>`: a ledger that carries ids, paths, numbers and hashes
-//! has millions of terms with one posting each, and a vector per term cost 24 bytes and
-//! an allocation of 32 for that one 8-byte posting (issue #44's memory on short entries).
-//! Here a term's head is 24 bytes, a vector's size: nothing, its one posting inline (no
-//! allocation), or the vector of two postings or more. Readers get a [`List`].
-//! (A 12-byte head holding the index of a vector kept elsewhere saved 12 bytes more a
-//! term but cost a first start a dependent cache miss a posting: 15 → 18 s on a ledger
-//! of such terms; docs/performance.md. A 16-byte head — the one posting beside a boxed
-//! slice's pointer, the count of postings in the slice — saved 5 % on a ledger of ids but
-//! slowed the usual first start by 10–15 %, the count being a read of the list's memory
-//! on every append; not kept.)
+//! has millions of terms with one posting each (4.2M of the 4.6M terms of the bench's 1M
+//! short entries with ids), and a vector per term cost 24 bytes and an allocation of 32
+//! for that one 8-byte posting (issue #44's memory on short entries). Here a term's head
+//! is 8 bytes: nothing, its one posting inline, or the index of its vector of two
+//! postings or more in a table of such vectors. Readers get a [`List`].
+//! (Earlier heads, measured in docs/performance.md: 24 bytes, a vector's size, with the
+//! one posting inline; a 12-byte head indexing vectors kept elsewhere, which cost a
+//! first start a dependent cache miss a posting appended on the slower VM of its day;
+//! a 16-byte head whose count of postings lived in the list's own memory.)
 //!
 //! A posting is stored in 5 bytes, not 8: its document (4 bytes) and one byte for its
 //! four field frequencies — summary 0–6 (3 bits), tags 0–1 (1), detail 0–7 (3), ref 0–1
@@ -51,25 +50,39 @@ fn record(p: Posting) -> ([u8; REC], bool) {
     }
 }
 
+/// The head of a list of the one record `r`.
+#[inline(always)]
+fn one(r: &[u8]) -> Head {
+    [r[0], r[1], r[2], r[3], r[4], 0, 0, ONE]
+}
+
+/// The index in [`Postings::many`] a [`MANY`] head names.
+#[inline(always)]
+fn many_index(h: &Head) -> usize {
+    u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize
+}
+
 /// Key of a posting kept aside.
 #[inline(always)]
 fn aside_key(term: u32, doc: u32) -> u64 {
     (u64::from(term) << 32) | u64::from(doc)
 }
 
-/// A term's list: empty, one posting, or a vector of two or more (24 bytes: the
-/// discriminant sits in the vector's capacity, which never uses its top bit).
-#[derive(Clone, Debug)]
-enum Head {
-    Empty,
-    One([u8; REC]),
-    Many(Vec<u8>),
-}
+/// A term's head: all zero for no postings; [`ONE`] in its last byte and the record in
+/// its first five for one posting; [`MANY`] in its last byte and the index of its vector
+/// in [`Postings::many`] in its first four for two or more.
+type Head = [u8; 8];
+/// The last byte of a head holding one posting inline.
+const ONE: u8 = 0x80;
+/// The last byte of a head naming a vector of postings.
+const MANY: u8 = 0x40;
 
 /// The postings of every term.
 #[derive(Default)]
 pub(super) struct Postings {
     heads: Vec<Head>,
+    /// The lists of two postings or more, in the order they got their second.
+    many: Vec<Vec<u8>>,
     /// Frequencies that do not fit in a byte, by term and document.
     aside: HashMap<u64, [u8; 4]>,
 }
@@ -187,14 +200,14 @@ impl<'a> List<'a> {
 impl Postings {
     /// Room for a new term, with no postings.
     pub(super) fn push_term(&mut self) {
-        self.heads.push(Head::Empty);
+        self.heads.push([0; 8]);
     }
 
     /// A new term with the postings `list`.
     #[cfg(test)]
     pub(super) fn push_list(&mut self, list: Vec<Posting>) {
         let t = self.heads.len() as u32;
-        self.heads.push(Head::Empty);
+        self.heads.push([0; 8]);
         for p in list {
             self.push(t, p);
         }
@@ -216,11 +229,12 @@ impl Postings {
             next = doc + 1;
             escaped += usize::from(r[4] & 7 == ESCAPE);
         }
-        self.heads.push(match recs.len() / REC {
-            0 => Head::Empty,
-            1 => Head::One(recs.try_into().expect("one record")),
-            _ => Head::Many(recs.to_vec()),
-        });
+        let head = match recs.len() / REC {
+            0 => [0; 8],
+            1 => one(recs),
+            _ => self.new_many(recs.to_vec()),
+        };
+        self.heads.push(head);
         Ok(escaped)
     }
 
@@ -247,15 +261,10 @@ impl Postings {
     ) -> Result<(), &'static str> {
         let mut aside = HashMap::with_capacity(escaped);
         for (t, doc, tf) in entries {
-            let heads = &self.heads;
-            let list = |t: u32| -> Option<&[u8]> {
-                Some(match heads.get(t as usize)? {
-                    Head::Empty => &[],
-                    Head::One(r) => r,
-                    Head::Many(recs) => recs,
-                })
-            };
-            let recs = list(t).ok_or("frequencies aside of no term")?;
+            if t as usize >= self.heads.len() {
+                return Err("frequencies aside of no term");
+            }
+            let recs = self.recs(t);
             let view = List {
                 recs,
                 term: t,
@@ -287,16 +296,30 @@ impl Postings {
     /// Term `t`'s postings.
     #[inline]
     pub(super) fn list(&self, t: u32) -> List<'_> {
-        let recs: &[u8] = match &self.heads[t as usize] {
-            Head::Empty => &[],
-            Head::One(r) => r,
-            Head::Many(recs) => recs,
-        };
         List {
-            recs,
+            recs: self.recs(t),
             term: t,
             aside: &self.aside,
         }
+    }
+
+    /// Term `t`'s records.
+    #[inline(always)]
+    fn recs(&self, t: u32) -> &[u8] {
+        let h = &self.heads[t as usize];
+        match h[7] {
+            ONE => &h[..REC],
+            MANY => &self.many[many_index(h)],
+            _ => &[],
+        }
+    }
+
+    /// A head naming `recs` (two postings or more), filed in [`Postings::many`].
+    fn new_many(&mut self, recs: Vec<u8>) -> Head {
+        let m = u32::try_from(self.many.len()).expect("fewer than 2^32 lists");
+        self.many.push(recs);
+        let b = m.to_le_bytes();
+        [b[0], b[1], b[2], b[3], 0, 0, 0, MANY]
     }
 
     /// Every term's postings, in term order.
@@ -310,17 +333,17 @@ impl Postings {
         if aside {
             self.aside.insert(aside_key(t, p.doc), p.tf);
         }
-        let head = &mut self.heads[t as usize];
-        match head {
-            Head::Empty => *head = Head::One(r),
-            Head::One(first) => {
+        let head = self.heads[t as usize];
+        match head[7] {
+            ONE => {
                 // 24 bytes, the smallest block glibc's malloc gives: four postings.
                 let mut recs = Vec::with_capacity(4 * REC);
-                recs.extend_from_slice(first);
+                recs.extend_from_slice(&head[..REC]);
                 recs.extend_from_slice(&r);
-                *head = Head::Many(recs);
+                self.heads[t as usize] = self.new_many(recs);
             }
-            Head::Many(recs) => {
+            MANY => {
+                let recs = &mut self.many[many_index(&head)];
                 if recs.len() == recs.capacity() {
                     // Grow by an eighth, not double: at most 12.5 % unused capacity
                     // (doubling left 43 % at 1M entries). Large lists are reallocated by
@@ -329,6 +352,7 @@ impl Postings {
                 }
                 recs.extend_from_slice(&r);
             }
+            _ => self.heads[t as usize] = one(&r),
         }
     }
 
@@ -340,15 +364,11 @@ impl Postings {
 
     /// Heap bytes held.
     pub(super) fn heap_bytes(&self) -> usize {
-        let lists: usize = self
-            .heads
-            .iter()
-            .map(|h| match h {
-                Head::Many(l) => l.capacity(),
-                _ => 0,
-            })
-            .sum();
-        self.heads.capacity() * std::mem::size_of::<Head>() + lists + self.aside.capacity() * 16
+        let lists: usize = self.many.iter().map(|l| l.capacity()).sum();
+        self.heads.capacity() * std::mem::size_of::<Head>()
+            + self.many.capacity() * std::mem::size_of::<Vec<u8>>()
+            + lists
+            + self.aside.capacity() * 16
     }
 }
 
@@ -369,11 +389,11 @@ mod tests {
     }
 
     /// Lists of every length built by pushes and given whole read back as they were, in
-    /// term order — frequencies that fit a byte and those kept aside alike; a head is a
-    /// vector's size.
+    /// term order — frequencies that fit a byte and those kept aside alike; a head is 8
+    /// bytes.
     #[test]
     fn lists_read_back_whatever_their_length_and_frequencies() {
-        assert_eq!(std::mem::size_of::<Head>(), 24);
+        assert_eq!(std::mem::size_of::<Head>(), 8);
         let mut p = Postings::default();
         let want: Vec<Vec<u32>> = (0..40u32).map(|t| (0..t * t % 37).collect()).collect();
         for (t, docs) in want.iter().enumerate() {
