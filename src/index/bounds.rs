@@ -9,12 +9,17 @@
 //! bound computed with it holds for every later, exact score. When the real averages
 //! pass them (rare: each time they grow by a quarter), every bound is recomputed.
 //!
+//! The tables are per *slot* ([`Postings::slot`]): a list of one posting has none, and its
+//! bound is that posting's own `tf~` at [`Bounds::avg`] ([`Bounds::single`]) — on a
+//! ledger of ids most terms have one posting, and 16 bytes each of tables for them was
+//! 67 MB at 1M short entries (issue #44).
+//!
 //! Blocks store BM25F's `tf~` only, rounded up to `f32` (4 bytes per 128 postings, against
 //! 8 bytes per posting). The seed's `tf` over its length norm is the same summary + tags
 //! part without detail and ref, so it is at most `tf~` and the same block maxima bound it.
 
 use super::postings::{List, Postings};
-use super::text::{B, CodeNorms, K1, Posting, QueryTerm, Scoring};
+use super::text::{B, CodeNorms, Doc, K1, Posting, QueryTerm, Scoring, fielded_parts};
 
 /// log2 of the postings per block. Unit tests use blocks of 4 so that small ledgers have
 /// many; the binary uses 128.
@@ -22,17 +27,17 @@ pub(super) const BLOCK_SHIFT: u32 = if cfg!(test) { 2 } else { 7 };
 /// Postings per block.
 pub(super) const BLOCK: usize = 1 << BLOCK_SHIFT;
 
-/// The bounds of every term (indexed by term id).
+/// The bounds of every list of two postings or more (indexed by its slot).
 #[derive(Default)]
 pub(super) struct Bounds {
     /// The averages (summary + tags length, detail length) the bounds are computed with.
     pub(super) avg: (f64, f64),
-    /// Per term: the largest BM25F `tf~` of any posting, rounded up to `f32` (4 bytes a
-    /// term, not 8: a ledger of ids and paths has millions of terms).
+    /// Per slot: the largest BM25F `tf~` of any posting, rounded up to `f32` (4 bytes,
+    /// not 8: a ledger of ids and paths has millions of lists).
     pub(super) fielded: Vec<f32>,
-    /// Per term: the largest seed `tf` over its length norm of any posting, rounded up.
+    /// Per slot: the largest seed `tf` over its length norm of any posting, rounded up.
     pub(super) seed: Vec<f32>,
-    /// Per term: the largest `tf~` in each block, rounded up (empty for a list of one
+    /// Per slot: the largest `tf~` in each block, rounded up (empty for a list of one
     /// block).
     pub(super) blocks: Blocks,
     /// While true, postings added are not bounded one by one: [`Bounds::settle`] bounds
@@ -43,12 +48,11 @@ pub(super) struct Bounds {
     table: Option<((f64, f64), Box<CodeNorms>)>,
 }
 
-/// Each term's block maxima, kept only for the lists longer than a block: a term costs 4
-/// bytes here, not an empty vector's 24 (a ledger of ids, paths and hashes has millions of
-/// terms with one posting each).
+/// Each list's block maxima, kept only for the lists longer than a block: a slot costs 4
+/// bytes here, not an empty vector's 24.
 #[derive(Default)]
 pub(super) struct Blocks {
-    /// Per term: its index in `maxes`, or [`Blocks::NONE`].
+    /// Per slot: its index in `maxes`, or [`Blocks::NONE`].
     of: Vec<u32>,
     maxes: Vec<Vec<f32>>,
 }
@@ -56,25 +60,25 @@ pub(super) struct Blocks {
 impl Blocks {
     const NONE: u32 = u32::MAX;
 
-    /// Room for a new term (no blocks).
-    pub(super) fn push_term(&mut self) {
+    /// Room for a new slot (no blocks).
+    pub(super) fn push_slot(&mut self) {
         self.of.push(Self::NONE);
     }
 
-    /// `terms` terms, none with blocks.
-    pub(super) fn with_terms(terms: usize) -> Blocks {
+    /// `slots` slots, none with blocks.
+    pub(super) fn with_slots(slots: usize) -> Blocks {
         Blocks {
-            of: vec![Self::NONE; terms],
+            of: vec![Self::NONE; slots],
             maxes: Vec::new(),
         }
     }
 
-    /// Number of terms.
+    /// Number of slots.
     pub(super) fn len(&self) -> usize {
         self.of.len()
     }
 
-    /// Term `t`'s block maxima (empty: a list of one block).
+    /// Slot `t`'s block maxima (empty: a list of one block).
     pub(super) fn get(&self, t: usize) -> &[f32] {
         match self.of[t] {
             Self::NONE => &[],
@@ -82,7 +86,7 @@ impl Blocks {
         }
     }
 
-    /// Term `t`'s block maxima, if it has any.
+    /// Slot `t`'s block maxima, if it has any.
     fn get_mut(&mut self, t: usize) -> Option<&mut Vec<f32>> {
         match self.of[t] {
             Self::NONE => None,
@@ -90,7 +94,7 @@ impl Blocks {
         }
     }
 
-    /// Sets term `t`'s block maxima.
+    /// Sets slot `t`'s block maxima.
     pub(super) fn set(&mut self, t: usize, maxes: Vec<f32>) {
         match self.get_mut(t) {
             Some(m) => *m = maxes,
@@ -102,7 +106,7 @@ impl Blocks {
         }
     }
 
-    /// The terms with block maxima, ascending, and their maxima.
+    /// The slots with block maxima, ascending, and their maxima.
     pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &[f32])> {
         self.of
             .iter()
@@ -180,11 +184,34 @@ fn score_bound(idf: f64, t: f64) -> f64 {
 }
 
 impl Bounds {
-    /// Room for a new term.
-    pub(super) fn push_term(&mut self) {
+    /// Room for a new slot (a list that just got its second posting; bounded by
+    /// [`Bounds::after_add`] or [`Bounds::settle`]).
+    pub(super) fn push_slot(&mut self) {
         self.fielded.push(0.0);
         self.seed.push(0.0);
-        self.blocks.push_term();
+        self.blocks.push_slot();
+    }
+
+    /// The two bounds written for term `t` (the snapshot's per-term tables): its slot's,
+    /// or for a list of one posting what bounding it would give, from the length codes
+    /// and the table `cn` of [`Bounds::code_norms`].
+    pub(super) fn of_term(
+        &self,
+        postings: &Postings,
+        codes: &[[u8; 2]],
+        cn: &CodeNorms,
+        t: u32,
+    ) -> (f32, f32) {
+        if let Some(m) = postings.slot(t) {
+            return (self.fielded[m as usize], self.seed[m as usize]);
+        }
+        let (f, sd, _) = bound_of(postings.list(t), codes, cn);
+        (round_up(f), round_up(sd))
+    }
+
+    /// The inverse length norms at [`Bounds::avg`].
+    pub(super) fn code_norms(&self) -> CodeNorms {
+        table(self.avg)
     }
 
     /// Stops bounding postings as they are added, for a bulk load: bounding each one as
@@ -224,22 +251,23 @@ impl Bounds {
         threads: usize,
         per_thread: usize,
     ) {
-        let total: usize = postings.lists().map(|l| l.len()).sum();
+        let slots = postings.slotted() as u32;
+        let total: usize = (0..slots).map(|m| postings.slot_list(m).len()).sum();
         let threads = threads.min(total / per_thread.max(1)).max(1);
         let cn = table(self.avg);
-        let mut runs: Vec<std::ops::Range<usize>> = Vec::with_capacity(threads);
+        let mut runs: Vec<std::ops::Range<u32>> = Vec::with_capacity(threads);
         let (mut start, mut acc) = (0, 0);
-        for (t, list) in postings.lists().enumerate() {
-            acc += list.len();
+        for m in 0..slots {
+            acc += postings.slot_list(m).len();
             if runs.len() + 1 < threads && acc >= total * (runs.len() + 1) / threads {
-                runs.push(start..t + 1);
-                start = t + 1;
+                runs.push(start..m + 1);
+                start = m + 1;
             }
         }
-        runs.push(start..postings.len());
-        // Each run writes its terms' two bounds in place and hands back only the block
-        // maxima of its long lists: a (f64, f64, Vec) a term collected for the whole
-        // vocabulary was 40 bytes a term held at once, the first start's peak on a ledger
+        runs.push(start..slots);
+        // Each run writes its lists' two bounds in place and hands back only the block
+        // maxima of its long lists: a (f64, f64, Vec) a list collected for the whole
+        // vocabulary was 40 bytes a list held at once, the first start's peak on a ledger
         // of ids (62 MB of 1.5M terms at 300k entries, heaptrack).
         let (mut fielded, mut seed) = (&mut self.fielded[..], &mut self.seed[..]);
         let mut parts = Vec::with_capacity(runs.len());
@@ -253,18 +281,19 @@ impl Bounds {
         let blocked: Vec<Vec<(usize, Vec<f32>)>> =
             crate::par::each(parts, "bounding", |(r, fs, ss)| {
                 let mut out = Vec::new();
-                for (i, t) in r.enumerate() {
-                    let (f, sd, maxes) = bound_of(postings.list(t as u32), codes, &cn);
+                for (i, m) in r.enumerate() {
+                    let (f, sd, maxes) = bound_of(postings.slot_list(m), codes, &cn);
                     fs[i] = round_up(f);
                     ss[i] = round_up(sd);
-                    if !maxes.is_empty() || !blocks.get(t).is_empty() {
-                        out.push((t, maxes));
+                    let m = m as usize;
+                    if !maxes.is_empty() || !blocks.get(m).is_empty() {
+                        out.push((m, maxes));
                     }
                 }
                 out
             });
-        for (t, maxes) in blocked.into_iter().flatten() {
-            self.blocks.set(t, maxes);
+        for (m, maxes) in blocked.into_iter().flatten() {
+            self.blocks.set(m, maxes);
         }
     }
 
@@ -283,8 +312,8 @@ impl Bounds {
         if avg.0 > self.avg.0 || avg.1 > self.avg.1 {
             self.avg = (avg.0 * 1.25, avg.1 * 1.25);
             let cn = table(self.avg);
-            for (t, list) in postings.lists().enumerate() {
-                self.recompute(t, list, codes, &cn);
+            for m in 0..postings.slotted() as u32 {
+                self.recompute(m as usize, postings.slot_list(m), codes, &cn);
             }
             self.table = Some((self.avg, Box::new(cn)));
             return;
@@ -294,18 +323,20 @@ impl Bounds {
             _ => Box::new(table(self.avg)),
         };
         for t in terms {
-            let list = postings.list(t);
-            if list.len() == BLOCK + 1 {
-                // The list's second block starts: give it block maxima.
-                self.recompute(t as usize, list, codes, &cn);
+            // A list of one posting has no tables: its bound is the posting's own.
+            let Some(m) = postings.slot(t) else { continue };
+            let (m, list) = (m as usize, postings.list(t));
+            if list.len() == 2 || list.len() == BLOCK + 1 {
+                // The list just got its slot (its first posting was never bounded), or
+                // its second block starts: bound it whole.
+                self.recompute(m, list, codes, &cn);
                 continue;
             }
             let p = list.last().expect("just pushed");
             let (f, sd) = tf_pair(&p, codes[p.doc as usize], &cn);
-            let t = t as usize;
-            self.fielded[t] = self.fielded[t].max(round_up(f));
-            self.seed[t] = self.seed[t].max(round_up(sd));
-            if let Some(maxes) = self.blocks.get_mut(t) {
+            self.fielded[m] = self.fielded[m].max(round_up(f));
+            self.seed[m] = self.seed[m].max(round_up(sd));
+            if let Some(maxes) = self.blocks.get_mut(m) {
                 let b = (list.len() - 1) >> BLOCK_SHIFT;
                 if b == maxes.len() {
                     maxes.push(round_up(f));
@@ -317,56 +348,75 @@ impl Bounds {
         self.table = Some((self.avg, cn));
     }
 
-    /// Recomputes term `t`'s bounds from its postings.
-    fn recompute(&mut self, t: usize, list: List<'_>, codes: &[[u8; 2]], cn: &CodeNorms) {
+    /// Recomputes slot `m`'s bounds from its postings.
+    fn recompute(&mut self, m: usize, list: List<'_>, codes: &[[u8; 2]], cn: &CodeNorms) {
         let (f, sd, maxes) = bound_of(list, codes, cn);
-        self.fielded[t] = round_up(f);
-        self.seed[t] = round_up(sd);
-        self.blocks.set(t, maxes);
+        self.fielded[m] = round_up(f);
+        self.seed[m] = round_up(sd);
+        self.blocks.set(m, maxes);
     }
 
-    /// The largest score any document can get from `q` under `scoring`.
-    pub(super) fn whole(&self, q: &QueryTerm, scoring: Scoring) -> f64 {
-        let t = q.term as usize;
+    /// The largest score any document can get from `q`, whose list has slot `m`, under
+    /// `scoring`.
+    pub(super) fn whole(&self, q: &QueryTerm, m: u32, scoring: Scoring) -> f64 {
+        let m = m as usize;
         match scoring {
-            Scoring::Seed => score_bound(q.idf_seed, f64::from(self.seed[t])),
-            Scoring::Fielded => score_bound(q.idf, f64::from(self.fielded[t])),
+            Scoring::Seed => score_bound(q.idf_seed, f64::from(self.seed[m])),
+            Scoring::Fielded => score_bound(q.idf, f64::from(self.fielded[m])),
         }
     }
 
-    /// The largest score `q` can give the documents of its postings `from..to`.
-    pub(super) fn range(&self, q: &QueryTerm, from: usize, to: usize, scoring: Scoring) -> f64 {
+    /// The largest score `q`, whose list has slot `m`, can give the documents of its
+    /// postings `from..to`.
+    pub(super) fn range(
+        &self,
+        q: &QueryTerm,
+        m: u32,
+        from: usize,
+        to: usize,
+        scoring: Scoring,
+    ) -> f64 {
         if from >= to {
             return 0.0;
         }
-        let t = q.term as usize;
-        let maxes = self.blocks.get(t);
+        let maxes = self.blocks.get(m as usize);
         if maxes.is_empty() {
-            return self.whole(q, scoring);
+            return self.whole(q, m, scoring);
         }
         let blocks = &maxes[from >> BLOCK_SHIFT..=(to - 1) >> BLOCK_SHIFT];
-        let m = f64::from(blocks.iter().copied().fold(0.0f32, f32::max));
+        let b = f64::from(blocks.iter().copied().fold(0.0f32, f32::max));
+        let m = m as usize;
         match scoring {
-            Scoring::Seed => score_bound(q.idf_seed, m.min(f64::from(self.seed[t]))),
-            Scoring::Fielded => score_bound(q.idf, m.min(f64::from(self.fielded[t]))),
+            Scoring::Seed => score_bound(q.idf_seed, b.min(f64::from(self.seed[m]))),
+            Scoring::Fielded => score_bound(q.idf, b.min(f64::from(self.fielded[m]))),
+        }
+    }
+
+    /// The largest score `q` can give the one document of its list of one posting `p`
+    /// (`doc` its lengths): the posting's own frequencies at [`Bounds::avg`], at or above
+    /// the real averages, so at least its score.
+    pub(super) fn single(&self, q: &QueryTerm, p: &Posting, doc: &Doc, scoring: Scoring) -> f64 {
+        let parts = fielded_parts(p, doc, self.avg);
+        match scoring {
+            Scoring::Seed => score_bound(q.idf_seed, f64::from(round_up(parts[0] + parts[1]))),
+            Scoring::Fielded => score_bound(q.idf, f64::from(round_up(parts.iter().sum()))),
         }
     }
 
     /// Checks the tables against the postings they bound (for a decoded snapshot).
     pub(super) fn fits(&self, postings: &Postings) -> bool {
-        let terms = postings.len();
-
-        self.fielded.len() == terms
-            && self.seed.len() == terms
-            && self.blocks.len() == terms
-            && (0..terms).zip(postings.lists()).all(|(t, l)| {
-                let maxes = self.blocks.get(t);
+        let slots = postings.slotted();
+        self.fielded.len() == slots
+            && self.seed.len() == slots
+            && self.blocks.len() == slots
+            && (0..slots).all(|m| {
+                let l = postings.slot_list(m as u32);
                 let want = if l.len() > BLOCK {
                     l.len().div_ceil(BLOCK)
                 } else {
                     0
                 };
-                maxes.len() == want
+                self.blocks.get(m).len() == want
             })
     }
 }
@@ -409,8 +459,8 @@ mod tests {
         }
         let settled = |threads: usize| {
             let mut b = Bounds::default();
-            for _ in &lists {
-                b.push_term();
+            for _ in 0..postings.slotted() {
+                b.push_slot();
             }
             b.avg = (9.0, 21.0);
             b.settle_on(&postings, &codes, threads, 1000);
@@ -430,13 +480,60 @@ mod tests {
         }
     }
 
+    /// A list of one posting is bounded by that posting's own frequencies at the bounds'
+    /// averages: at least its score under both scorings whenever the real averages are at
+    /// or below them.
+    #[test]
+    fn a_list_of_one_posting_is_bounded_by_its_own_score() {
+        use super::super::text::{fielded_score, seed_score};
+        let b = Bounds {
+            avg: (12.5, 40.0),
+            ..Bounds::default()
+        };
+        for i in 0..500u32 {
+            let p = Posting {
+                doc: 0,
+                tf: [
+                    (i % 5) as u8,
+                    (i % 2) as u8,
+                    (i % 7) as u8,
+                    (i % 3 == 0) as u8,
+                ],
+            };
+            let doc = Doc {
+                st: (i * 7 % 90) as u16,
+                detail: (i * 13 % 400) as u16,
+                tag: 0,
+            };
+            let q = QueryTerm {
+                term: 0,
+                idf_seed: 0.3 + f64::from(i % 9),
+                idf: 0.2 + f64::from(i % 11),
+            };
+            for real in [(12.5, 40.0), (10.0, 33.0), (1.0, 1.0)] {
+                let (b_st, b_d) = (B / real.0, B / real.1);
+                let fielded = fielded_score(q.idf * (K1 + 1.0), &p, &doc, b_st, b_d);
+                assert!(
+                    b.single(&q, &p, &doc, Scoring::Fielded) >= fielded,
+                    "{i} {real:?}"
+                );
+                if p.tf[0] > 0 || p.tf[1] > 0 {
+                    let seed = seed_score(q.idf_seed * (K1 + 1.0), &p, &doc, b_st);
+                    assert!(
+                        b.single(&q, &p, &doc, Scoring::Seed) >= seed,
+                        "{i} {real:?}"
+                    );
+                }
+            }
+        }
+    }
+
     /// Bounds from the length codes are at least every posting's exact `tf~` and seed
     /// part (lengths far above the exact codes too), and equal to them within a hair when
     /// both lengths are below `EXACT`.
     #[test]
     fn bounds_from_length_codes_hold_every_exact_value() {
         use super::super::norms::{EXACT, code};
-        use super::super::text::{Doc, fielded_parts};
         let docs: Vec<Doc> = (0..700u32)
             .map(|i| Doc {
                 st: (i * 7 % 260 + 1) as u16,

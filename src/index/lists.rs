@@ -29,7 +29,18 @@ impl TextIndex {
     /// The largest score term `q` can give the documents of its postings `from..to`
     /// (block-max: on part of a long list, tighter than the whole list's bound).
     pub fn range_bound(&self, q: &QueryTerm, from: usize, to: usize, scoring: Scoring) -> f64 {
-        self.bounds.range(q, from, to, scoring)
+        if from >= to {
+            return 0.0;
+        }
+        match self.postings.slot(q.term) {
+            Some(m) => self.bounds.range(q, m, from, to, scoring),
+            None => {
+                // A list of one posting, which has no tables of its own.
+                let p = self.postings.list(q.term).get(0);
+                self.bounds
+                    .single(q, &p, &self.docs[p.doc as usize], scoring)
+            }
+        }
     }
 
     /// Number of documents containing term `q`.

@@ -77,12 +77,27 @@ const ONE: u8 = 0x80;
 /// The last byte of a head naming a vector of postings.
 const MANY: u8 = 0x40;
 
+/// What [`Postings::push`] made of a term's list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pushed {
+    /// Its first posting: a list of one, which has no slot.
+    One,
+    /// Its second posting: the list now has slot `m`.
+    Slotted(u32),
+    /// A later posting to the list of slot `m`.
+    More(u32),
+}
+
 /// The postings of every term.
 #[derive(Default)]
 pub(super) struct Postings {
     heads: Vec<Head>,
-    /// The lists of two postings or more, in the order they got their second.
+    /// The lists of two postings or more, in the order they got their second: a list's
+    /// index here is its *slot*, which indexes the per-list tables kept elsewhere
+    /// (document frequencies, bounds), so that a term of one posting costs none of them.
     many: Vec<Vec<u8>>,
+    /// The term of each list in `many`.
+    many_terms: Vec<u32>,
     /// Frequencies that do not fit in a byte, by term and document.
     aside: HashMap<u64, [u8; 4]>,
 }
@@ -232,7 +247,7 @@ impl Postings {
         let head = match recs.len() / REC {
             0 => [0; 8],
             1 => one(recs),
-            _ => self.new_many(recs.to_vec()),
+            _ => self.new_many(self.heads.len() as u32, recs.to_vec()),
         };
         self.heads.push(head);
         Ok(escaped)
@@ -314,10 +329,37 @@ impl Postings {
         }
     }
 
-    /// A head naming `recs` (two postings or more), filed in [`Postings::many`].
-    fn new_many(&mut self, recs: Vec<u8>) -> Head {
+    /// The slot of term `t`'s list: `None` for a list of one posting or none.
+    #[inline(always)]
+    pub(super) fn slot(&self, t: u32) -> Option<u32> {
+        let h = &self.heads[t as usize];
+        (h[7] == MANY).then(|| many_index(h) as u32)
+    }
+
+    /// Number of lists with a slot (two postings or more).
+    pub(super) fn slotted(&self) -> usize {
+        self.many.len()
+    }
+
+    /// The list of slot `m`.
+    pub(super) fn slot_list(&self, m: u32) -> List<'_> {
+        List {
+            recs: &self.many[m as usize],
+            term: self.many_terms[m as usize],
+            aside: &self.aside,
+        }
+    }
+
+    /// The term whose list has slot `m`.
+    pub(super) fn slot_term(&self, m: u32) -> u32 {
+        self.many_terms[m as usize]
+    }
+
+    /// A head naming `recs` (two postings or more) of term `t`, filed in [`Postings::many`].
+    fn new_many(&mut self, t: u32, recs: Vec<u8>) -> Head {
         let m = u32::try_from(self.many.len()).expect("fewer than 2^32 lists");
         self.many.push(recs);
+        self.many_terms.push(t);
         let b = m.to_le_bytes();
         [b[0], b[1], b[2], b[3], 0, 0, 0, MANY]
     }
@@ -328,7 +370,7 @@ impl Postings {
     }
 
     /// Appends `p` to term `t`'s list (`p.doc` above every document already in it).
-    pub(super) fn push(&mut self, t: u32, p: Posting) {
+    pub(super) fn push(&mut self, t: u32, p: Posting) -> Pushed {
         let (r, aside) = record(p);
         if aside {
             self.aside.insert(aside_key(t, p.doc), p.tf);
@@ -340,7 +382,8 @@ impl Postings {
                 let mut recs = Vec::with_capacity(4 * REC);
                 recs.extend_from_slice(&head[..REC]);
                 recs.extend_from_slice(&r);
-                self.heads[t as usize] = self.new_many(recs);
+                self.heads[t as usize] = self.new_many(t, recs);
+                Pushed::Slotted(self.many.len() as u32 - 1)
             }
             MANY => {
                 let recs = &mut self.many[many_index(&head)];
@@ -351,8 +394,12 @@ impl Postings {
                     recs.reserve_exact((recs.len() / REC / 8 + 4) * REC);
                 }
                 recs.extend_from_slice(&r);
+                Pushed::More(many_index(&head) as u32)
             }
-            _ => self.heads[t as usize] = one(&r),
+            _ => {
+                self.heads[t as usize] = one(&r);
+                Pushed::One
+            }
         }
     }
 
@@ -367,6 +414,7 @@ impl Postings {
         let lists: usize = self.many.iter().map(|l| l.capacity()).sum();
         self.heads.capacity() * std::mem::size_of::<Head>()
             + self.many.capacity() * std::mem::size_of::<Vec<u8>>()
+            + self.many_terms.capacity() * 4
             + lists
             + self.aside.capacity() * 16
     }
@@ -431,6 +479,33 @@ mod tests {
         let runs: Vec<usize> = l.chunks(16).map(|r| r.len()).collect();
         assert_eq!(runs, vec![16, 16, 4]);
         assert_eq!(l.slice(16, 32).doc(0), 48);
+    }
+
+    /// A list gets its slot with its second posting, in that order across terms; a list
+    /// of one posting or none has none.
+    #[test]
+    fn a_list_gets_its_slot_with_its_second_posting() {
+        let mut p = Postings::default();
+        for _ in 0..4 {
+            p.push_term();
+        }
+        assert_eq!(p.push(2, posting(1)), Pushed::One);
+        assert_eq!(p.push(0, posting(1)), Pushed::One);
+        assert_eq!(p.push(0, posting(2)), Pushed::Slotted(0));
+        assert_eq!(p.push(2, posting(3)), Pushed::Slotted(1));
+        assert_eq!(p.push(0, posting(9)), Pushed::More(0));
+        assert_eq!(p.push(3, posting(9)), Pushed::One);
+        assert_eq!(p.slotted(), 2);
+        assert_eq!(
+            (p.slot(0), p.slot(1), p.slot(2), p.slot(3)),
+            (Some(0), None, Some(1), None)
+        );
+        assert_eq!((p.slot_term(0), p.slot_term(1)), (0, 2));
+        let docs = |l: List<'_>| l.iter().map(|x| x.doc).collect::<Vec<_>>();
+        assert_eq!(docs(p.slot_list(0)), vec![1, 2, 9]);
+        assert_eq!(docs(p.slot_list(1)), vec![1, 3]);
+        assert_eq!(docs(p.list(3)), vec![9]);
+        assert!(p.list(1).is_empty());
     }
 
     /// Every frequency a byte can hold is packed and unpacked to itself, and nothing else

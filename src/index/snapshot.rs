@@ -120,7 +120,13 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
         w.u32(doc);
         w.0.extend_from_slice(&tf);
     }
-    w.u32s(&t.df_seed);
+    // The per-term tables are written for every term, as before lists of one posting had
+    // none of their own (the format is unchanged): theirs are derived.
+    let terms = t.postings.len() as u32;
+    w.len(terms as usize);
+    for term in 0..terms {
+        w.u32(t.df_seed(term));
+    }
     // Each document's lengths; its tag (the slot) is recomputed by `rebuild`.
     w.len(t.docs.len());
     for d in &t.docs {
@@ -133,14 +139,26 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     let b = &t.bounds;
     w.f64(b.avg.0);
     w.f64(b.avg.1);
-    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-    w.u32s(&bits(&b.fielded));
-    w.u32s(&bits(&b.seed));
+    let cn = b.code_norms();
+    let of_term = |term| b.of_term(&t.postings, &t.norms, &cn, term);
+    w.len(terms as usize);
+    for term in 0..terms {
+        w.u32(of_term(term).0.to_bits());
+    }
+    w.len(terms as usize);
+    for term in 0..terms {
+        w.u32(of_term(term).1.to_bits());
+    }
     w.u32(BLOCK_SHIFT);
-    let blocks: Vec<(usize, &[f32])> = b.blocks.iter().collect();
+    let mut blocks: Vec<(u32, &[f32])> = b
+        .blocks
+        .iter()
+        .map(|(m, maxes)| (t.postings.slot_term(m as u32), maxes))
+        .collect();
+    blocks.sort_unstable_by_key(|&(term, _)| term);
     w.len(blocks.len());
     for (term, maxes) in blocks {
-        w.u32(term as u32);
+        w.u32(term);
         w.u32s(&maxes.iter().map(|f| f.to_bits()).collect::<Vec<_>>());
     }
 }
@@ -265,7 +283,10 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
         .collect::<R<Vec<_>>>()?;
     t.postings.restore_aside(aside, escaped).map_err(Bad)?;
     t.terms.file_all().map_err(Bad)?;
-    t.df_seed = r.u32s()?;
+    // Per term, written for every term; kept for the lists with a slot, and checked
+    // against the posting for a list of one.
+    let df_seed = r.u32s()?;
+    check(df_seed.len() == terms, "per-term tables")?;
     let docs = r.len(4)?;
     check(docs == n, "document lengths")?;
     let b = r.take(docs * 4)?;
@@ -283,25 +304,46 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     }
     let b = &mut t.bounds;
     b.avg = (r.f64()?, r.f64()?);
-    let floats = |v: Vec<u32>| -> Vec<f32> { v.into_iter().map(f32::from_bits).collect() };
-    b.fielded = floats(r.u32s()?);
-    b.seed = floats(r.u32s()?);
-    check(r.u32()? == BLOCK_SHIFT, "block size")?;
-    let with_blocks = r.len(12)?;
-    b.blocks = super::bounds::Blocks::with_terms(terms);
-    for _ in 0..with_blocks {
-        let term = r.u32()? as usize;
-        let maxes: Vec<f32> = r.u32s()?.into_iter().map(f32::from_bits).collect();
-        check(
-            term < terms && b.blocks.get(term).is_empty() && !maxes.is_empty(),
-            "block bounds of no term, or twice",
-        )?;
-        b.blocks.set(term, maxes);
-    }
+    let (fielded, seed) = (r.u32s()?, r.u32s()?);
     check(
-        t.df_seed.len() == terms && t.bounds.fits(&t.postings),
+        fielded.len() == terms && seed.len() == terms,
         "per-term tables",
     )?;
+    let slots = t.postings.slotted() as u32;
+    let of_slot = |v: &[u32], m| v[t.postings.slot_term(m) as usize];
+    b.fielded = (0..slots)
+        .map(|m| f32::from_bits(of_slot(&fielded, m)))
+        .collect();
+    b.seed = (0..slots)
+        .map(|m| f32::from_bits(of_slot(&seed, m)))
+        .collect();
+    drop((fielded, seed));
+    t.df_seed = (0..slots).map(|m| of_slot(&df_seed, m)).collect();
+    check(
+        (0..terms as u32).all(|term| df_seed[term as usize] == t.df_seed(term)),
+        "document frequencies",
+    )?;
+    drop(df_seed);
+    check(r.u32()? == BLOCK_SHIFT, "block size")?;
+    let with_blocks = r.len(12)?;
+    let b = &mut t.bounds;
+    b.blocks = super::bounds::Blocks::with_slots(slots as usize);
+    for _ in 0..with_blocks {
+        let term = r.u32()?;
+        let maxes: Vec<f32> = r.u32s()?.into_iter().map(f32::from_bits).collect();
+        let slot = (term < terms as u32)
+            .then(|| t.postings.slot(term))
+            .flatten();
+        let Some(m) = slot.map(|m| m as usize) else {
+            return Err(Bad("block bounds of no list"));
+        };
+        check(
+            b.blocks.get(m).is_empty() && !maxes.is_empty(),
+            "block bounds twice",
+        )?;
+        b.blocks.set(m, maxes);
+    }
+    check(t.bounds.fits(&t.postings), "per-term tables")?;
     Ok(t)
 }
 

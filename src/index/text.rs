@@ -178,7 +178,9 @@ pub struct TextIndex {
     pub(super) tokens: Tokens,
     pub(super) terms: super::vocab::Vocab,
     pub(super) postings: super::postings::Postings,
-    /// Per term: entries having it in summary or tags (the seed's document frequency).
+    /// Per slot ([`super::postings::Postings::slot`]): entries having its term in summary
+    /// or tags (the seed's document frequency); a list of one posting has no slot, and
+    /// its count is that posting's ([`TextIndex::df_seed`]).
     pub(super) df_seed: Vec<u32>,
     /// Per document: its lengths and its owner's word.
     pub(super) docs: Vec<Doc>,
@@ -325,11 +327,21 @@ impl TextIndex {
     /// cannot match and are dropped.
     pub fn query(&self, text: &str) -> Vec<QueryTerm> {
         self.query_counted(text, self.docs.len(), |term| {
-            Some((
-                self.df_seed[term as usize] as usize,
-                self.postings.list(term).len(),
-            ))
+            Some((self.df_seed(term) as usize, self.postings.list(term).len()))
         })
+    }
+
+    /// Entries having term `t` in summary or tags.
+    pub(super) fn df_seed(&self, t: u32) -> u32 {
+        match self.postings.slot(t) {
+            Some(m) => self.df_seed[m as usize],
+            None => self
+                .postings
+                .list(t)
+                .iter()
+                .filter(|p| p.tf[0] > 0 || p.tf[1] > 0)
+                .count() as u32,
+        }
     }
 
     /// The distinct terms of `text` the index knows, with their idf among `n` documents;

@@ -5,6 +5,7 @@
 //! threads ([`super::text_job`]), in two halves: [`Lexer`] and [`TextIndex::post`].
 
 use super::chunks::{CACHED_CHUNK_MAX, Chunk, ChunkCache, Cut};
+use super::postings::Pushed;
 use super::text::{Doc, Posting, TextIndex};
 use super::tokens::Tokens;
 use super::vocab::Vocab;
@@ -98,8 +99,6 @@ impl TextIndex {
     pub(super) fn grow_terms(&mut self, n: usize) {
         while self.postings.len() < n {
             self.postings.push_term();
-            self.df_seed.push(0);
-            self.bounds.push_term();
         }
     }
 
@@ -171,10 +170,18 @@ impl TextIndex {
                 tf[f] = tf[f].saturating_add(1);
                 i += 1;
             }
-            if tf[0] > 0 || tf[1] > 0 {
-                self.df_seed[term as usize] += 1;
+            let in_st = u32::from(tf[0] > 0 || tf[1] > 0);
+            match self.postings.push(term, Posting { doc, tf }) {
+                Pushed::One => {}
+                Pushed::Slotted(_) => {
+                    // The list's first posting, and this one.
+                    let first = self.postings.list(term).get(0);
+                    self.df_seed
+                        .push(u32::from(first.tf[0] > 0 || first.tf[1] > 0) + in_st);
+                    self.bounds.push_slot();
+                }
+                Pushed::More(m) => self.df_seed[m as usize] += in_st,
             }
-            self.postings.push(term, Posting { doc, tf });
         }
         for (total, len) in self.total_len.iter_mut().zip(lens) {
             *total += u64::from(len);
