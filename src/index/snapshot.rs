@@ -285,8 +285,11 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     t.terms.file_all().map_err(Bad)?;
     // Per term, written for every term; kept for the lists with a slot, and checked
     // against the posting for a list of one.
-    let df_seed = r.u32s()?;
-    check(df_seed.len() == terms, "per-term tables")?;
+    let df_seed = per_slot(r, &t.postings, terms, |term, df| {
+        let list = t.postings.list(term);
+        df == list.iter().filter(|p| p.tf[0] > 0 || p.tf[1] > 0).count() as u32
+    })?;
+    t.df_seed = df_seed;
     let docs = r.len(4)?;
     check(docs == n, "document lengths")?;
     let b = r.take(docs * 4)?;
@@ -304,26 +307,11 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     }
     let b = &mut t.bounds;
     b.avg = (r.f64()?, r.f64()?);
-    let (fielded, seed) = (r.u32s()?, r.u32s()?);
-    check(
-        fielded.len() == terms && seed.len() == terms,
-        "per-term tables",
-    )?;
+    // A list of one posting's bounds are derived from it when asked for.
+    let floats = |v: Vec<u32>| -> Vec<f32> { v.into_iter().map(f32::from_bits).collect() };
+    b.fielded = floats(per_slot(r, &t.postings, terms, |_, _| true)?);
+    b.seed = floats(per_slot(r, &t.postings, terms, |_, _| true)?);
     let slots = t.postings.slotted() as u32;
-    let of_slot = |v: &[u32], m| v[t.postings.slot_term(m) as usize];
-    b.fielded = (0..slots)
-        .map(|m| f32::from_bits(of_slot(&fielded, m)))
-        .collect();
-    b.seed = (0..slots)
-        .map(|m| f32::from_bits(of_slot(&seed, m)))
-        .collect();
-    drop((fielded, seed));
-    t.df_seed = (0..slots).map(|m| of_slot(&df_seed, m)).collect();
-    check(
-        (0..terms as u32).all(|term| df_seed[term as usize] == t.df_seed(term)),
-        "document frequencies",
-    )?;
-    drop(df_seed);
     check(r.u32()? == BLOCK_SHIFT, "block size")?;
     let with_blocks = r.len(12)?;
     let b = &mut t.bounds;
@@ -345,6 +333,31 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     }
     check(t.bounds.fits(&t.postings), "per-term tables")?;
     Ok(t)
+}
+
+/// A table written for each of `terms` terms, of which the lists with a slot keep their
+/// values (read back, slots are in term order); `single(term, value)` checks the value of
+/// a list of one posting or none. Read value by value: the whole table of a ledger of
+/// ids (4.6M terms at 1M entries) would be held beside the index for nothing.
+fn per_slot(
+    r: &mut Dec<'_>,
+    postings: &super::postings::Postings,
+    terms: usize,
+    single: impl Fn(u32, u32) -> bool,
+) -> R<Vec<u32>> {
+    check(r.len(4)? == terms, "per-term tables")?;
+    let mut out = Vec::with_capacity(postings.slotted());
+    for term in 0..terms as u32 {
+        let v = r.u32()?;
+        match postings.slot(term) {
+            Some(m) => {
+                check(m as usize == out.len(), "slots in term order")?;
+                out.push(v);
+            }
+            None => check(single(term, v), "document frequencies")?,
+        }
+    }
+    Ok(out)
 }
 
 /// Recomputes what [`encode`] leaves out — ids, tag postings, cells and slots, live
