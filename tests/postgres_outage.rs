@@ -77,11 +77,21 @@ fn project_on(url: &str) -> tempfile::TempDir {
     dir
 }
 
-/// Publishes `n` entries, retrying each failed call with the same idempotency key until it
-/// is acknowledged; returns the acknowledged ids and the errors seen.
-async fn publisher(a: Agent, name: String, n: usize) -> (Vec<String>, Vec<String>) {
+/// Publishes entries until `done` is set, retrying each failed call with the same
+/// idempotency key until it is acknowledged; returns the acknowledged ids and the errors
+/// seen. (A fixed number of entries raced the outage: on a fast machine all were
+/// acknowledged before the database stopped.)
+async fn publisher(
+    a: Agent,
+    name: String,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> (Vec<String>, Vec<String>) {
     let (mut ids, mut errors) = (Vec::new(), Vec::new());
-    for i in 0..n {
+    for i in 0.. {
+        // Bounded: far more than the outage's few seconds take.
+        if done.load(std::sync::atomic::Ordering::SeqCst) || i == 20_000 {
+            break;
+        }
         let args = json!({"kind": "decision", "summary": format!("{name} decision {i}"),
                           "idempotency_key": format!("{name}-{i}")});
         loop {
@@ -127,13 +137,18 @@ async fn a_restart_of_the_database_loses_nothing_and_duplicates_nothing() {
         .ok("memory_search", json!({"text": "decision"}))
         .await;
     let mut tasks = Vec::new();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     for w in 0..4 {
         let a = agent(root)
             .room(&format!("room-{w}"))
             .role("engineer")
             .start()
             .await;
-        tasks.push(tokio::spawn(publisher(a, format!("agent{w}"), 60)));
+        tasks.push(tokio::spawn(publisher(
+            a,
+            format!("agent{w}"),
+            done.clone(),
+        )));
     }
     tokio::time::sleep(Duration::from_millis(800)).await;
     let c = &cluster;
@@ -151,6 +166,9 @@ async fn a_restart_of_the_database_loses_nothing_and_duplicates_nothing() {
         .ok("memory_search", json!({"text": "decision", "room_id": "*"}))
         .await;
     assert!(found["total"].as_u64().unwrap() > 0, "{found}");
+    // The publishers go on a little after the database is back, then stop.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
     let (mut acked, mut errors) = (Vec::new(), Vec::new());
     for t in tasks {
         let (ids, errs) = t.await.unwrap();
@@ -177,8 +195,12 @@ async fn a_restart_of_the_database_loses_nothing_and_duplicates_nothing() {
         .join()
         .unwrap()
     });
-    assert_eq!(acked.len(), 240);
-    assert_eq!(rows.len(), 240, "no entry lost, none written twice");
+    assert!(
+        acked.len() >= 4,
+        "every publisher was acknowledged: {}",
+        acked.len()
+    );
+    assert_eq!(rows.len(), acked.len(), "no entry lost, none written twice");
     let stored: std::collections::HashSet<&str> =
         rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
     for id in &acked {
@@ -190,7 +212,7 @@ async fn a_restart_of_the_database_loses_nothing_and_duplicates_nothing() {
         .collect();
     summaries.sort_unstable();
     summaries.dedup();
-    assert_eq!(summaries.len(), 240);
+    assert_eq!(summaries.len(), acked.len());
     reader.stop().await;
     let (code, out, err) = common::cli(root, &["verify"]);
     assert_eq!(code, 0, "{out}{err}");
