@@ -20,6 +20,12 @@ fn build(docs: &[(Vec<usize>, u8, u8, u32, u16)], bulk: bool) -> LedgerIndex {
     }
     for (i, (words, kind, room, age, pad)) in docs.iter().enumerate() {
         let mut summary: Vec<&str> = words.iter().map(|&w| WORDS[w % WORDS.len()]).collect();
+        // Every fourth entry names a ticket no other names: a list of one posting, which
+        // is bounded by that posting itself.
+        let ticket = format!("ticket{i}");
+        if i % 4 == 0 {
+            summary.push(&ticket);
+        }
         let filler: Vec<&str> = summary
             .iter()
             .copied()
@@ -90,6 +96,7 @@ proptest! {
         exclude in prop::option::of(0u8..4),
         in_time_order in any::<bool>(),
         bulk in any::<bool>(),
+        ticket in prop::option::of(0usize..300),
     ) {
         let mut docs = docs;
         if in_time_order {
@@ -100,7 +107,10 @@ proptest! {
         let ix = build(&docs, bulk);
         prop_assert!(!in_time_order || ix.in_time_order());
         let text: Vec<&str> = query.iter().map(|&w| WORDS[w]).collect();
-        let text = text.join(" ");
+        let mut text = text.join(" ");
+        if let Some(t) = ticket {
+            text.push_str(&format!(" ticket{t}"));
+        }
         let ranking = [Ranking::Relevance, Ranking::default(), Ranking::Seed][ranking as usize];
         let sc = scorer(parse_rfc3339(NOW).unwrap(), ranking);
         let filter = Filter {
