@@ -85,7 +85,7 @@ impl Vocab {
         } = self;
         debug_assert!(table.is_empty());
         let items = (0..texts.len())
-            .map(|id| (hasher.hash_one(texts.get(id)), id as u32))
+            .map(|id| super::slot_order::Keyed::new(hasher.hash_one(texts.get(id)), id as u32))
             .collect();
         super::slot_order::file(
             table,
