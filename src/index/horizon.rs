@@ -50,7 +50,7 @@ impl TextIndex {
     pub fn query_at(&self, text: &str, h: u32) -> Vec<QueryTerm> {
         self.query_counted(text, h as usize, |term| {
             let before = before(self.postings.list(term), h);
-            let seed = before.iter().filter(|p| p.tf[0] > 0 || p.tf[1] > 0).count();
+            let seed = before.in_summary_or_tags();
             (!before.is_empty()).then_some((seed, before.len()))
         })
     }

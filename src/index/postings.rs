@@ -154,6 +154,12 @@ impl<'a> List<'a> {
         Posting { doc, tf }
     }
 
+    /// How many postings have the term in summary or tags (the seed's document
+    /// frequency over this run).
+    pub(super) fn in_summary_or_tags(&self) -> usize {
+        self.iter().filter(|p| p.tf[0] > 0 || p.tf[1] > 0).count()
+    }
+
     /// The last posting, if any.
     pub(super) fn last(&self) -> Option<Posting> {
         self.len().checked_sub(1).map(|i| self.get(i))

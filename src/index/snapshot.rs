@@ -286,8 +286,7 @@ fn decode_text(r: &mut Dec<'_>, n: usize) -> R<TextIndex> {
     // Per term, written for every term; kept for the lists with a slot, and checked
     // against the posting for a list of one.
     let df_seed = per_slot(r, &t.postings, terms, |term, df| {
-        let list = t.postings.list(term);
-        df == list.iter().filter(|p| p.tf[0] > 0 || p.tf[1] > 0).count() as u32
+        df as usize == t.postings.list(term).in_summary_or_tags()
     })?;
     t.df_seed = df_seed;
     let docs = r.len(4)?;

@@ -335,12 +335,7 @@ impl TextIndex {
     pub(super) fn df_seed(&self, t: u32) -> u32 {
         match self.postings.slot(t) {
             Some(m) => self.df_seed[m as usize],
-            None => self
-                .postings
-                .list(t)
-                .iter()
-                .filter(|p| p.tf[0] > 0 || p.tf[1] > 0)
-                .count() as u32,
+            None => self.postings.list(t).in_summary_or_tags() as u32,
         }
     }
 
