@@ -21,6 +21,7 @@ mod norms;
 mod postings;
 mod query;
 mod rank;
+mod records;
 mod scratch;
 mod search;
 mod slot_order;

@@ -11,19 +11,18 @@
 //! first start a dependent cache miss a posting appended on the slower VM of its day;
 //! a 16-byte head whose count of postings lived in the list's own memory.)
 //!
-//! A posting is stored in 5 bytes, not 8: its document (4 bytes) and one byte for its
-//! four field frequencies — summary 0–6 (3 bits), tags 0–1 (1), detail 0–7 (3), ref 0–1
-//! (1). Nearly every posting fits; one that does not has summary bits 7 and its
-//! frequencies kept aside (keyed by term and document). Records stay fixed-size, so a
-//! list is still read at any position (the pruned walk seeks back through lists) —
-//! compressing gaps would not allow that without decoding blocks.
+//! A posting's record is its document and one byte for its four field frequencies —
+//! summary 0–6 (3 bits), tags 0–1 (1), detail 0–7 (3), ref 0–1 (1). Nearly every posting
+//! fits; one that does not has summary bits 7 and its frequencies kept aside (keyed by
+//! term and document). A list of two or more lays its records out wide (5 bytes) or
+//! narrow (about 3), as `records.rs` says; either way a list is read at any position
+//! (the pruned walk seeks back through lists).
 
 use std::collections::HashMap;
 
+use super::records::{self, REC};
 use super::text::Posting;
 
-/// Bytes a posting takes.
-pub(super) const REC: usize = 5;
 /// The summary bits of a posting whose frequencies are kept aside.
 const ESCAPE: u8 = 7;
 
@@ -40,20 +39,20 @@ fn unpack(c: u8) -> [u8; 4] {
     [c & 7, (c >> 3) & 1, (c >> 4) & 7, c >> 7]
 }
 
-/// The record of `p`, and whether its frequencies must be kept aside.
+/// The frequency byte of `p`, and whether its frequencies must be kept aside.
 #[inline(always)]
-fn record(p: Posting) -> ([u8; REC], bool) {
-    let d = p.doc.to_le_bytes();
+fn code(p: Posting) -> (u8, bool) {
     match pack(p.tf) {
-        Some(c) => ([d[0], d[1], d[2], d[3], c], false),
-        None => ([d[0], d[1], d[2], d[3], ESCAPE], true),
+        Some(c) => (c, false),
+        None => (ESCAPE, true),
     }
 }
 
-/// The head of a list of the one record `r`.
+/// The head of a list of the one posting of `doc` and frequency byte `c`.
 #[inline(always)]
-fn one(r: &[u8]) -> Head {
-    [r[0], r[1], r[2], r[3], r[4], 0, 0, ONE]
+fn one(doc: u32, c: u8) -> Head {
+    let d = doc.to_le_bytes();
+    [d[0], d[1], d[2], d[3], c, 0, 0, ONE]
 }
 
 /// The index in [`Postings::many`] a [`MANY`] head names.
@@ -68,14 +67,17 @@ fn aside_key(term: u32, doc: u32) -> u64 {
     (u64::from(term) << 32) | u64::from(doc)
 }
 
-/// A term's head: all zero for no postings; [`ONE`] in its last byte and the record in
-/// its first five for one posting; [`MANY`] in its last byte and the index of its vector
-/// in [`Postings::many`] in its first four for two or more.
+/// A term's head: all zero for no postings; [`ONE`] in its last byte and the wide record
+/// in its first five for one posting; [`MANY`] in its last byte, the index of its vector
+/// in [`Postings::many`] in its first four and [`NARROW`] or 0 in its fifth (the
+/// vector's layout) for two or more.
 type Head = [u8; 8];
 /// The last byte of a head holding one posting inline.
 const ONE: u8 = 0x80;
 /// The last byte of a head naming a vector of postings.
 const MANY: u8 = 0x40;
+/// The fifth byte of a [`MANY`] head whose vector is laid out narrow.
+const NARROW: u8 = 1;
 
 /// What [`Postings::push`] made of a term's list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,47 +107,65 @@ pub(super) struct Postings {
 /// One term's postings, or a run of them: read at any position, in document order.
 #[derive(Clone, Copy)]
 pub(super) struct List<'a> {
+    /// The whole list's records.
     recs: &'a [u8],
+    /// Their layout.
+    narrow: bool,
+    /// This run's first posting in `recs`, and its number of postings.
+    from: usize,
+    len: usize,
     term: u32,
     aside: &'a HashMap<u64, [u8; 4]>,
 }
 
 impl<'a> List<'a> {
+    /// The run of all of `recs`.
+    fn whole(recs: &'a [u8], narrow: bool, term: u32, aside: &'a HashMap<u64, [u8; 4]>) -> Self {
+        List {
+            recs,
+            narrow,
+            from: 0,
+            len: records::count(recs, narrow),
+            term,
+            aside,
+        }
+    }
+
     /// Number of postings.
     #[inline(always)]
     pub(super) fn len(&self) -> usize {
-        self.recs.len() / REC
+        self.len
     }
 
-    /// The records themselves, [`REC`] bytes a posting (what the snapshot writes; read
-    /// back by [`Postings::push_records`]).
-    pub(super) fn records(&self) -> &'a [u8] {
-        self.recs
+    /// Appends the records, wide ([`REC`] bytes a posting: what the snapshot writes; read
+    /// back by [`Postings::push_records`]), to `out`.
+    pub(super) fn write_records(&self, out: &mut Vec<u8>) {
+        let (recs, narrow) = (self.recs, self.narrow);
+        records::write_wide(recs, narrow, self.from, self.from + self.len, out);
     }
 
     /// True if there are none.
     pub(super) fn is_empty(&self) -> bool {
-        self.recs.is_empty()
+        self.len == 0
+    }
+
+    /// The document and frequency byte of posting `i` (which must exist).
+    #[inline(always)]
+    fn at(&self, i: usize) -> (u32, u8) {
+        debug_assert!(i < self.len);
+        records::at(self.recs, self.narrow, self.from + i)
     }
 
     /// The document of posting `i` (which must exist).
     #[inline(always)]
     pub(super) fn doc(&self, i: usize) -> u32 {
-        let r = &self.recs[i * REC..i * REC + 4];
-        u32::from_le_bytes([r[0], r[1], r[2], r[3]])
+        self.at(i).0
     }
 
     /// Posting `i` (which must exist).
     #[inline(always)]
     pub(super) fn get(&self, i: usize) -> Posting {
-        self.decode(&self.recs[i * REC..i * REC + REC])
-    }
-
-    /// The posting of record `r`.
-    #[inline(always)]
-    fn decode(&self, r: &[u8]) -> Posting {
-        let doc = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
-        let c = r[4];
+        let (doc, c) = self.at(i);
         let tf = if c & 7 != ESCAPE {
             unpack(c)
         } else {
@@ -167,8 +187,10 @@ impl<'a> List<'a> {
 
     /// Postings `from..to`.
     pub(super) fn slice(&self, from: usize, to: usize) -> List<'a> {
+        assert!(from <= to && to <= self.len, "a run within the list");
         List {
-            recs: &self.recs[from * REC..to * REC],
+            from: self.from + from,
+            len: to - from,
             ..*self
         }
     }
@@ -176,7 +198,7 @@ impl<'a> List<'a> {
     /// Every posting, in order.
     pub(super) fn iter(&self) -> impl Iterator<Item = Posting> + 'a {
         let l = *self;
-        l.recs.chunks_exact(REC).map(move |r| l.decode(r))
+        (0..l.len).map(move |i| l.get(i))
     }
 
     /// Runs of `n` postings (the last may be shorter), in order.
@@ -234,9 +256,10 @@ impl Postings {
         }
     }
 
-    /// A new term whose postings are `recs`, records as [`List::records`] gives them
-    /// (the snapshot's): each document below `docs` and above the one before it. Returns
-    /// how many records have their frequencies aside, for [`Postings::restore_aside`].
+    /// A new term whose postings are `recs`, wide records as [`List::write_records`]
+    /// gives them (the snapshot's): each document below `docs` and above the one before
+    /// it. Returns how many records have their frequencies aside, for
+    /// [`Postings::restore_aside`].
     pub(super) fn push_records(&mut self, recs: &[u8], docs: usize) -> Result<usize, &'static str> {
         if !recs.len().is_multiple_of(REC) {
             return Err("posting records");
@@ -250,10 +273,17 @@ impl Postings {
             next = doc + 1;
             escaped += usize::from(r[4] & 7 == ESCAPE);
         }
+        let t = self.heads.len() as u32;
         let head = match recs.len() / REC {
             0 => [0; 8],
-            1 => one(recs),
-            _ => self.new_many(self.heads.len() as u32, recs.to_vec()),
+            1 => one(
+                u32::from_le_bytes([recs[0], recs[1], recs[2], recs[3]]),
+                recs[4],
+            ),
+            _ => match records::narrowed(recs) {
+                Some(n) => self.new_many(t, n, true),
+                None => self.new_many(t, recs.to_vec(), false),
+            },
         };
         self.heads.push(head);
         Ok(escaped)
@@ -285,14 +315,13 @@ impl Postings {
             if t as usize >= self.heads.len() {
                 return Err("frequencies aside of no term");
             }
-            let recs = self.recs(t);
-            let view = List {
-                recs,
-                term: t,
-                aside: &aside,
-            };
+            let (recs, narrow) = self.recs(t);
+            let view = List::whole(recs, narrow, t, &aside);
             let i = view.below(doc);
-            let named = i < view.len() && view.doc(i) == doc && recs[i * REC + 4] & 7 == ESCAPE;
+            let named = i < view.len() && {
+                let (d, c) = view.at(i);
+                d == doc && c & 7 == ESCAPE
+            };
             if !named || aside.insert(aside_key(t, doc), tf).is_some() {
                 return Err("frequencies aside of no escaped posting, or twice");
             }
@@ -317,21 +346,18 @@ impl Postings {
     /// Term `t`'s postings.
     #[inline]
     pub(super) fn list(&self, t: u32) -> List<'_> {
-        List {
-            recs: self.recs(t),
-            term: t,
-            aside: &self.aside,
-        }
+        let (recs, narrow) = self.recs(t);
+        List::whole(recs, narrow, t, &self.aside)
     }
 
-    /// Term `t`'s records.
+    /// Term `t`'s records, and whether they are laid out narrow.
     #[inline(always)]
-    fn recs(&self, t: u32) -> &[u8] {
+    fn recs(&self, t: u32) -> (&[u8], bool) {
         let h = &self.heads[t as usize];
         match h[7] {
-            ONE => &h[..REC],
-            MANY => &self.many[many_index(h)],
-            _ => &[],
+            ONE => (&h[..REC], false),
+            MANY => (&self.many[many_index(h)], h[4] == NARROW),
+            _ => (&[], false),
         }
     }
 
@@ -349,11 +375,7 @@ impl Postings {
 
     /// The list of slot `m`.
     pub(super) fn slot_list(&self, m: u32) -> List<'_> {
-        List {
-            recs: &self.many[m as usize],
-            term: self.many_terms[m as usize],
-            aside: &self.aside,
-        }
+        self.list(self.many_terms[m as usize])
     }
 
     /// The term whose list has slot `m`.
@@ -361,13 +383,15 @@ impl Postings {
         self.many_terms[m as usize]
     }
 
-    /// A head naming `recs` (two postings or more) of term `t`, filed in [`Postings::many`].
-    fn new_many(&mut self, t: u32, recs: Vec<u8>) -> Head {
+    /// A head naming `recs` (two postings or more, laid out narrow or not) of term `t`,
+    /// filed in [`Postings::many`].
+    fn new_many(&mut self, t: u32, recs: Vec<u8>, narrow: bool) -> Head {
         let m = u32::try_from(self.many.len()).expect("fewer than 2^32 lists");
         self.many.push(recs);
         self.many_terms.push(t);
         let b = m.to_le_bytes();
-        [b[0], b[1], b[2], b[3], 0, 0, 0, MANY]
+        let layout = if narrow { NARROW } else { 0 };
+        [b[0], b[1], b[2], b[3], layout, 0, 0, MANY]
     }
 
     /// Every term's postings, in term order.
@@ -377,33 +401,46 @@ impl Postings {
 
     /// Appends `p` to term `t`'s list (`p.doc` above every document already in it).
     pub(super) fn push(&mut self, t: u32, p: Posting) -> Pushed {
-        let (r, aside) = record(p);
+        let (c, aside) = code(p);
         if aside {
             self.aside.insert(aside_key(t, p.doc), p.tf);
         }
         let head = self.heads[t as usize];
         match head[7] {
             ONE => {
-                // 24 bytes, the smallest block glibc's malloc gives: four postings.
-                let mut recs = Vec::with_capacity(4 * REC);
-                recs.extend_from_slice(&head[..REC]);
-                recs.extend_from_slice(&r);
-                self.heads[t as usize] = self.new_many(t, recs);
+                let mut pair = [0; 2 * REC];
+                pair[..REC].copy_from_slice(&head[..REC]);
+                pair[REC..].copy_from_slice(&one(p.doc, c)[..REC]);
+                let h = match records::narrowed(&pair) {
+                    Some(mut recs) => {
+                        // 24 bytes, the smallest block glibc's malloc gives: six
+                        // postings narrow, four wide.
+                        recs.reserve_exact(22 - recs.len());
+                        self.new_many(t, recs, true)
+                    }
+                    None => {
+                        let mut recs = Vec::with_capacity(4 * REC);
+                        recs.extend_from_slice(&pair);
+                        self.new_many(t, recs, false)
+                    }
+                };
+                self.heads[t as usize] = h;
                 Pushed::Slotted(self.many.len() as u32 - 1)
             }
             MANY => {
-                let recs = &mut self.many[many_index(&head)];
-                if recs.len() == recs.capacity() {
-                    // Grow by an eighth, not double: at most 12.5 % unused capacity
-                    // (doubling left 43 % at 1M entries). Large lists are reallocated by
-                    // remapping pages, so the smaller steps cost little.
-                    recs.reserve_exact((recs.len() / REC / 8 + 4) * REC);
+                let m = many_index(&head);
+                let recs = &mut self.many[m];
+                let narrow = head[4] == NARROW;
+                if !records::append(recs, narrow, p.doc, c) {
+                    let mut wide = records::widened(recs);
+                    records::append(&mut wide, false, p.doc, c);
+                    *recs = wide;
+                    self.heads[t as usize][4] = 0;
                 }
-                recs.extend_from_slice(&r);
-                Pushed::More(many_index(&head) as u32)
+                Pushed::More(m as u32)
             }
             _ => {
-                self.heads[t as usize] = one(&r);
+                self.heads[t as usize] = one(p.doc, c);
                 Pushed::One
             }
         }
@@ -487,6 +524,65 @@ mod tests {
         assert_eq!(l.slice(16, 32).doc(0), 48);
     }
 
+    /// A list stays narrow while its blocks fit and widens, for good, at the posting
+    /// that does not; either way, and read back from its records, it reads the same —
+    /// frequencies aside included — and a run of it starts where it was cut.
+    #[test]
+    fn a_list_widens_at_the_posting_too_far_and_reads_the_same() {
+        let mut p = Postings::default();
+        let docs: Vec<u32> = (0..70u32)
+            .map(|i| if i < 40 { i * 7 } else { 100_000 + i * 9 })
+            .collect();
+        let far: Vec<u32> = vec![3, 70_000, 70_001, 900_000];
+        for _ in 0..2 {
+            p.push_term();
+        }
+        let layout = |p: &Postings, t: u32| p.list(t).narrow;
+        for (i, &d) in docs.iter().enumerate() {
+            p.push(0, posting(d));
+            // One posting is held in its head. Posting 40 lies in block 1 (postings 32–63) 99,720 past its base.
+            assert_eq!(layout(&p, 0), (1..40).contains(&i), "{i}");
+        }
+        for &d in &far {
+            p.push(1, posting(d));
+            assert!(!layout(&p, 1), "the first two lie too far apart");
+        }
+        let read = |p: &Postings| -> Vec<Vec<(u32, [u8; 4])>> {
+            p.lists()
+                .map(|l| l.iter().map(|x| (x.doc, x.tf)).collect())
+                .collect()
+        };
+        let mk = |d: &[u32]| d.iter().map(|&d| (d, posting(d).tf)).collect::<Vec<_>>();
+        assert_eq!(read(&p), vec![mk(&docs), mk(&far)]);
+        let mut q = Postings::default();
+        let mut escaped = 0;
+        for l in p.lists() {
+            let mut out = Vec::new();
+            l.write_records(&mut out);
+            escaped += q.push_records(&out, 1_000_000).unwrap();
+        }
+        q.restore_aside(p.aside_entries(), escaped).unwrap();
+        assert_eq!(read(&q), read(&p));
+        assert!(!layout(&q, 0) && !layout(&q, 1));
+        // The first 40 alone are narrow, read back too.
+        let mut r = Postings::default();
+        r.push_list(docs[..40].iter().map(|&d| posting(d)).collect());
+        let mut out = Vec::new();
+        r.list(0).write_records(&mut out);
+        let mut s = Postings::default();
+        let escaped = s.push_records(&out, 1_000).unwrap();
+        s.restore_aside(r.aside_entries(), escaped).unwrap();
+        assert!(layout(&r, 0) && layout(&s, 0));
+        assert_eq!(read(&s), read(&r));
+        let run = s.list(0).slice(33, 38);
+        assert_eq!((run.len(), run.doc(0), run.get(4).doc), (5, 33 * 7, 37 * 7));
+        let want: Vec<_> = (33..38).map(|i| (i * 7, posting(i * 7).tf)).collect();
+        assert_eq!(run.iter().map(|x| (x.doc, x.tf)).collect::<Vec<_>>(), want);
+        let mut part = Vec::new();
+        run.write_records(&mut part);
+        assert_eq!(part, out[33 * REC..38 * REC]);
+    }
+
     /// A list gets its slot with its second posting, in that order across terms; a list
     /// of one posting or none has none.
     #[test]
@@ -554,7 +650,14 @@ mod tests {
         }
         let aside = p.aside_entries();
         assert!(!aside.is_empty(), "some frequencies do not fit a byte");
-        let recs: Vec<Vec<u8>> = p.lists().map(|l| l.records().to_vec()).collect();
+        let recs: Vec<Vec<u8>> = p
+            .lists()
+            .map(|l| {
+                let mut out = Vec::new();
+                l.write_records(&mut out);
+                out
+            })
+            .collect();
         let back = |docs: usize, aside: Vec<(u32, u32, [u8; 4])>| {
             let mut q = Postings::default();
             let mut escaped = 0;

@@ -13,7 +13,7 @@ use foldhash::HashMap;
 use super::bounds::BLOCK_SHIFT;
 use super::codec::R;
 pub use super::codec::{Bad, Dec, Enc, Spill};
-use super::postings::REC;
+use super::records::REC;
 use super::text::{Doc, TextIndex};
 use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
 use crate::entry::Kind;
@@ -111,7 +111,7 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     for (term, list) in t.terms.iter().zip(t.postings.lists()) {
         w.str(term);
         w.len(list.len());
-        w.0.extend_from_slice(list.records());
+        list.write_records(&mut w.0);
     }
     let aside = t.postings.aside_entries();
     w.len(aside.len());
