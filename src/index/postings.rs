@@ -213,16 +213,9 @@ impl<'a> List<'a> {
     /// counted from `from`: a bisection.
     #[inline]
     pub(super) fn count_le(&self, from: usize, to: usize, doc: u32) -> usize {
-        let (mut lo, mut hi) = (from, to);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if self.doc(mid) <= doc {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo - from
+        debug_assert!(from <= to && to <= self.len);
+        let (recs, narrow, f) = (self.recs, self.narrow, self.from);
+        records::count_le(recs, narrow, f + from, f + to, doc)
     }
 
     /// How many postings have a document below `doc`.

@@ -27,7 +27,7 @@ const BLOCK: usize = 4 + NB * NREC;
 
 #[inline(always)]
 fn u32_at(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
+    u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"))
 }
 
 /// Number of postings in `b`.
@@ -46,13 +46,44 @@ pub(super) fn at(b: &[u8], narrow: bool, a: usize) -> (u32, u8) {
     if narrow {
         let blk = a / NB * BLOCK;
         let o = blk + 4 + a % NB * NREC;
-        let r = &b[o..o + NREC];
+        let r: [u8; NREC] = b[o..o + NREC].try_into().expect("a record");
         let base = u32_at(b, blk);
         (base + u32::from(u16::from_le_bytes([r[0], r[1]])), r[2])
     } else {
-        let r = &b[a * REC..a * REC + REC];
+        let r: [u8; REC] = b[a * REC..a * REC + REC].try_into().expect("a record");
         (u32::from_le_bytes([r[0], r[1], r[2], r[3]]), r[4])
     }
+}
+
+/// Of postings `from..to` of `b` (ascending by document), how many have a document
+/// `≤ doc`. A narrow list's blocks are bisected by their bases first — one look each,
+/// where a posting's document is two — then the one block holding the answer.
+#[inline]
+pub(super) fn count_le(b: &[u8], narrow: bool, from: usize, to: usize, doc: u32) -> usize {
+    let (mut lo, mut hi) = (from, to);
+    if narrow && hi - lo > NB {
+        // The first block whose base is above `doc`: the answer lies before it.
+        let (mut kl, mut kh) = (lo / NB + 1, (hi - 1) / NB + 1);
+        while kl < kh {
+            let mid = kl + (kh - kl) / 2;
+            if u32_at(b, mid * BLOCK) <= doc {
+                kl = mid + 1;
+            } else {
+                kh = mid;
+            }
+        }
+        lo = lo.max((kl - 1) * NB);
+        hi = hi.min(kl * NB);
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if at(b, narrow, mid).0 <= doc {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo - from
 }
 
 /// Makes room for `need` more bytes, growing by an eighth, not double: at most 12.5 %
@@ -162,6 +193,26 @@ mod tests {
                 assert_eq!(at(&w, false, i), (d, i as u8));
             }
             assert_eq!(widened(&b), w);
+            // Counting by bisection, the blocks' bases first, against counting one by one.
+            for (from, to) in [(0, n), (n / 3, n), (1.min(n / 2), n / 2), (n / 2, n / 2)] {
+                for doc in [
+                    0,
+                    999_999,
+                    1_000_000,
+                    1_064_001,
+                    1_064_000,
+                    1_126_000,
+                    u32::MAX,
+                ] {
+                    let want = docs[from..to].iter().filter(|&&d| d <= doc).count();
+                    assert_eq!(
+                        count_le(&b, true, from, to, doc),
+                        want,
+                        "{n} {from} {to} {doc}"
+                    );
+                    assert_eq!(count_le(&w, false, from, to, doc), want);
+                }
+            }
             let mut part = Vec::new();
             write_wide(&b, true, n / 3, n / 2, &mut part);
             assert_eq!(part, w[n / 3 * REC..n / 2 * REC]);
