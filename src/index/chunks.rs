@@ -100,6 +100,16 @@ impl ChunkCache {
         self.slots.push(slot);
     }
 
+    /// Forgets every chunk but the hot ones: after a bulk load, where the cache pays
+    /// (tokenizing dominates reading a ledger whole), it would hold its ~17 MB for good
+    /// for entries that then come one at a time (issue #44's memory at a first start).
+    pub(super) fn forget_cold(&mut self) {
+        self.by_hash = HashMap::default();
+        self.slots = Vec::new();
+        self.text = Vec::new();
+        self.ids = Vec::new();
+    }
+
     pub(super) fn heap_bytes(&self) -> usize {
         HOT_SLOTS * std::mem::size_of::<Hot>()
             + self.by_hash.capacity() * 16

@@ -209,8 +209,10 @@ impl TextIndex {
         self.bounds.defer();
     }
 
-    /// Ends [`TextIndex::begin_bulk`]: bounds every list (nothing if no bulk load runs).
+    /// Ends [`TextIndex::begin_bulk`]: bounds every list (nothing if no bulk load runs),
+    /// once the tokenizer cache has forgotten its cold chunks.
     pub fn end_bulk(&mut self) {
+        self.chunks.forget_cold();
         let avg = self.averages();
         self.bounds.settle(&self.postings, &self.norms, avg);
     }

@@ -158,6 +158,44 @@ fn chunked_tokenizing_equals_whole_text_tokenizing() {
     }
 }
 
+/// A bulk load's tokenizer cache forgets its cold chunks when the load ends (its hot
+/// slots stay), and the index answers as one built entry by entry, before and after
+/// more entries come.
+#[test]
+fn a_bulk_load_forgets_its_cold_chunks_and_answers_the_same() {
+    let docs = [
+        "chose bcrypt over argon2 for password-hashing; rotate-keys-weekly",
+        "jwt tokens expire after 15 minutes, rotate-keys-weekly",
+        "the cache of sessions lives in redis",
+        "password rotation weekly for service-accounts",
+    ];
+    let mut bulk = TextIndex::default();
+    bulk.begin_bulk();
+    for (i, d) in docs[..3].iter().enumerate() {
+        bulk.add(i as u32, d, [], "", "");
+    }
+    let held = bulk.chunks.heap_bytes();
+    bulk.end_bulk();
+    let hot = bulk.chunks.heap_bytes();
+    assert!(hot < held, "{hot} < {held}");
+    assert_eq!(hot, TextIndex::default().chunks.heap_bytes());
+    let queries = [
+        "password",
+        "rotate keys weekly",
+        "jwt expire",
+        "redis sessions",
+    ];
+    let three = index(&docs[..3]);
+    for q in queries {
+        assert_eq!(ranked(&bulk, q), ranked(&three, q), "{q}");
+    }
+    bulk.add(3, docs[3], [], "", "");
+    let four = index(&docs);
+    for q in queries {
+        assert_eq!(ranked(&bulk, q), ranked(&four, q), "{q}");
+    }
+}
+
 #[test]
 fn scratch_is_clean_between_queries() {
     let ix = index(&["alpha beta", "beta gamma"]);
