@@ -152,7 +152,9 @@ impl<'a> List<'a> {
     /// The document and frequency byte of posting `i` (which must exist).
     #[inline(always)]
     fn at(&self, i: usize) -> (u32, u8) {
-        debug_assert!(i < self.len);
+        // A run shares its whole list's bytes: a read past the run must fail, not answer
+        // with a posting outside it (a horizon's run would see the future).
+        assert!(i < self.len, "a posting within the run");
         records::at(self.recs, self.narrow, self.from + i)
     }
 

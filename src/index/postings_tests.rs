@@ -231,3 +231,15 @@ fn records_and_the_frequencies_aside_come_back_whole_or_not_at_all() {
     assert!(q.push_records(&swapped, 40).is_err());
     assert!(q.push_records(&recs[2][..REC + 2], 40).is_err());
 }
+
+/// A run shares its list's bytes, yet a read past its end fails instead of answering
+/// with the posting after it (what a horizon's run must never see).
+#[test]
+#[should_panic(expected = "a posting within the run")]
+fn a_read_past_a_run_fails() {
+    let mut p = Postings::default();
+    p.push_list((0..40).map(|d| posting(d * 2)).collect());
+    let run = p.list(0).slice(0, 10);
+    assert_eq!(run.doc(9), 18);
+    run.doc(10);
+}
