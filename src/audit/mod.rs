@@ -83,7 +83,7 @@ pub fn lines(data: &[u8]) -> Vec<Line<'_>> {
     let mut start = 0usize;
     let mut no = 1;
     while start < data.len() {
-        let (end, terminated) = match data[start..].iter().position(|&b| b == b'\n') {
+        let (end, terminated) = match memchr::memchr(b'\n', &data[start..]) {
             Some(i) => (start + i, true),
             None => (data.len(), false),
         };

@@ -30,7 +30,9 @@ use std::time::{Duration, Instant};
 
 /// Longest line a reader will buffer. Longer lines are skipped and reported as malformed.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-const CHUNK: usize = 4 * 1024 * 1024;
+/// Bytes read at a time. The buffer holds at most this much (a longer line grows it
+/// until its newline, up to [`MAX_LINE_BYTES`]): a first read's peak memory counts it.
+const CHUNK: usize = 1024 * 1024;
 
 /// Default bound on waiting for another process's append lock.
 pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -413,13 +415,17 @@ impl Tail {
         let mut pos = self.offset; // next byte to read from the file
         let mut skipping = false; // inside an oversized line
         while pos < len {
-            let want = CHUNK.min((len - pos) as usize);
+            // Topped up to `CHUNK` with what is left of a line cut by the last read, or
+            // `CHUNK` more if that line is already as long: the buffer stays at `CHUNK`.
             let old = buf.len();
+            let room = if old < CHUNK { CHUNK - old } else { CHUNK };
+            let want = room.min((len - pos) as usize);
+            buf.reserve_exact(want);
             buf.resize(old + want, 0);
             file.read_exact_at(&mut buf[old..], pos)?;
             pos += want as u64;
             let mut start = 0;
-            while let Some(nl) = memchr(b'\n', &buf[start..]) {
+            while let Some(nl) = memchr::memchr(b'\n', &buf[start..]) {
                 let end = start + nl;
                 let line_off = buf_start + start as u64;
                 if skipping {
@@ -464,10 +470,6 @@ impl Tail {
         self.pending = len - self.offset;
         Ok(count)
     }
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == needle)
 }
 
 #[cfg(test)]

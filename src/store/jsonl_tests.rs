@@ -130,3 +130,47 @@ fn oversized_lines_are_reported_and_skipped() {
         .unwrap();
     assert_eq!(seen, vec![(1, true, 0), (2, false, 2)]);
 }
+
+#[test]
+fn lines_across_reads_and_longer_than_a_read_come_back_whole() {
+    // Lines of many lengths, one longer than a read and one just short of it, so that
+    // reads end inside lines, on their newlines and inside a line that outgrows a read.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.jsonl");
+    let mut lens: Vec<usize> = (0..4000).map(|i| (i * 7919) % 1500).collect();
+    lens.insert(1000, CHUNK + CHUNK / 2);
+    lens.insert(2000, CHUNK - 1);
+    lens.insert(3000, 3 * CHUNK);
+    let mut content = Vec::new();
+    let mut want = Vec::new();
+    for (i, &n) in lens.iter().enumerate() {
+        want.push((
+            i as u64 + 1,
+            content.len() as u64,
+            n,
+            (b'a' + (i % 26) as u8),
+        ));
+        content.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, n));
+        content.push(b'\n');
+    }
+    std::fs::write(&path, &content).unwrap();
+    let mut t = Tail::new(&path);
+    let mut seen = Vec::new();
+    t.poll(|l| {
+        assert!(!l.oversized);
+        let byte = l
+            .bytes
+            .first()
+            .copied()
+            .unwrap_or(b'a' + ((l.line_no - 1) % 26) as u8);
+        assert!(
+            l.bytes.iter().all(|&b| b == byte),
+            "line {} is one byte repeated",
+            l.line_no
+        );
+        seen.push((l.line_no, l.offset, l.bytes.len(), byte));
+    })
+    .unwrap();
+    assert_eq!(seen, want);
+    assert_eq!(t.offset(), content.len() as u64);
+}
