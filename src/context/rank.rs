@@ -217,7 +217,7 @@ impl<'a> Resolved<'a> {
         }
     }
 
-    fn candidate(&self, pos: u32, m: &Meta, rel: f64, dist: Option<u32>, group: u8) -> Candidate {
+    fn candidate(&self, pos: u32, m: Meta, rel: f64, dist: Option<u32>, group: u8) -> Candidate {
         let age = (self.now - m.ts).max(0) as f64;
         let log_decay = -self.rate[m.kind.index()] * age;
         // Matching entries: relevance × the ranking's time factor (as in search). The

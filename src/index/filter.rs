@@ -228,7 +228,7 @@ impl Compiled {
 
     /// True if the entry at `pos` passes every condition except tags (checked separately,
     /// because tag candidates usually come from the tag postings).
-    pub fn matches_meta(&self, m: &Meta) -> bool {
+    pub fn matches_meta(&self, m: Meta) -> bool {
         (self.include_superseded || m.live)
             && self.kind.is_none_or(|k| k == m.kind)
             && m.ts >= self.since

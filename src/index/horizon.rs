@@ -30,16 +30,15 @@ impl LedgerIndex {
     /// The horizon of a ledger position given in lines: how many indexed entries lie on
     /// lines `1..=lines` (a malformed or duplicate line is not an entry).
     pub fn horizon_at_line(&self, lines: u64) -> u32 {
-        self.stored.partition_point(|s| s.loc.line <= lines) as u32
+        self.rows
+            .stored_all()
+            .partition_point(|s| s.loc.line <= lines) as u32
     }
 
     /// True if the entry at `pos` was live at horizon `h`: before it, and not superseded
     /// by an entry before it.
     pub fn live_at(&self, pos: u32, h: u32) -> bool {
-        pos < h
-            && self.stored[pos as usize]
-                .superseded_by
-                .is_none_or(|by| by >= h)
+        pos < h && self.stored(pos).superseded_by().is_none_or(|by| by >= h)
     }
 }
 

@@ -6,8 +6,9 @@
 //! back through the same tail, so there is exactly one code path from bytes to views.
 //!
 //! Layout: hot per-entry columns ([`Meta`]: time, kind, room, role, ref, liveness) live in
-//! one compact vector so filters scan ~32 bytes per entry; text and cold fields live in
-//! [`Stored`]. Names are interned per field, so filters compare integers.
+//! one compact vector so filters scan 24 bytes per entry; text and cold fields live in
+//! [`Stored`] (both packed by `rows`). Names are interned per field, so filters compare
+//! integers.
 
 mod bounds;
 mod candidates;
@@ -22,6 +23,7 @@ mod postings;
 mod query;
 mod rank;
 mod records;
+mod rows;
 mod scratch;
 mod search;
 mod slot_order;
@@ -41,6 +43,7 @@ pub use filter::{Compiled, Filter, RoomPattern};
 pub use interner::Interner;
 pub use query::QueryResult;
 pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
+pub use rows::{Meta, Stored};
 pub use search::{SearchHit, SearchResult, decay};
 pub use text::{FIELDS, QueryTerm, Scoring, Scratch, TextIndex};
 pub use texts::{Text, Texts, fact_key};
@@ -55,37 +58,6 @@ use crate::entry::{Entry, EntryRef, Kind};
 
 /// An interned name.
 pub type Sym = u32;
-
-/// Hot columns of one entry, scanned by every filter.
-#[derive(Clone, Copy, Debug)]
-pub struct Meta {
-    /// Seconds since the epoch.
-    pub ts: i64,
-    /// Room symbol.
-    pub room: Sym,
-    /// Author role symbol.
-    pub role: Sym,
-    /// Ref symbol.
-    pub ref_: Sym,
-    /// Plan symbol (0: none).
-    pub plan: Sym,
-    /// Kind.
-    pub kind: Kind,
-    /// False once a later entry supersedes this one.
-    pub live: bool,
-}
-
-/// Cold fields of one entry (32 bytes; its id is in the index's arena of ids, fields most
-/// entries lack are in [`Rare`], tags in one shared vector).
-#[derive(Clone, Debug)]
-pub struct Stored {
-    /// Where its tag symbols start in the index's tag vector, and how many.
-    tags: (u32, u32),
-    /// Position of the entry that superseded this one.
-    pub superseded_by: Option<u32>,
-    /// Where the line is in the file.
-    pub loc: Loc,
-}
 
 /// Fields few entries have, kept out of [`Stored`].
 #[derive(Clone, Debug, Default)]
@@ -144,8 +116,7 @@ const MAX_KEPT_PROBLEMS: usize = 1000;
 /// Everything derived from one ledger file.
 #[derive(Debug, Default)]
 pub struct LedgerIndex {
-    meta: Vec<Meta>,
-    stored: Vec<Stored>,
+    rows: rows::Rows,
     /// Every entry's id, in position order.
     ids: strings::Strings,
     /// Tag symbols of every entry, one after the other (see [`Stored`]).
@@ -205,11 +176,11 @@ impl LedgerIndex {
 
     /// Number of entries read (live and superseded).
     pub fn len(&self) -> usize {
-        self.meta.len()
+        self.rows.len()
     }
     /// True if no entry was read.
     pub fn is_empty(&self) -> bool {
-        self.meta.is_empty()
+        self.rows.is_empty()
     }
     /// Number of live (not superseded) entries.
     pub fn live_count(&self) -> usize {
@@ -228,20 +199,19 @@ impl LedgerIndex {
     }
     /// Tag symbols of the entry at `pos`.
     pub fn tags_of(&self, pos: u32) -> &[Sym] {
-        let (start, n) = self.stored[pos as usize].tags;
-        &self.tag_syms[start as usize..(start + n) as usize]
+        &self.tag_syms[self.rows.tags(pos, self.tag_syms.len())]
     }
     /// The id the entry at `pos` supersedes, as written.
     pub fn supersedes_of(&self, pos: u32) -> Option<&str> {
         self.rare.get(&pos).and_then(|r| r.supersedes.as_deref())
     }
     /// Hot columns of the entry at `pos`.
-    pub fn meta(&self, pos: u32) -> &Meta {
-        &self.meta[pos as usize]
+    pub fn meta(&self, pos: u32) -> Meta {
+        self.rows.meta(pos)
     }
     /// Cold fields of the entry at `pos`.
     pub fn stored(&self, pos: u32) -> &Stored {
-        &self.stored[pos as usize]
+        self.rows.stored(pos)
     }
     /// The id of the entry at `pos`.
     pub fn id(&self, pos: u32) -> &str {
@@ -276,8 +246,7 @@ impl LedgerIndex {
     /// Reserves room for about `n` more entries (cold start knows the file size), so the
     /// big vectors and maps are not regrown and copied while a large ledger loads.
     pub fn reserve(&mut self, n: usize) {
-        self.meta.reserve(n);
-        self.stored.reserve(n);
+        self.rows.reserve(n);
         self.chrono.reserve(n);
         self.texts.reserve(n);
         // Ids are ~20 bytes (ULIDs 26, `mem-…` ids fewer); capacity not written to is not
@@ -318,21 +287,8 @@ impl LedgerIndex {
             );
             return None;
         }
-        let pos = self.meta.len() as u32;
-        let (summary, detail) = (&*entry.summary, entry.detail.as_deref().unwrap_or(""));
-        let tags = entry.tags.iter().map(|t| &**t);
-        match &mut self.away {
-            Some(away) => away.add(pos, summary, tags, detail, &entry.ref_),
-            None => self.text.add(pos, summary, tags, detail, &entry.ref_),
-        }
-        let tags_start = self.tag_syms.len();
-        for t in entry.tags.iter() {
-            let t = self.tags.intern(t);
-            self.tag_syms.push(t);
-            self.tag_postings.entry(t).or_default().push(pos);
-        }
-        let tags = (tags_start as u32, (self.tag_syms.len() - tags_start) as u32);
-        self.meta.push(Meta {
+        let pos = self.rows.len() as u32;
+        let meta = Meta {
             ts: ts.0,
             room: self.rooms.intern(&entry.room_id),
             role: self.roles.intern(&entry.author_role),
@@ -340,13 +296,24 @@ impl LedgerIndex {
             plan: entry.plan_id.as_deref().map_or(0, |p| self.plans.intern(p)),
             kind: entry.kind,
             live: true,
-        });
+        };
+        let tags_start = self.tag_syms.len() as u32;
+        if let Err(why) = self.rows.push(&meta, tags_start, None, loc) {
+            self.note_problem(loc, format!("entry `{}` not indexed: {why}", entry.id));
+            return None;
+        }
+        let (summary, detail) = (&*entry.summary, entry.detail.as_deref().unwrap_or(""));
+        let tags = entry.tags.iter().map(|t| &**t);
+        match &mut self.away {
+            Some(away) => away.add(pos, summary, tags, detail, &entry.ref_),
+            None => self.text.add(pos, summary, tags, detail, &entry.ref_),
+        }
+        for t in entry.tags.iter() {
+            let t = self.tags.intern(t);
+            self.tag_syms.push(t);
+            self.tag_postings.entry(t).or_default().push(pos);
+        }
         self.ids.push(&entry.id);
-        self.stored.push(Stored {
-            tags,
-            superseded_by: None,
-            loc,
-        });
         let rare = Rare {
             ts_raw: (!ts.is_canonical(&entry.ts)).then(|| (*entry.ts).into()),
             supersedes: entry.supersedes.as_deref().map(Into::into),
@@ -383,7 +350,7 @@ impl LedgerIndex {
     /// Files the entry at `pos` (the next one) in its (room, plan) cell and gives it its
     /// slot.
     fn file_in_cell(&mut self, pos: u32) {
-        let m = self.meta[pos as usize];
+        let m = self.rows.meta(pos);
         let cell = match self.cell_of.get(&(m.room, m.plan)) {
             Some(&c) => c,
             None => {
@@ -402,12 +369,12 @@ impl LedgerIndex {
     }
 
     fn insert_chrono(&mut self, pos: u32) {
-        let ts = self.meta[pos as usize].ts;
+        let ts = self.rows.ts(pos);
         // Appends arrive in time order almost always; fall back to a binary insert.
         let at = match self.chrono.last() {
-            Some(&last) if self.meta[last as usize].ts > ts => self
-                .chrono
-                .partition_point(|&p| self.meta[p as usize].ts <= ts),
+            Some(&last) if self.rows.ts(last) > ts => {
+                self.chrono.partition_point(|&p| self.rows.ts(p) <= ts)
+            }
             _ => self.chrono.len(),
         };
         if at != self.chrono.len() {
@@ -425,7 +392,7 @@ impl LedgerIndex {
         if t == pos {
             return self.note_problem(loc, format!("entry `{target}` supersedes itself"));
         }
-        if let Some(by) = self.stored(t).superseded_by {
+        if let Some(by) = self.stored(t).superseded_by() {
             let by = self.id(by).to_string();
             return self.note_problem(
                 loc,
@@ -437,21 +404,20 @@ impl LedgerIndex {
         let mut cur = self.named_targets.contains(self.id(pos)).then_some(t);
         let mut steps = 0;
         while let Some(c) = cur {
-            if c == pos || steps > self.meta.len() {
+            if c == pos || steps > self.rows.len() {
                 return self.note_problem(loc, format!("supersede cycle through `{target}`"));
             }
             cur = self.supersedes_of(c).and_then(|s| self.position(s));
             steps += 1;
         }
-        self.stored[t as usize].superseded_by = Some(pos);
-        self.meta[t as usize].live = false;
+        self.rows.supersede(t, pos);
         self.live -= 1;
         self.count_live(t, -1);
     }
 
     /// Counts the entry at `pos` into (or, with −1, out of) the live counts.
     fn count_live(&mut self, pos: u32, delta: i32) {
-        let m = self.meta[pos as usize];
+        let m = self.rows.meta(pos);
         let (room, kind) = (m.room as usize, m.kind.index());
         if self.live_by_room_kind.len() <= room {
             self.live_by_room_kind.resize(room + 1, [0; 6]);
@@ -464,9 +430,8 @@ impl LedgerIndex {
         if delta < 0 {
             *self.slot_mut(pos) |= SLOT_DEAD;
         }
-        let (start, n) = self.stored[pos as usize].tags;
-        for i in start..start + n {
-            let tag = self.tag_syms[i as usize];
+        for i in self.rows.tags(pos, self.tag_syms.len()) {
+            let tag = self.tag_syms[i];
             let c = &mut self.live_by_tag_room.entry((tag, m.room)).or_default()[kind];
             *c = c.wrapping_add_signed(delta);
         }
@@ -573,13 +538,12 @@ impl LedgerIndex {
     pub fn heap_bytes(&self) -> usize {
         self.ids.heap_bytes()
             + self.texts.heap_bytes()
-            + self.stored.capacity() * std::mem::size_of::<Stored>()
-            + self.meta.capacity() * std::mem::size_of::<Meta>()
+            + self.rows.heap_bytes()
             + self.by_id.capacity() * 5
             + self.chrono.capacity() * 4
             + self.tag_syms.capacity() * 4
             + self.rare.len() * (4 + std::mem::size_of::<Rare>())
-            + self.meta.len() * 8
+            + self.rows.len() * 8
             + self.text.heap_bytes()
     }
 }

@@ -15,7 +15,7 @@ use super::codec::R;
 pub use super::codec::{Bad, Dec, Enc, Spill};
 use super::records::REC;
 use super::text::{Doc, TextIndex};
-use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Stored, Texts};
+use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Texts};
 use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
@@ -46,8 +46,10 @@ fn dec_interner(r: &mut Dec<'_>) -> R<Interner> {
 /// texts in memory.
 pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
     let (lens, hashes, facts) = ix.texts.file_parts()?;
-    w.len(ix.meta.len());
-    for (pos, (m, s)) in ix.meta.iter().zip(&ix.stored).enumerate() {
+    w.len(ix.rows.len());
+    for pos in 0..ix.rows.len() as u32 {
+        let (m, s) = (ix.rows.meta(pos), ix.rows.stored(pos));
+        let tags = ix.rows.tags(pos, ix.tag_syms.len());
         w.u64(m.ts as u64);
         w.u32(m.room);
         w.u32(m.role);
@@ -55,10 +57,10 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
         w.u32(m.plan);
         w.u8(m.kind.index() as u8);
         w.u8(u8::from(m.live));
-        w.str(ix.ids.get(pos));
-        w.u32(s.tags.0);
-        w.u32(s.tags.1);
-        w.u32(s.superseded_by.unwrap_or(u32::MAX));
+        w.str(ix.ids.get(pos as usize));
+        w.u32(tags.start as u32);
+        w.u32(tags.len() as u32);
+        w.u32(s.superseded_by().unwrap_or(u32::MAX));
         w.u64(s.loc.line);
         w.u64(s.loc.offset);
     }
@@ -168,14 +170,16 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
     let n = r.len(40)?;
     check(n < u32::MAX as usize, "too many entries")?;
     let mut ix = LedgerIndex::default();
-    ix.meta.reserve_exact(n);
-    ix.stored.reserve_exact(n);
+    ix.rows.reserve_exact(n);
+    // Tags are laid out in position order, each entry's after the previous one's: a
+    // snapshot where they are not is refused.
+    let mut tags_end = 0u64;
     for _ in 0..n {
         let ts = r.u64()? as i64;
         let (room, role, ref_, plan) = (r.u32()?, r.u32()?, r.u32()?, r.u32()?);
         let kind = *Kind::ALL.get(r.u8()? as usize).ok_or(Bad("bad kind"))?;
         let live = r.u8()? == 1;
-        ix.meta.push(Meta {
+        let meta = Meta {
             ts,
             room,
             role,
@@ -183,21 +187,21 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
             plan,
             kind,
             live,
-        });
+        };
         ix.ids.push(r.str()?);
-        let tags = (r.u32()?, r.u32()?);
+        let (tags_start, tags_len) = (r.u32()?, r.u32()?);
+        check(u64::from(tags_start) == tags_end, "tags out of order")?;
+        tags_end += u64::from(tags_len);
         let by = r.u32()?;
         let loc = Loc {
             line: r.u64()?,
             offset: r.u64()?,
         };
-        ix.stored.push(Stored {
-            tags,
-            superseded_by: (by != u32::MAX).then_some(by),
-            loc,
-        });
+        let by = (by != u32::MAX).then_some(by);
+        ix.rows.push(&meta, tags_start, by, loc).map_err(Bad)?;
     }
     ix.tag_syms = r.u32s()?;
+    check(ix.tag_syms.len() as u64 == tags_end, "tags out of range")?;
     for _ in 0..r.len(4)? {
         let pos = r.u32()?;
         check((pos as usize) < n, "rare field of no entry")?;
@@ -363,35 +367,34 @@ fn per_slot(
 /// counts — in position order, as [`LedgerIndex::apply`] built them; checks every symbol
 /// and position against the tables it indexes.
 fn rebuild(ix: &mut LedgerIndex) -> R<()> {
-    let n = ix.meta.len();
+    let n = ix.rows.len();
     let lens = [
         ix.rooms.len(),
         ix.roles.len(),
         ix.refs.len(),
         ix.plans.len(),
     ];
-    let stored = std::mem::take(&mut ix.stored);
     ix.by_id.reserve(n, |_| 0);
-    for (pos, (m, s)) in ix.meta.iter().zip(&stored).enumerate() {
+    let mut live = 0;
+    for pos in 0..n as u32 {
+        let (m, s) = (ix.rows.meta(pos), ix.rows.stored(pos));
         let syms = [m.room, m.role, m.ref_, m.plan];
         check(
             syms.iter().zip(lens).all(|(&s, l)| (s as usize) < l),
             "symbol out of range",
         )?;
-        let (start, k) = (s.tags.0 as usize, s.tags.1 as usize);
-        let tags = ix
-            .tag_syms
-            .get(start..start.saturating_add(k))
-            .ok_or(Bad("tags out of range"))?;
+        // In range: `decode` checked that the tags tile the vector.
+        let tags = &ix.tag_syms[ix.rows.tags(pos, ix.tag_syms.len())];
         check(
             tags.iter().all(|&t| (t as usize) < ix.tags.len()),
             "tag out of range",
         )?;
+        let by = s.superseded_by();
         check(
-            s.superseded_by.is_none_or(|b| (b as usize) < n) && m.live == s.superseded_by.is_none(),
+            by.is_none_or(|b| (b as usize) < n) && m.live == by.is_none(),
             "supersede link",
         )?;
-        let pos = pos as u32;
+        live += usize::from(m.live);
         for &t in tags {
             ix.tag_postings.entry(t).or_default().push(pos);
         }
@@ -404,19 +407,15 @@ fn rebuild(ix: &mut LedgerIndex) -> R<()> {
         ix.by_id
             .insert_unique(h, pos, |&p| super::id_hash(ids.get(p as usize)));
     }
-    ix.stored = stored;
     for pos in 0..n as u32 {
-        let m = ix.meta[pos as usize];
+        let m = ix.rows.meta(pos);
         ix.file_in_cell(pos);
         ix.count_live(pos, 1);
         if !m.live {
             ix.count_live(pos, -1);
         }
     }
-    check(
-        ix.meta.iter().filter(|m| m.live).count() == ix.live,
-        "live count",
-    )?;
+    check(live == ix.live, "live count")?;
     Ok(())
 }
 

@@ -70,7 +70,10 @@ fn an_index_read_back_answers_like_the_original() {
     for pos in 0..ix.len() as u32 {
         assert_eq!(back.entry(pos).unwrap(), ix.entry(pos).unwrap());
         assert_eq!(back.meta(pos).live, ix.meta(pos).live);
-        assert_eq!(back.stored(pos).superseded_by, ix.stored(pos).superseded_by);
+        assert_eq!(
+            back.stored(pos).superseded_by(),
+            ix.stored(pos).superseded_by()
+        );
         assert_eq!(back.fact(pos), ix.fact(pos));
         assert_eq!(back.slot(pos), ix.slot(pos));
     }
@@ -278,5 +281,39 @@ fn a_bulk_load_on_two_threads_builds_the_index_one_thread_builds() {
     );
     for pos in 0..one.len() as u32 {
         assert_eq!(one.slot(pos), two.slot(pos), "slot of {pos}");
+    }
+}
+
+#[test]
+fn tags_that_do_not_follow_one_another_in_position_order_are_refused() {
+    // Each entry's record: time 8, four symbols 16, kind and liveness 2, its id (a length
+    // of 8 and one byte here), then where its tags start (4) and how many (4), its
+    // superseder (4) and its line and offset (16): 63 bytes after the count of 8.
+    let (_dir, path, ledger, w) = encoded();
+    assert_eq!(
+        ledger.index().tags_of(0).len(),
+        2,
+        "the first entry has two tags"
+    );
+    assert!(ledger.index().tags_of(1).is_empty());
+    let start_of = |pos: usize| 8 + 63 * pos + 35;
+    let read = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!(
+        (read(&w.0, start_of(0)), read(&w.0, start_of(0) + 4)),
+        (0, 2)
+    );
+    assert_eq!(
+        (read(&w.0, start_of(1)), read(&w.0, start_of(1) + 4)),
+        (2, 0)
+    );
+    assert!(decode(&mut Dec::new(&w.0), path.clone()).is_ok());
+    for (at, v) in [(start_of(1), 1u32), (start_of(1), 3), (start_of(0) + 4, 1)] {
+        let mut b = w.0.clone();
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        let err = decode(&mut Dec::new(&b), path.clone()).err();
+        assert!(
+            matches!(err, Some(Bad("tags out of order" | "tags out of range"))),
+            "{v} at {at}: {err:?}"
+        );
     }
 }

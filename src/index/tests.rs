@@ -72,7 +72,7 @@ fn supersede_retires_the_target_and_chains_both_ways() {
     add(&mut ix, b);
     assert_eq!(ix.live_count(), 1);
     assert!(!ix.meta(0).live);
-    assert_eq!(ix.stored(0).superseded_by, Some(1));
+    assert_eq!(ix.stored(0).superseded_by(), Some(1));
     let q = ix.query(&Filter::default().compile(&ix), 50);
     assert_eq!(ids(&ix, &q.positions), vec!["b"]);
     let all = Filter {

@@ -16,7 +16,7 @@ pub(super) fn status(ix: &LedgerIndex, pos: u32, entry: crate::entry::Entry) -> 
     HistoryEntry {
         entry,
         live: ix.meta(pos).live,
-        superseded_by: ix.stored(pos).superseded_by.map(|p| ix.id(p).to_string()),
+        superseded_by: ix.stored(pos).superseded_by().map(|p| ix.id(p).to_string()),
         line: ix.stored(pos).loc.line,
     }
 }

@@ -139,7 +139,7 @@ impl Memory {
         older.reverse();
         let mut newer = Vec::new();
         let mut at = pos;
-        while let Some(next) = ix.stored(at).superseded_by {
+        while let Some(next) = ix.stored(at).superseded_by() {
             if newer.len() == MAX_CHAIN {
                 chain_cut = true;
                 break;

@@ -282,10 +282,10 @@ fn check_supersede(ix: &LedgerIndex, entry: &Entry) -> Result<()> {
              entry from memory_query or memory_search results"
         )));
     };
-    if let Some(by) = ix.stored(pos).superseded_by {
+    if let Some(by) = ix.stored(pos).superseded_by() {
         // Point the caller at the live end of the chain.
         let mut live = by;
-        while let Some(next) = ix.stored(live).superseded_by {
+        while let Some(next) = ix.stored(live).superseded_by() {
             live = next;
         }
         return Err(Error::Conflict(format!(

@@ -264,9 +264,9 @@ impl Memory {
         let (replaced, replaced_more) = chain(ix, pos, |ix, p| {
             ix.supersedes_of(p)
                 .and_then(|s| ix.position(s))
-                .filter(|&t| ix.stored(t).superseded_by == Some(p))
+                .filter(|&t| ix.stored(t).superseded_by() == Some(p))
         })?;
-        let (replaced_by, replaced_by_more) = chain(ix, pos, |ix, p| ix.stored(p).superseded_by)?;
+        let (replaced_by, replaced_by_more) = chain(ix, pos, |ix, p| ix.stored(p).superseded_by())?;
         Ok(GetOutput {
             entry: ix.entry(pos)?,
             live: ix.meta(pos).live,
