@@ -29,12 +29,19 @@ struct Hot {
 
 /// Chunk → term ids, laid out for few cache misses. Frequent short chunks that map to at
 /// most one term sit inline in a direct-mapped array (one cache line per lookup, exact
-/// byte comparison); the rest go through a map of 64-bit hashes whose chunk bytes and ids
-/// live in two contiguous arenas.
+/// byte comparison); the rest go through a table of slots whose chunk bytes and ids live
+/// in two contiguous arenas.
+///
+/// The cold part is full during a first read's peak (200,000 chunks), so it is laid out
+/// small: a slot is filed in the table as its number (4 bytes and a control byte; its
+/// hash is recomputed from its bytes when the table grows), and where its bytes and ids
+/// end (8 bytes; they start where the previous slot's end). A map of 64-bit hashes to
+/// 16-byte slots took about twice as much (issue #44).
 pub(super) struct ChunkCache {
     hot: Box<[Hot]>,
-    by_hash: HashMap<u64, u32>,
-    slots: Vec<(u32, u32, u32, u32)>, // (text start, text len, ids start, ids len)
+    table: hashbrown::HashTable<u32>,
+    /// Per slot: where its chunk's bytes end in `text` and its ids in `ids`.
+    ends: Vec<(u32, u32)>,
     text: Vec<u8>,
     ids: Vec<u32>,
 }
@@ -48,8 +55,8 @@ impl Default for ChunkCache {
         };
         ChunkCache {
             hot: vec![empty; HOT_SLOTS].into_boxed_slice(),
-            by_hash: HashMap::default(),
-            slots: Vec::new(),
+            table: hashbrown::HashTable::new(),
+            ends: Vec::new(),
             text: Vec::new(),
             ids: Vec::new(),
         }
@@ -77,43 +84,65 @@ impl ChunkCache {
         }
     }
 
-    pub(super) fn get(&self, hash: u64, chunk: &str) -> Option<&[u32]> {
-        let &slot = self.by_hash.get(&hash)?;
-        let (ts, tl, is, il) = self.slots[slot as usize];
-        (&self.text[ts as usize..(ts + tl) as usize] == chunk.as_bytes())
-            .then(|| &self.ids[is as usize..(is + il) as usize])
+    /// Where slot `slot`'s bytes and ids lie in their arenas.
+    #[inline(always)]
+    fn spans(ends: &[(u32, u32)], slot: u32) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+        let (te, ie) = ends[slot as usize];
+        let (ts, is) = match slot.checked_sub(1) {
+            Some(prev) => ends[prev as usize],
+            None => (0, 0),
+        };
+        (ts as usize..te as usize, is as usize..ie as usize)
     }
 
+    pub(super) fn get(&self, hash: u64, chunk: &str) -> Option<&[u32]> {
+        let (text, ends) = (&self.text, &self.ends);
+        let &slot = self
+            .table
+            .find(hash, |&s| text[Self::spans(ends, s).0] == *chunk.as_bytes())?;
+        Some(&self.ids[Self::spans(ends, slot).1])
+    }
+
+    /// Files `chunk` (which [`ChunkCache::get`] did not find) with its ids, unless the
+    /// cache is full or its arenas would pass 4 GiB.
     pub(super) fn insert(&mut self, hash: u64, chunk: &str, ids: &[u32]) {
-        if self.slots.len() >= CHUNK_CACHE_MAX || self.by_hash.contains_key(&hash) {
-            return; // full, or a (rare) 64-bit hash collision: just don't cache
+        let (Ok(te), Ok(ie)) = (
+            u32::try_from(self.text.len() + chunk.len()),
+            u32::try_from(self.ids.len() + ids.len()),
+        ) else {
+            return;
+        };
+        if self.ends.len() >= CHUNK_CACHE_MAX {
+            return; // full: later chunks are tokenized every time
         }
-        let slot = (
-            self.text.len() as u32,
-            chunk.len() as u32,
-            self.ids.len() as u32,
-            ids.len() as u32,
-        );
         self.text.extend_from_slice(chunk.as_bytes());
         self.ids.extend_from_slice(ids);
-        self.by_hash.insert(hash, self.slots.len() as u32);
-        self.slots.push(slot);
+        self.ends.push((te, ie));
+        let Self {
+            table, text, ends, ..
+        } = self;
+        let slot = (ends.len() - 1) as u32;
+        table.insert_unique(hash, slot, |&s| {
+            // The bytes of whole chunks, each once a `&str`: valid UTF-8.
+            let bytes = &text[Self::spans(ends, s).0];
+            super::chunks::hash(std::str::from_utf8(bytes).unwrap_or_default())
+        });
     }
 
     /// Forgets every chunk but the hot ones: after a bulk load, where the cache pays
     /// (tokenizing dominates reading a ledger whole), it would hold its ~17 MB for good
     /// for entries that then come one at a time (issue #44's memory at a first start).
     pub(super) fn forget_cold(&mut self) {
-        self.by_hash = HashMap::default();
-        self.slots = Vec::new();
+        self.table = hashbrown::HashTable::new();
+        self.ends = Vec::new();
         self.text = Vec::new();
         self.ids = Vec::new();
     }
 
     pub(super) fn heap_bytes(&self) -> usize {
         HOT_SLOTS * std::mem::size_of::<Hot>()
-            + self.by_hash.capacity() * 16
-            + self.slots.capacity() * 16
+            + self.table.capacity() * 8 / 7 * 5
+            + self.ends.capacity() * 8
             + self.text.capacity()
             + self.ids.capacity() * 4
     }
@@ -324,5 +353,43 @@ mod tests {
             let std: Vec<&str> = text.split_whitespace().collect();
             prop_assert_eq!(ours, std);
         }
+    }
+
+    #[test]
+    fn every_chunk_filed_comes_back_with_its_ids_until_the_cache_is_full() {
+        use super::{CHUNK_CACHE_MAX, ChunkCache, hash};
+        let mut cache = ChunkCache::default();
+        let chunk = |i: usize| format!("chunk-{i}-é");
+        let ids = |i: usize| {
+            (0..(i % 4) as u32)
+                .map(|k| i as u32 * 10 + k)
+                .collect::<Vec<_>>()
+        };
+        // Past several growths of the table, then past the cap.
+        for i in 0..CHUNK_CACHE_MAX + 10 {
+            let c = chunk(i);
+            assert_eq!(cache.get(hash(&c), &c), None, "{c} before it is filed");
+            cache.insert(hash(&c), &c, &ids(i));
+        }
+        for i in (0..CHUNK_CACHE_MAX)
+            .step_by(997)
+            .chain([0, CHUNK_CACHE_MAX - 1])
+        {
+            let c = chunk(i);
+            assert_eq!(cache.get(hash(&c), &c), Some(&ids(i)[..]), "{c}");
+        }
+        for i in CHUNK_CACHE_MAX..CHUNK_CACHE_MAX + 10 {
+            let c = chunk(i);
+            assert_eq!(
+                cache.get(hash(&c), &c),
+                None,
+                "{c} came after the cache was full"
+            );
+        }
+        // Another chunk under a filed chunk's hash is not taken for it.
+        let c = chunk(5);
+        assert_eq!(cache.get(hash(&c), "chunk-5-e"), None);
+        cache.forget_cold();
+        assert_eq!(cache.get(hash(&c), &c), None);
     }
 }
