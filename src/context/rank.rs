@@ -340,7 +340,7 @@ pub fn rank_at(
 fn scan_scored(r: &Resolved<'_>, scratch: &Scratch, head: usize, h: Option<u32>) -> Ranked {
     let mut best = Head::new(head);
     let (mut total, mut unrelated) = (0, 0);
-    for &pos in r.ix.chrono() {
+    for pos in r.ix.chrono().iter() {
         let m = r.ix.meta(pos);
         let live = match h {
             None => m.live,

@@ -103,6 +103,11 @@ pub struct Bad(pub &'static str);
 /// A decoding result.
 pub(super) type R<T> = Result<T, Bad>;
 
+/// `Err(Bad(what))` unless `ok`.
+pub(super) fn check(ok: bool, what: &'static str) -> R<()> {
+    if ok { Ok(()) } else { Err(Bad(what)) }
+}
+
 /// Little-endian reader over a stream of known length, read in chunks (a snapshot is
 /// read without holding its bytes: at a million entries they are ~0.8× the ledger, on top
 /// of the index they decode to). Every chunk read can also go through a hasher (the

@@ -12,6 +12,7 @@
 
 mod bounds;
 mod candidates;
+mod chrono;
 mod chunks;
 mod codec;
 mod filter;
@@ -39,6 +40,7 @@ mod walk;
 
 use foldhash::HashMap;
 
+pub use chrono::TimeOrder;
 pub use filter::{Compiled, Filter, RoomPattern};
 pub use interner::Interner;
 pub use query::QueryResult;
@@ -126,7 +128,7 @@ pub struct LedgerIndex {
     /// and a control byte per entry instead of a second copy of every id.
     by_id: hashbrown::HashTable<u32>,
     /// Positions sorted by (ts, position): the chronological order of the ledger.
-    chrono: Vec<u32>,
+    chrono: chrono::Chrono,
     tag_postings: HashMap<Sym, Vec<u32>>,
     /// Superseders whose target has not been seen yet: target id → superseder position.
     pending: HashMap<Box<str>, u32>,
@@ -148,9 +150,6 @@ pub struct LedgerIndex {
     /// Summary and detail: in the ledger file (read back on demand) or in memory.
     texts: Texts,
     live: usize,
-    /// True once an entry arrived with an earlier `ts` than the one before it; until then
-    /// file order is time order and newest-first is simply descending position.
-    out_of_order: bool,
     /// Live entries per room symbol and kind: lets a query filtered only by room and kind
     /// count its total without scanning.
     live_by_room_kind: Vec<[u32; 6]>,
@@ -230,13 +229,14 @@ impl LedgerIndex {
         let p = self.meta(pos).plan;
         (p != 0).then(|| self.plans.name(p))
     }
-    /// True if file order is also time order (no entry older than its predecessor).
+    /// True if file order is also time order (no entry older than its predecessor):
+    /// newest-first is then simply descending position.
     pub fn in_time_order(&self) -> bool {
-        !self.out_of_order
+        self.chrono.in_order()
     }
     /// Positions in chronological order (oldest first).
-    pub fn chrono(&self) -> &[u32] {
-        &self.chrono
+    pub fn chrono(&self) -> TimeOrder<'_> {
+        self.chrono.view()
     }
     /// The full-text index.
     pub fn text(&self) -> &TextIndex {
@@ -247,7 +247,6 @@ impl LedgerIndex {
     /// big vectors and maps are not regrown and copied while a large ledger loads.
     pub fn reserve(&mut self, n: usize) {
         self.rows.reserve(n);
-        self.chrono.reserve(n);
         self.texts.reserve(n);
         // Ids are ~20 bytes (ULIDs 26, `mem-…` ids fewer); capacity not written to is not
         // resident.
@@ -369,18 +368,8 @@ impl LedgerIndex {
     }
 
     fn insert_chrono(&mut self, pos: u32) {
-        let ts = self.rows.ts(pos);
-        // Appends arrive in time order almost always; fall back to a binary insert.
-        let at = match self.chrono.last() {
-            Some(&last) if self.rows.ts(last) > ts => {
-                self.chrono.partition_point(|&p| self.rows.ts(p) <= ts)
-            }
-            _ => self.chrono.len(),
-        };
-        if at != self.chrono.len() {
-            self.out_of_order = true;
-        }
-        self.chrono.insert(at, pos);
+        let rows = &self.rows;
+        self.chrono.insert(pos, |p| rows.ts(p));
     }
 
     fn link_supersede(&mut self, pos: u32, target: &str) {
@@ -540,7 +529,7 @@ impl LedgerIndex {
             + self.texts.heap_bytes()
             + self.rows.heap_bytes()
             + self.by_id.capacity() * 5
-            + self.chrono.capacity() * 4
+            + self.chrono.heap_bytes()
             + self.tag_syms.capacity() * 4
             + self.rare.len() * (4 + std::mem::size_of::<Rare>())
             + self.rows.len() * 8

@@ -77,9 +77,9 @@ impl LedgerIndex {
             }
             None => {
                 let chrono = self.chrono();
-                let lo = chrono.partition_point(|&p| self.meta(p).ts < filter.since);
-                let hi = chrono.partition_point(|&p| self.meta(p).ts <= filter.until);
-                self.page(filter, chrono[lo..hi.max(lo)].iter().rev().copied(), limit)
+                let lo = chrono.partition_point(|p| self.meta(p).ts < filter.since);
+                let hi = chrono.partition_point(|p| self.meta(p).ts <= filter.until);
+                self.page(filter, chrono.positions(lo, hi).rev(), limit)
             }
         }
     }
@@ -115,15 +115,14 @@ impl LedgerIndex {
             }
             None => {
                 let chrono = self.chrono();
-                let lo = chrono.partition_point(|&p| self.meta(p).ts < filter.since);
-                let mut hi = chrono.partition_point(|&p| self.meta(p).ts <= filter.until);
+                let lo = chrono.partition_point(|p| self.meta(p).ts < filter.since);
+                let mut hi = chrono.partition_point(|p| self.meta(p).ts <= filter.until);
                 if let Some(b) = before {
-                    hi = hi.min(chrono.partition_point(|&p| (self.meta(p).ts, p) < b));
+                    hi = hi.min(chrono.partition_point(|p| (self.meta(p).ts, p) < b));
                 }
-                chrono[lo..hi.max(lo)]
-                    .iter()
+                chrono
+                    .positions(lo, hi)
                     .rev()
-                    .copied()
                     .filter(|&p| filter.matches_meta(self.meta(p)))
                     .take(limit)
                     .collect()

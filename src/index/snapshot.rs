@@ -13,6 +13,7 @@ use foldhash::HashMap;
 use super::bounds::BLOCK_SHIFT;
 use super::codec::R;
 pub use super::codec::{Bad, Dec, Enc, Spill};
+use super::codec::check;
 use super::records::REC;
 use super::text::{Doc, TextIndex};
 use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Texts};
@@ -20,10 +21,6 @@ use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
 pub const FORMAT: u32 = 4;
-
-fn check(ok: bool, what: &'static str) -> R<()> {
-    if ok { Ok(()) } else { Err(Bad(what)) }
-}
 
 fn enc_interner(w: &mut Enc, i: &Interner) {
     w.len(i.names.len());
@@ -77,7 +74,7 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
             w.str(k);
         }
     }
-    w.u32s(&ix.chrono);
+    ix.chrono.encode(w);
     for map in [&ix.pending, &ix.idempotency] {
         w.len(map.len());
         for (k, &v) in map.iter() {
@@ -93,7 +90,7 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
         enc_interner(w, i);
     }
     w.u64(ix.live as u64);
-    w.u8(u8::from(ix.out_of_order));
+    w.u8(u8::from(!ix.chrono.in_order()));
     w.len(ix.problems.len());
     for p in &ix.problems {
         w.u64(p.loc.line);
@@ -220,16 +217,7 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
             },
         );
     }
-    ix.chrono = r.u32s()?;
-    let mut seen = vec![false; n];
-    for &p in &ix.chrono {
-        check(
-            (p as usize) < n && !seen[p as usize],
-            "chrono is not a permutation",
-        )?;
-        seen[p as usize] = true;
-    }
-    check(ix.chrono.len() == n, "chrono is not a permutation")?;
+    ix.chrono = super::chrono::Chrono::decode(r, n)?;
     let mut maps: [HashMap<Box<str>, u32>; 2] = Default::default();
     for map in &mut maps {
         for _ in 0..r.len(12)? {
@@ -250,7 +238,10 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
     ix.tags = dec_interner(r)?;
     ix.plans = dec_interner(r)?;
     ix.live = r.u64()? as usize;
-    ix.out_of_order = r.u8()? == 1;
+    check(
+        (r.u8()? == 1) != ix.chrono.in_order(),
+        "time order and its flag",
+    )?;
     for _ in 0..r.len(24)? {
         let loc = Loc {
             line: r.u64()?,

@@ -477,7 +477,7 @@ fn counted_totals_agree_with_a_full_scan() {
         let scanned = ix
             .chrono()
             .iter()
-            .filter(|&&p| c.matches_meta(ix.meta(p)) && c.matches_tags(ix.tags_of(p)))
+            .filter(|&p| c.matches_meta(ix.meta(p)) && c.matches_tags(ix.tags_of(p)))
             .count();
         assert_eq!(c.count_from_totals(&ix), Some(scanned), "{f:?}");
         assert_eq!(ix.query(&c, 3).total, scanned);
