@@ -51,16 +51,25 @@ impl Enc {
         })
     }
 
-    pub(super) fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    pub(super) fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    pub(super) fn u64(&mut self, v: u64) {
+    /// Spills what is pending once it reaches a chunk (callers that append raw bytes).
+    pub(super) fn spill_if_full(&mut self) {
         if self.0.len() >= CHUNK {
             self.spill();
         }
+    }
+
+    pub(super) fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    /// Spills first, as every fixed-size write does: the per-term tables are written
+    /// with nothing else between their values (4.6M terms: 18 MB each, and the buffer
+    /// left that much in the heap once a first start had written its snapshot).
+    pub(super) fn u32(&mut self, v: u32) {
+        self.spill_if_full();
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(super) fn u64(&mut self, v: u64) {
+        self.spill_if_full();
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     pub(super) fn f64(&mut self, v: f64) {

@@ -12,8 +12,8 @@ use foldhash::HashMap;
 
 use super::bounds::BLOCK_SHIFT;
 use super::codec::R;
-pub use super::codec::{Bad, Dec, Enc, Spill};
 use super::codec::check;
+pub use super::codec::{Bad, Dec, Enc, Spill};
 use super::records::REC;
 use super::text::{Doc, TextIndex};
 use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Texts};
@@ -105,12 +105,22 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
     Some(())
 }
 
+/// Postings of a list written at a time (320 KiB of records).
+const LIST_PIECE: usize = 1 << 16;
+
 fn encode_text(t: &TextIndex, w: &mut Enc) {
     w.len(t.terms.len());
     for (term, list) in t.terms.iter().zip(t.postings.lists()) {
         w.str(term);
         w.len(list.len());
-        list.write_records(&mut w.0);
+        // In pieces, each spilled once the writer holds a chunk: a list of 1M postings
+        // written whole grew the buffer to several MB, left behind in the heap (issue
+        // #44's memory once a first start has written its snapshot).
+        for from in (0..list.len()).step_by(LIST_PIECE) {
+            let to = (from + LIST_PIECE).min(list.len());
+            list.slice(from, to).write_records(&mut w.0);
+            w.spill_if_full();
+        }
     }
     let aside = t.postings.aside_entries();
     w.len(aside.len());
@@ -129,6 +139,7 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
     // Each document's lengths; its tag (the slot) is recomputed by `rebuild`.
     w.len(t.docs.len());
     for d in &t.docs {
+        w.spill_if_full();
         w.0.extend_from_slice(&d.st.to_le_bytes());
         w.0.extend_from_slice(&d.detail.to_le_bytes());
     }
