@@ -45,17 +45,16 @@ impl Lexer<'_> {
             out.extend(id);
             return;
         }
+        let start = out.len();
         if let Some(ids) = self.chunks.get(hash, chunk) {
-            let ids = ids.to_vec();
-            self.chunks.hot_put(hash, chunk, &ids);
-            out.extend_from_slice(&ids);
+            out.extend_from_slice(ids);
+            self.chunks.hot_put(hash, chunk, &out[start..]);
             return;
         }
-        let start = out.len();
+        // The ids are read back from `out`, not copied: no allocation a chunk.
         self.intern_chunk(chunk, out);
-        let ids = out[start..].to_vec();
-        self.chunks.insert(hash, chunk, &ids);
-        self.chunks.hot_put(hash, chunk, &ids);
+        self.chunks.insert(hash, chunk, &out[start..]);
+        self.chunks.hot_put(hash, chunk, &out[start..]);
     }
 
     /// Appends the term ids of an entry's four fields (`fields`, chunks of `cut`) to
