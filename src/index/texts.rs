@@ -367,6 +367,28 @@ mod tests {
         assert_eq!(ix.entry(0).unwrap().summary, "the indexed text");
     }
 
+    proptest::proptest! {
+        /// The key is the hash of the summary's words lowercased, joined by one space,
+        /// trailing punctuation trimmed — its value is kept in snapshots, so however it is
+        /// built it must stay this.
+        #[test]
+        fn a_fact_key_is_the_hash_of_the_words_lowercased_and_joined(
+            summary in "[ a-zA-Z.!;:,\t\n\u{0}\u{1f}\u{e9}\u{c9}\u{2003}]{0,40}",
+        ) {
+            use std::hash::BuildHasher;
+            let joined = summary
+                .split_whitespace()
+                .map(str::to_lowercase)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let key = joined.trim_end_matches(['.', '!', ';', ':', ',']);
+            for kind in [Kind::Decision, Kind::Warning] {
+                let want = super::hasher().hash_one((kind.index(), key));
+                proptest::prop_assert_eq!(super::fact_key(kind, &summary), want);
+            }
+        }
+    }
+
     #[test]
     fn facts_ignore_case_spacing_and_trailing_punctuation_but_not_kind() {
         use super::fact_key;
