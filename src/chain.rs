@@ -58,8 +58,9 @@ pub fn parse_hex(text: &str) -> Option<Link> {
         return None;
     }
     let mut out = [0u8; 16];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+    let nibble = |b: u8| (b as char).to_digit(16);
+    for (o, pair) in out.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+        *o = u8::try_from(nibble(pair[0])? * 16 + nibble(pair[1])?).ok()?;
     }
     Some(out)
 }

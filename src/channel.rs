@@ -221,7 +221,7 @@ impl Channels {
         path: PathBuf,
         msg: &Message,
         opts: &AppendOptions,
-    ) -> Result<StoredMessage> {
+    ) -> Result<std::result::Result<StoredMessage, String>> {
         let line = serde_json::to_string(msg).expect("messages serialize");
         let keys = Keys {
             id: Some(&msg.id),
@@ -240,18 +240,24 @@ impl Channels {
             }
         })?;
         drop(lock);
-        let ch = self.get(room, path)?;
-        ch.messages
-            .iter()
-            .rev()
-            .find(|m| m.msg.id == msg.id)
-            .cloned()
-            .ok_or_else(|| {
-                Error::Conflict(format!(
-                    "message `{}` was appended but not read back",
-                    msg.id
-                ))
-            })
+        // After the commit point: a message not read back is still sent.
+        Ok(crate::error::after_commit(
+            "reading the message back",
+            || {
+                let ch = self.get(room, path)?;
+                ch.messages
+                    .iter()
+                    .rev()
+                    .find(|m| m.msg.id == msg.id)
+                    .cloned()
+                    .ok_or_else(|| {
+                        Error::Conflict(format!(
+                            "message `{}` was appended but not read back",
+                            msg.id
+                        ))
+                    })
+            },
+        ))
     }
 }
 

@@ -55,7 +55,7 @@ impl Timestamp {
 
     /// The date part only (`YYYY-MM-DD`), for compact human output.
     pub fn date(self) -> String {
-        self.to_rfc3339()[..10].to_string()
+        crate::text::prefix(&self.to_rfc3339(), 10).to_string()
     }
 }
 
@@ -177,7 +177,7 @@ pub fn parse_time_arg(text: &str, now: Timestamp) -> Result<Timestamp, TimeError
 pub fn parse_duration(text: &str) -> Option<i64> {
     let t = text.trim();
     let unit = t.chars().last()?;
-    let n: i64 = t[..t.len() - unit.len_utf8()].parse().ok()?;
+    let n: i64 = t.strip_suffix(unit)?.parse().ok()?;
     let mult = match unit {
         's' => 1,
         'm' => 60,

@@ -65,3 +65,42 @@ impl Error {
         }
     }
 }
+
+/// Runs `f`, work that comes *after* a call's commit point (the entry is written), so that
+/// neither its error nor its panic can turn a stored write into a reported failure: the
+/// answer is the error's text, for the caller's `warnings` (DESIGN.md §3: a call that
+/// reports failure wrote nothing). The log names `what` and never the entry's text.
+pub fn after_commit<T>(
+    what: &str,
+    f: impl FnOnce() -> Result<T>,
+) -> std::result::Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => {
+            tracing::warn!("{what}: not done after the write: {e}");
+            Err(format!(
+                "{what} could not be done (the write is stored): {e}"
+            ))
+        }
+        Err(_) => {
+            tracing::error!(
+                "{what}: an internal error after the write (a bug; the write is stored)"
+            );
+            Err(format!(
+                "{what} could not be done: an internal error (the write is stored; please report it)"
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn after_commit_turns_errors_and_panics_into_warnings() {
+        assert_eq!(super::after_commit("x", || Ok(3)), Ok(3));
+        let e = super::after_commit::<()>("related", || Err(super::Error::NotFound("gone".into())));
+        assert!(e.unwrap_err().starts_with("related could not be done"));
+        let p = super::after_commit::<()>("vectors", || panic!("boom"));
+        assert!(p.unwrap_err().contains("internal error"));
+    }
+}

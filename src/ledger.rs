@@ -286,15 +286,16 @@ impl Ledger {
     }
 
     /// Appends `entry` under `lock` (from [`Ledger::lock`]). `check` runs after the tail has caught up under the
-    /// lock and may refuse the append; nothing is written then. Returns the entry's
-    /// position in the index, after reading it back.
+    /// lock and may refuse the append; nothing is written then. An `Err` means nothing was
+    /// written; `Ok` holds the entry's position in the index after reading it back, or why
+    /// it could not be read back (the line is written either way).
     pub fn append(
         &mut self,
         mut lock: Lock,
         entry: &Entry,
         idempotency_key: Option<&str>,
         check: impl FnOnce(&LedgerIndex) -> Result<()>,
-    ) -> Result<u32> {
+    ) -> Result<std::result::Result<u32, String>> {
         let path = self.path.clone();
         self.refresh()?;
         check(&self.index)?;
@@ -343,13 +344,17 @@ impl Ledger {
             tracing::warn!(ledger = %path.display(), "ledger ended with a torn line; terminated it before appending");
         }
         drop(lock);
-        self.refresh()?;
-        self.index.position(&entry.id).ok_or_else(|| {
-            Error::Conflict(format!(
-                "entry `{}` was appended but not read back; run `warroom-memory verify`",
-                entry.id
-            ))
-        })
+        // The commit point is behind us: reading the line back can no longer fail the
+        // append, only leave its position unknown (with why).
+        Ok(crate::error::after_commit("reading the entry back", || {
+            self.refresh()?;
+            self.index.position(&entry.id).ok_or_else(|| {
+                Error::Conflict(format!(
+                    "entry `{}` was appended but not read back; run `warroom-memory verify`",
+                    entry.id
+                ))
+            })
+        }))
     }
 
     /// Turns `fsync` after each append on or off.

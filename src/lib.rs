@@ -41,4 +41,5 @@ pub mod schema;
 pub mod secrets;
 pub mod semantic;
 pub mod store;
+pub mod text;
 pub mod validate;

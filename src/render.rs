@@ -38,18 +38,6 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// Longest detail shown in list views before pointing at `memory_get`.
 const DETAIL_PREVIEW: usize = 300;
 
-/// Cuts `text` to at most `max` bytes at a character boundary, marking the cut.
-pub fn clip(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
 /// One-line header of an entry: kind, id, room/role, ref, time, tags.
 pub fn entry_header(e: &Entry) -> String {
     let mut s = format!("[{}] {} · {}/{}", e.kind, e.id, e.room_id, e.author_role);
@@ -79,7 +67,7 @@ pub fn entry_block(e: &Entry, full_detail: bool) -> String {
                 let _ = write!(s, "\n      {line}");
             }
         } else {
-            let shown = clip(&e.detail.replace('\n', " "), DETAIL_PREVIEW);
+            let shown = crate::text::clip(&e.detail.replace('\n', " "), DETAIL_PREVIEW);
             let _ = write!(s, "\n    detail ({} bytes): {shown}", e.detail.len());
         }
     }
@@ -115,13 +103,13 @@ pub fn publish(o: &PublishOutput) -> String {
             s,
             "\nrelated: {} {verb} \"{}\" ({}; {}): supersede it or reconcile in the channel",
             r.room_id,
-            clip(&r.summary, 120),
+            crate::text::clip(&r.summary, 120),
             r.id,
             r.why.join("; ")
         );
     }
-    if let Some(w) = &o.related_warning {
-        let _ = write!(s, "\nnote: {w}");
+    for w in &o.warnings {
+        let _ = write!(s, "\nwarning: {w}");
     }
     s
 }
@@ -165,7 +153,7 @@ pub fn search(o: &SearchOutput) -> String {
         "{} of {}{} for terms [{}] at {}{}",
         o.hits.len(),
         if o.total_exact { "" } else { "at least " },
-        count(o.total, "hit", "hits"),
+        crate::text::count(o.total, "hit", "hits"),
         o.terms.join(", "),
         o.now,
         view_note(&o.excluded_room)
@@ -257,12 +245,6 @@ pub fn explain(
     s
 }
 
-/// `n` with its noun, singular for exactly one: `count(1, "entry", "entries")` is
-/// "1 entry".
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// Text of a get result, with the supersede chain.
 pub fn get(o: &GetOutput) -> String {
     let mut s = format!(
@@ -275,26 +257,36 @@ pub fn get(o: &GetOutput) -> String {
     if !o.replaced.is_empty() {
         let _ = write!(s, "\n\nreplaced (older, nearest first):");
         for e in &o.replaced {
-            let _ = write!(s, "\n  {}\n    {}", entry_header(e), clip(&e.summary, 200));
+            let _ = write!(
+                s,
+                "\n  {}\n    {}",
+                entry_header(e),
+                crate::text::clip(&e.summary, 200)
+            );
         }
         if o.replaced_more > 0 {
             let _ = write!(
                 s,
                 "\n  … and {} older",
-                count(o.replaced_more, "entry", "entries")
+                crate::text::count(o.replaced_more, "entry", "entries")
             );
         }
     }
     if !o.replaced_by.is_empty() {
         let _ = write!(s, "\n\nreplaced by (newer, nearest first):");
         for e in &o.replaced_by {
-            let _ = write!(s, "\n  {}\n    {}", entry_header(e), clip(&e.summary, 200));
+            let _ = write!(
+                s,
+                "\n  {}\n    {}",
+                entry_header(e),
+                crate::text::clip(&e.summary, 200)
+            );
         }
         if o.replaced_by_more > 0 {
             let _ = write!(
                 s,
                 "\n  … and {} newer (get the last one shown to follow the chain)",
-                count(o.replaced_by_more, "entry", "entries")
+                crate::text::count(o.replaced_by_more, "entry", "entries")
             );
         }
     }
@@ -312,7 +304,7 @@ pub fn register_plan(o: &RegisterPlanOutput) -> String {
         "{} plan {} ({}) stored in {}\norder: {}",
         if o.replaced { "replaced" } else { "registered" },
         o.plan_id,
-        count(o.epics.len(), "epic", "epics"),
+        crate::text::count(o.epics.len(), "epic", "epics"),
         o.file,
         o.topological_order.join(" → ")
     );
@@ -353,7 +345,7 @@ pub fn channel_read(o: &ChannelReadOutput) -> String {
     let mut s = format!(
         "{} of {} in {}'s channel, oldest first{}",
         o.messages.len(),
-        count(o.total, "message", "messages"),
+        crate::text::count(o.total, "message", "messages"),
         o.room_id,
         if o.malformed_lines > 0 {
             format!(" ({} malformed lines skipped)", o.malformed_lines)
@@ -433,15 +425,4 @@ pub fn dag_dot(d: &DagOut) -> String {
     }
     s.push('}');
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clip_respects_char_boundaries() {
-        assert_eq!(clip("héllo", 2), "h…");
-        assert_eq!(clip("abc", 3), "abc");
-    }
 }

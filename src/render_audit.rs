@@ -6,7 +6,8 @@ use std::fmt::Write;
 use crate::api::audit::{Change, DiffPage, HistoryOutput};
 use crate::audit::diff::DiffReport;
 use crate::audit::verify::VerifyReport;
-use crate::render::{clip, count, entry_block};
+use crate::render::entry_block;
+use crate::text::{clip, count};
 
 /// Colours the (already terminal-safe) text of a diff by the shape of each line: our
 /// headers start at column 0, violation marks with `  ✗`, diff lines with `    +` / `    -`.
@@ -45,7 +46,7 @@ pub fn history(o: &HistoryOutput) -> String {
     let mut s = format!(
         "{} of {}{}",
         o.entries.len(),
-        crate::render::count(o.total, "entry", "entries"),
+        crate::text::count(o.total, "entry", "entries"),
         if o.truncated { " (truncated)" } else { "" }
     );
     for h in &o.entries {
@@ -204,11 +205,11 @@ pub fn verify(r: &VerifyReport) -> String {
     let mut s = format!(
         "{}: {}, {} ({} superseded), {} blank, {}",
         r.file,
-        crate::render::count(r.lines as usize, "line", "lines"),
-        crate::render::count(r.entries as usize, "entry", "entries"),
+        crate::text::count(r.lines as usize, "line", "lines"),
+        crate::text::count(r.entries as usize, "entry", "entries"),
         r.superseded,
         r.blank,
-        crate::render::count(r.bytes as usize, "byte", "bytes")
+        crate::text::count(r.bytes as usize, "byte", "bytes")
     );
     let c = &r.chain;
     let _ = write!(
@@ -226,7 +227,7 @@ pub fn verify(r: &VerifyReport) -> String {
         let _ = write!(
             s,
             "\n{} (branches joined by a union merge, or lines inserted; a recorded head tells them apart): {}{}",
-            crate::render::count(c.forks.len(), "fork", "forks"),
+            crate::text::count(c.forks.len(), "fork", "forks"),
             shown.join(", "),
             if c.forks.len() > 10 { ", …" } else { "" }
         );
@@ -239,8 +240,8 @@ pub fn verify(r: &VerifyReport) -> String {
             s,
             "\nreceipts {}: {} of {}, head {}{}",
             rc.file,
-            crate::render::count(rc.receipts as usize, "receipt", "receipts"),
-            crate::render::count(rc.lines as usize, "line", "lines"),
+            crate::text::count(rc.receipts as usize, "receipt", "receipts"),
+            crate::text::count(rc.lines as usize, "line", "lines"),
             rc.head,
             if rc.violations.is_empty() {
                 ", chain intact".to_string()
@@ -267,7 +268,7 @@ pub fn verify(r: &VerifyReport) -> String {
     let _ = write!(
         s,
         "\n{}:",
-        crate::render::count(r.violations.len(), "violation", "violations")
+        crate::text::count(r.violations.len(), "violation", "violations")
     );
     for v in &r.violations {
         let _ = write!(
@@ -361,7 +362,7 @@ pub fn receipts(list: &[crate::receipts::Receipt]) -> String {
                 r.included.len(),
                 r.bytes,
                 r.ledger.lines,
-                &r.sha256[..16.min(r.sha256.len())]
+                crate::text::prefix(&r.sha256, 16)
             )
         })
         .collect::<Vec<_>>()

@@ -39,8 +39,8 @@ fn imports(text: &str) -> BTreeSet<String> {
     for line in text.lines() {
         let code = line.split("//").next().unwrap_or("");
         let mut rest = code;
-        while let Some(i) = rest.find("crate::") {
-            rest = &rest[i + "crate::".len()..];
+        while let Some((_, after)) = rest.split_once("crate::") {
+            rest = after;
             if let Some(group) = rest.strip_prefix('{') {
                 let inner = group.split('}').next().unwrap_or("");
                 for name in inner.split(',') {

@@ -100,7 +100,7 @@ async fn prose_fields_are_redacted_before_the_write() {
     let plan = json!({"plan_id": "p1", "title": format!("rollout {GHP}"), "epics": [{"ref": "E1", "room_id": "room-1"}]});
     a.ok("memory_register_plan", json!({"plan": plan})).await;
     // Disguised: split by a zero-width space, and fullwidth.
-    let split = format!("{}\u{200B}{}", &GHP[..12], &GHP[12..]);
+    let split = format!("{}\u{200B}{}", GHP.split_at(12).0, GHP.split_at(12).1);
     let out = a
         .ok(
             "channel_post",
@@ -113,7 +113,7 @@ async fn prose_fields_are_redacted_before_the_write() {
         AKIA,
         &AKIA.to_lowercase(),
         GHP,
-        &GHP[12..],
+        GHP.split_at(12).1,
         "Hunter2!x",
         "Ｈｕｎｔｅｒ",
     ] {
@@ -361,7 +361,7 @@ fn new_secret_shapes_never_reach_the_disk_and_everyday_text_is_kept() {
     ];
     let key = "AKIAQ3M8K2LXZ7N4P1RW";
     for c in classes {
-        let hidden = format!("{}{c}{}", &key[..9], &key[9..]);
+        let hidden = format!("{}{c}{}", key.split_at(9).0, key.split_at(9).1);
         cli_publish_as(
             root,
             None,
@@ -385,7 +385,7 @@ fn new_secret_shapes_never_reach_the_disk_and_everyday_text_is_kept() {
         "Vx8Kp2Lm9Qr4St6Uw1Yz3Ab5",
         "Harbor-88309!",
         key,
-        &key[9..],
+        key.split_at(9).1,
     ] {
         assert!(!on_disk.contains(secret), "`{secret}` reached the disk");
     }

@@ -67,6 +67,9 @@ pub struct ChannelPostOutput {
     pub message: Message,
     /// Kinds of secrets redacted from the body before writing.
     pub redacted: Vec<String>,
+    /// What could not be done after the message was written: it is sent all the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Result of `channel_read`.

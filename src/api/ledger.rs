@@ -114,9 +114,10 @@ pub struct PublishOutput {
     /// channel. Absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<crate::memory::Related>,
-    /// Why `related` could not be looked for (the entry was written all the same).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub related_warning: Option<String>,
+    /// What could not be done after the entry was written (looking for `related`, …):
+    /// the entry is stored all the same; do not publish it again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// What to do about `related`, in words (for clients that show only this JSON).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_step: Option<String>,
@@ -124,11 +125,7 @@ pub struct PublishOutput {
 
 impl PublishOutput {
     /// The output for `entry` and what was found related to it.
-    pub fn new(
-        entry: Entry,
-        related: Vec<crate::memory::Related>,
-        related_warning: Option<String>,
-    ) -> Self {
+    pub fn new(entry: Entry, related: Vec<crate::memory::Related>, warnings: Vec<String>) -> Self {
         let next_step = (!related.is_empty()).then(|| {
             format!(
                 "Other rooms already published about this subject ({}). If yours contradicts \
@@ -145,7 +142,7 @@ impl PublishOutput {
             redacted: entry.redacted.clone(),
             entry,
             related,
-            related_warning,
+            warnings,
             next_step,
         }
     }

@@ -51,7 +51,9 @@ impl KeptPlace {
     pub fn new(place: &SnapshotPlace, label: &str) -> KeptPlace {
         let l = blake3::hash(label.as_bytes()).to_hex();
         KeptPlace {
-            file: place.dir.join(format!("{}.verify", &l[..24])),
+            file: place
+                .dir
+                .join(format!("{}.verify", crate::text::prefix(&l, 24))),
             place: place.clone(),
         }
     }

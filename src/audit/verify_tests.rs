@@ -94,10 +94,14 @@ fn every_thread_count_reports_what_one_thread_does() {
 #[test]
 fn a_verification_fed_in_pieces_reports_what_one_feed_does() {
     let text = faulty(1_200);
-    let cut = text[..text.len() / 2].rfind('\n').unwrap() + 1;
+    let cut = crate::text::prefix(&text, text.len() / 2)
+        .rfind('\n')
+        .unwrap()
+        + 1;
     let path = Path::new("ledger.jsonl");
     let mut v = Verifier::new(path, &VerifyOptions::default());
-    for piece in [&text[..cut], &text[cut..]] {
+    let (head, tail) = text.split_at(cut);
+    for piece in [head, tail] {
         v.feed_on(piece.as_bytes(), path, text.len() as u64, &mut |_, _| {}, 2)
             .unwrap();
     }

@@ -325,13 +325,52 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     out::install_progress();
-    match run(cli) {
-        Ok(outcome) => outcome.into(),
-        Err(e) => {
+    install_panic_hook();
+    // The command's name, for an internal error's message (clap's own spelling).
+    let name = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .map(|a| crate::text::prefix(&crate::validate::printable(&a), 32).to_string())
+        .unwrap_or_default();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) {
+        Ok(Ok(outcome)) => outcome.into(),
+        Ok(Err(e)) => {
             out::note(&format!("error: {e:#}"));
             ExitCode::from(2)
         }
+        // A panic is a bug, caught at the command's boundary: what the command wrote
+        // before it is said by the command's own output rules (a write is never reported
+        // as failed: see `crate::error::after_commit`).
+        Err(_) => {
+            out::note(&format!(
+                "error: `{name}` failed internally (a bug; please report it with the line \
+                 above). Run `warroom-memory verify` to check the ledger"
+            ));
+            ExitCode::from(70)
+        }
     }
+}
+
+/// Panics are logged by where they happened, not by their message: a message can quote
+/// an entry's text (a slice error shows the string it cut), and logs never carry it.
+/// `WARROOM_PANIC_DETAIL=1` shows the message too, for a developer on their own data.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map_or_else(String::new, |l| format!(" at {}:{}", l.file(), l.line()));
+        let detail = std::env::var_os("WARROOM_PANIC_DETAIL").is_some_and(|v| v == "1");
+        let message = if detail {
+            info.payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_default()
+        } else {
+            "message withheld (it may quote entry text; WARROOM_PANIC_DETAIL=1 shows it)".into()
+        };
+        tracing::error!("internal error{at}: {message}");
+    }));
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {

@@ -7,7 +7,7 @@
 //! order; an item that does not fit is tried once in a compact form (summary clipped, no
 //! detail) and otherwise left out, and the next, smaller candidate may still fit.
 
-use crate::render::count;
+use crate::text::count;
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -72,14 +72,7 @@ pub struct Rendered {
 
 /// Cuts at a char boundary to at most `max` bytes, marking the cut.
 fn clip(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max.saturating_sub(3);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    crate::text::clip_within(text, max)
 }
 
 fn one_line(text: &str) -> String {

@@ -289,6 +289,8 @@ impl Cut {
 
     /// The text of `c`, a chunk of this cut.
     pub(super) fn text(&self, c: &Chunk) -> &str {
+        // A chunk's span is where `split_whitespace` found it in this very text.
+        #[allow(clippy::string_slice)]
         &self.text[c.start as usize..(c.start + c.len) as usize]
     }
 }
@@ -352,8 +354,11 @@ impl<'a> Iterator for Words<'a> {
         let start = bytes.iter().position(|&b| !is_space(b))?;
         let len = word_end(&bytes[start..]);
         // ASCII text: every byte position is a character boundary.
+        #[allow(clippy::string_slice)]
         let word = &self.rest[start..start + len];
-        self.rest = &self.rest[start + len..];
+        #[allow(clippy::string_slice)]
+        let rest = &self.rest[start + len..];
+        self.rest = rest;
         Some(word)
     }
 }

@@ -48,6 +48,8 @@ impl Strings {
     #[inline]
     pub(super) fn get(&self, i: usize) -> &str {
         let start = if i == 0 { 0 } else { self.end(i - 1) };
+        // Ends are recorded where each pushed string ended: character boundaries.
+        #[allow(clippy::string_slice)]
         &self.text[start..self.end(i)]
     }
 

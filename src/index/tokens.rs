@@ -69,10 +69,13 @@ pub fn split_case(piece: &str) -> Vec<&str> {
     }
     let mut out = Vec::with_capacity(cuts.len() + 1);
     let mut start = 0;
+    // Every cut is a position `char_indices` gave: a character boundary.
     for c in cuts {
+        #[allow(clippy::string_slice)]
         out.push(&piece[start..c]);
         start = c;
     }
+    #[allow(clippy::string_slice)]
     out.push(&piece[start..]);
     out
 }
@@ -140,6 +143,8 @@ impl Tokens {
             match (inside, run_start) {
                 (true, None) => run_start = Some(i),
                 (false, Some(s)) => {
+                    // `s` and `i` come from `char_indices`: character boundaries.
+                    #[allow(clippy::string_slice)]
                     flush(&chunk[s..i], &mut rest, &mut wholes);
                     run_start = None;
                     rest.push(' ');
@@ -149,6 +154,7 @@ impl Tokens {
             }
         }
         if let Some(s) = run_start {
+            #[allow(clippy::string_slice)] // `s` is from `char_indices`
             flush(&chunk[s..], &mut rest, &mut wholes);
         }
         out.extend(self.words.tokenize(&rest));

@@ -122,6 +122,7 @@ impl Memory {
                     room_id: room,
                     redacted: m.redacted.clone(),
                     message: m.clone(),
+                    warnings: Vec::new(),
                 })
             } else {
                 Err(Error::Conflict(format!(
@@ -133,13 +134,18 @@ impl Memory {
                 )))
             };
         }
-        let stored = state
+        let written = state
             .channels
             .append(lock, &room, path, &msg, self.append_opts())?;
+        let (message, warnings) = match written {
+            Ok(stored) => (stored.msg, Vec::new()),
+            Err(w) => (msg, vec![w]),
+        };
         Ok(ChannelPostOutput {
             room_id: room,
-            redacted: stored.msg.redacted.clone(),
-            message: stored.msg,
+            redacted: message.redacted.clone(),
+            message,
+            warnings,
         })
     }
 

@@ -361,7 +361,7 @@ fn header(i: &BriefInputs) -> String {
         );
     }
     if !i.keywords.is_empty() {
-        let kw = crate::render::clip(&i.keywords.join(", "), 300);
+        let kw = crate::text::clip(&i.keywords.join(", "), 300);
         let _ = writeln!(header, "Brief keywords: {kw}");
     }
     header.push('\n');

@@ -439,7 +439,7 @@ pub fn brief_section(pairs: &[Overlap]) -> String {
         return String::new();
     }
     let clip =
-        |s: &str| crate::render::clip(&s.split_whitespace().collect::<Vec<_>>().join(" "), 160);
+        |s: &str| crate::text::clip(&s.split_whitespace().collect::<Vec<_>>().join(" "), 160);
     let mut s = String::from(
         "## Open overlaps (same subject, different rooms: reconcile before building on either)\n\n",
     );

@@ -81,10 +81,9 @@ pub fn identifiers(text: &str) -> BTreeSet<String> {
         if w.len() < 3 {
             continue;
         }
-        let inner = w.len() > 2
-            && w[1..w.len() - 1]
-                .chars()
-                .any(|c| matches!(c, '_' | '/' | '.' | ':'));
+        let inner = crate::text::inner(w)
+            .chars()
+            .any(|c| matches!(c, '_' | '/' | '.' | ':'));
         let camel = w
             .as_bytes()
             .windows(2)

@@ -326,7 +326,13 @@ impl Memory {
                     .to_string()
             }
         };
-        state.plans.refresh(self.paths())?;
+        // After the commit point: a plan not read back is still registered.
+        let warnings: Vec<String> = crate::error::after_commit("reading the plans back", || {
+            state.plans.refresh(self.paths())
+        })
+        .err()
+        .into_iter()
+        .collect();
         let label = |n: usize| dag.nodes[n].label();
         let edges: Vec<[String; 2]> = dag
             .edges()
@@ -348,6 +354,7 @@ impl Memory {
                 .collect(),
             file,
             replaced,
+            warnings,
         })
     }
 

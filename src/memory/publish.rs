@@ -44,7 +44,7 @@ impl Memory {
         {
             let first = state.ledger.index().entry(pos)?;
             return if same_content(&first, &entry) {
-                Ok(PublishOutput::new(first, Vec::new(), None))
+                Ok(PublishOutput::new(first, Vec::new(), Vec::new()))
             } else {
                 Err(Error::Conflict(format!(
                     "idempotency_key `{}` was already used by room `{}` for entry `{}`, with \
@@ -73,35 +73,39 @@ impl Memory {
                 "correct the fields named above",
             )
         })?;
-        let pos = state.ledger.append(lock, &entry, key.as_deref(), |ix| {
+        let written = state.ledger.append(lock, &entry, key.as_deref(), |ix| {
             check_supersede(ix, &entry)?;
             self.check_retire_others(ix, &entry, who)
         })?;
-        // What was written, as the index read it back; should reading its text fail, the
-        // entry as it was serialized (the line is written either way).
-        let stored = state
-            .ledger
-            .index()
-            .entry(pos)
-            .unwrap_or_else(|_| entry.clone());
-        // Other rooms' entries on the same subject: looked for after the write, and a
-        // failure never fails the publish (the entry is written either way).
-        let (related, related_warning) =
-            match self.related_to(state.ledger.index(), &stored, pos, vector.as_deref()) {
-                Ok(r) => (r, None),
-                Err(e) => {
-                    tracing::warn!(id = %stored.id, "related entries not looked for: {e}");
-                    (
-                        Vec::new(),
-                        Some(format!("related entries were not looked for: {e}")),
-                    )
-                }
-            };
+        // The commit point is behind us: from here on nothing turns the stored entry into
+        // a failure. What cannot be done is named in `warnings` (the log says why, never
+        // the entry's text).
+        let mut warnings = Vec::new();
+        let pos = written.map_err(|w| warnings.push(w)).ok();
+        // What was written, as the index read it back; should that fail, the entry as it
+        // was serialized.
+        let stored = pos
+            .and_then(|p| state.ledger.index().entry(p).ok())
+            .unwrap_or_else(|| entry.clone());
+        // Other rooms' entries on the same subject: looked for after the write.
+        let related = pos.map_or_else(Vec::new, |p| {
+            crate::error::after_commit("looking for related entries", || {
+                self.related_to(state.ledger.index(), &stored, p, vector.as_deref())
+            })
+            .unwrap_or_else(|w| {
+                warnings.push(w);
+                Vec::new()
+            })
+        });
         drop(state);
-        if let (Some(s), Some(v)) = (self.semantic(), vector) {
-            s.store(pos, &stored.id, &v);
+        if let (Some(s), Some(v), Some(p)) = (self.semantic(), vector, pos) {
+            let stored_vector = crate::error::after_commit("storing the entry's vector", || {
+                s.store(p, &stored.id, &v);
+                Ok(())
+            });
+            warnings.extend(stored_vector.err());
         }
-        Ok(PublishOutput::new(stored, related, related_warning))
+        Ok(PublishOutput::new(stored, related, warnings))
     }
 
     /// [`super::overlaps::related`] for the entry just written at `pos`, with its vector

@@ -6,7 +6,9 @@ use super::bare;
 fn found(t: &str) -> Vec<&str> {
     let mut out = Vec::new();
     bare(t.as_bytes(), &mut out);
-    out.into_iter().map(|r| &t[r]).collect()
+    out.into_iter()
+        .map(|r| t.get(r).expect("a found range is a char boundary"))
+        .collect()
 }
 
 #[test]

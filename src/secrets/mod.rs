@@ -365,15 +365,9 @@ fn scan_fields_in(fields: &[&str], find: &Finder<'_>) -> Vec<Scan> {
     let mut found: Vec<Vec<(Range<usize>, &'static str)>> = norms.iter().map(|n| find(n)).collect();
     for i in 1..norms.len() {
         let (a, b) = (&norms[i - 1], &norms[i]);
-        let mut from = a.len().saturating_sub(JUNCTION);
-        while !a.is_char_boundary(from) {
-            from += 1;
-        }
-        let mut to = b.len().min(JUNCTION);
-        while !b.is_char_boundary(to) {
-            to += 1;
-        }
-        let joined = format!("{}{}", &a[from..], &b[..to]);
+        let from = crate::text::ceil_boundary(a, a.len().saturating_sub(JUNCTION));
+        let to = crate::text::ceil_boundary(b, b.len().min(JUNCTION));
+        let joined = format!("{}{}", a.split_at(from).1, b.split_at(to).0);
         let cut = a.len() - from;
         for (r, id) in find(&joined) {
             if r.start < cut && r.end > cut {
@@ -433,17 +427,10 @@ fn redact(text: &str, norm: &str, mut found: Vec<(Range<usize>, &'static str)>) 
     let mut kinds: Vec<String> = Vec::new();
     let mut at = 0;
     for (r, id) in merged {
-        let (mut s, mut e) = (r.start, r.end);
-        while !norm.is_char_boundary(s) {
-            s -= 1;
-        }
-        while !norm.is_char_boundary(e) {
-            e += 1;
-        }
-        if s < at {
-            s = at;
-        }
-        out.push_str(&norm[at..s]);
+        // Widened to whole characters, and never back over what is already out.
+        let s = crate::text::floor_boundary(norm, r.start).max(at);
+        let e = crate::text::ceil_boundary(norm, r.end).max(s);
+        out.push_str(norm.get(at..s).unwrap_or_default());
         out.push_str("[REDACTED:");
         out.push_str(id);
         out.push(']');
@@ -452,7 +439,7 @@ fn redact(text: &str, norm: &str, mut found: Vec<(Range<usize>, &'static str)>) 
             kinds.push(id.to_string());
         }
     }
-    out.push_str(&norm[at..]);
+    out.push_str(norm.get(at..).unwrap_or_default());
     Scan { text: out, kinds }
 }
 

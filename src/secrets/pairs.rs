@@ -55,9 +55,9 @@ const INTRODUCE: [&str; 5] = ["user", "username", "login", "as", "account"];
 fn account(name: &[u8]) -> u8 {
     let n = String::from_utf8_lossy(name).to_ascii_lowercase();
     let bare = n.trim_end_matches(|c: char| c.is_ascii_digit());
-    let email = n.find('@').is_some_and(|at| {
-        at > 0
-            && n[at + 1..].contains('.')
+    let email = n.split_once('@').is_some_and(|(user, host)| {
+        !user.is_empty()
+            && host.contains('.')
             && n.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"@._+-".contains(&b))
     });
@@ -376,7 +376,9 @@ mod tests {
     fn found(t: &str) -> Vec<&str> {
         let mut out = Vec::new();
         super::pairs(t.as_bytes(), &mut out);
-        out.into_iter().map(|r| &t[r]).collect()
+        out.into_iter()
+            .map(|r| t.get(r).expect("a found range is a char boundary"))
+            .collect()
     }
 
     #[test]

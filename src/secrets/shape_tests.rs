@@ -17,7 +17,10 @@ fn found(t: &str) -> Vec<&str> {
             _ => merged.push(r),
         }
     }
-    merged.into_iter().map(|r| &t[r]).collect()
+    merged
+        .into_iter()
+        .map(|r| t.get(r).expect("a found range is a char boundary"))
+        .collect()
 }
 
 #[test]

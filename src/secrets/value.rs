@@ -49,17 +49,15 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
     // ${VAR}, $VAR, {{ template }}, and Windows' %VAR% — but not a password that merely
     // starts with `%`.
     let windows_var = s.len() > 2
-        && s.starts_with('%')
-        && s.ends_with('%')
-        && s[1..s.len() - 1]
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        && s.strip_prefix('%')
+            .and_then(|v| v.strip_suffix('%'))
+            .is_some_and(|v| v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
     // Terraform/HCL references: `var.db_password`, `local.pw`, `module.db.password`.
     let hcl = ["var.", "local.", "module.", "data."].iter().any(|p| {
-        s.starts_with(p)
-            && s[p.len()..]
-                .bytes()
+        s.strip_prefix(p).is_some_and(|v| {
+            v.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"._-[]\"".contains(&b))
+        })
     });
     if s.starts_with('$') || s.starts_with("{{") || windows_var || hcl {
         return true;
@@ -187,21 +185,17 @@ pub(super) fn looks_secret(value: &[u8]) -> bool {
 /// The byte ranges of `PUBLIC KEY`, `CERTIFICATE` and PGP public key blocks: their bodies
 /// are public.
 pub(super) fn public_blocks(bytes: &[u8]) -> Vec<Range<usize>> {
-    let text = String::from_utf8_lossy(bytes);
+    // On bytes, not text: the ranges index `bytes` itself, whatever its encoding.
+    use memchr::memmem::find;
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(b) = text[from..].find("-----BEGIN ") {
+    while let Some(b) = bytes.get(from..).and_then(|r| find(r, b"-----BEGIN ")) {
         let begin = from + b;
-        let head_end = text[begin..].find('\n').map_or(text.len(), |e| begin + e);
-        let head = &text[begin..head_end];
-        let end = text[head_end..]
-            .find("-----END ")
-            .map_or(text.len(), |e| head_end + e);
-        if ["PUBLIC KEY", "CERTIFICATE", "PGP PUBLIC KEY"]
-            .iter()
-            .any(|k| head.contains(k))
-            && !head.contains("PRIVATE")
-        {
+        let head_end = memchr::memchr(b'\n', &bytes[begin..]).map_or(bytes.len(), |e| begin + e);
+        let head = &bytes[begin..head_end];
+        let end = find(&bytes[head_end..], b"-----END ").map_or(bytes.len(), |e| head_end + e);
+        let has = |k: &[u8]| find(head, k).is_some();
+        if (has(b"PUBLIC KEY") || has(b"CERTIFICATE")) && !has(b"PRIVATE") {
             out.push(begin..end);
         }
         from = end.max(begin + 1);

@@ -56,7 +56,11 @@ impl CachePlace {
         let l = blake3::hash(ledger.as_bytes()).to_hex();
         let m = blake3::hash(model_id.as_bytes()).to_hex();
         CachePlace {
-            file: place.dir.join(format!("{}.{}.vectors", &l[..24], &m[..16])),
+            file: place.dir.join(format!(
+                "{}.{}.vectors",
+                crate::text::prefix(&l, 24),
+                crate::text::prefix(&m, 16)
+            )),
             place: place.clone(),
             model_id: model_id.to_string(),
         }

@@ -88,11 +88,7 @@ pub fn entry_text(summary: &str, tags: &[String], detail: &str) -> String {
     }
     if !detail.is_empty() {
         t.push_str(". ");
-        let cut = detail
-            .char_indices()
-            .nth(600)
-            .map_or(detail.len(), |(i, _)| i);
-        t.push_str(&detail[..cut]);
+        t.push_str(crate::text::prefix_chars(detail, 600));
     }
     t
 }

@@ -79,7 +79,8 @@ impl SnapshotPlace {
     /// The snapshot file of the ledger at `canonical` path.
     fn file_for(&self, canonical: &Path) -> PathBuf {
         let h = blake3::hash(canonical.as_os_str().as_encoded_bytes());
-        self.dir.join(format!("{}.snapshot", &h.to_hex()[..24]))
+        self.dir
+            .join(format!("{}.snapshot", crate::text::prefix(&h.to_hex(), 24)))
     }
 
     /// The bytes after `magic` of `file`, a file [`SnapshotPlace::write_sealed`] wrote in

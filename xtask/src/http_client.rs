@@ -27,7 +27,7 @@ impl Reply {
         self.head.lines().find_map(|l| {
             l.to_ascii_lowercase()
                 .starts_with(&want)
-                .then(|| l[want.len()..].trim().to_string())
+                .then(|| l.get(want.len()..).unwrap_or_default().trim().to_string())
         })
     }
 
