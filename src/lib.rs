@@ -8,6 +8,8 @@
 //! The core ([`memory::Memory`] and everything below it) is plain Rust: no MCP, no
 //! terminal output, no wall clock. The edges — [`mcp`] and [`cli`] — translate protocols.
 
+#[cfg(test)]
+mod any_script_tests;
 pub mod api;
 pub mod audit;
 pub mod cancel;

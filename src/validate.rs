@@ -107,8 +107,8 @@ pub fn describe_char(c: char) -> String {
 }
 
 /// Text safe to echo in an error message (which reaches the client, and logs and pages
-/// through it): secrets redacted by the scanner, control characters escaped, at most 80
-/// characters. The scan runs on a bounded prefix before clipping, so a token cut in half
+/// through it): secrets redacted by the scanner, control, direction-changing and invisible
+/// characters escaped (`\u{202e}`), at most 80 characters. The scan runs on a bounded prefix before clipping, so a token cut in half
 /// by the clip is still recognised whole.
 pub fn printable(value: &str) -> String {
     let head: String = value.chars().take(256).collect();
@@ -119,6 +119,8 @@ pub fn printable(value: &str) -> String {
         .flat_map(|c| {
             if c.is_control() {
                 c.escape_default().collect::<Vec<_>>()
+            } else if crate::secrets::invisible(c) {
+                c.escape_unicode().collect::<Vec<_>>()
             } else {
                 vec![c]
             }

@@ -206,7 +206,7 @@ fn the_paraphrase_set_finds_its_entries_with_semantic_ranking_on_and_not_off() {
     assert!(!headlines.is_empty(), "{text}");
     for l in headlines {
         let num = |after: &str| -> f64 {
-            let rest = &l[l.find(after).unwrap() + after.len()..];
+            let rest = l.split_once(after).unwrap().1;
             rest.split_whitespace().next().unwrap().parse().unwrap()
         };
         let (score, relevance, time) = (num("score "), num("relevance "), num("× "));

@@ -25,8 +25,8 @@ pub struct ChannelPostArgs {
     pub ref_: Option<String>,
     /// Text, ≤ 1 MiB (1048576 bytes).
     pub body: String,
-    /// For retries: the same key with the same content returns the first result and
-    /// writes nothing. ≤ 128 bytes.
+    /// Retry key: the same key and content return the first result, writing nothing.
+    /// ≤ 128 bytes.
     #[serde(default)]
     pub idempotency_key: Option<String>,
 }
@@ -67,7 +67,7 @@ pub struct ChannelPostOutput {
     pub message: Message,
     /// Kinds of secrets redacted from the body before writing.
     pub redacted: Vec<String>,
-    /// What could not be done after the message was written: it is sent all the same.
+    /// Not done after the write, which is kept: do not retry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

@@ -62,8 +62,8 @@ pub struct PublishArgs {
     /// Id of the live entry this replaces.
     #[serde(default)]
     pub supersedes: Option<String>,
-    /// For retries: the same key with the same content returns the first result and
-    /// writes nothing. ≤ 128 bytes.
+    /// Retry key: the same key and content return the first result, writing nothing.
+    /// ≤ 128 bytes.
     #[serde(default)]
     pub idempotency_key: Option<String>,
 }
@@ -83,7 +83,7 @@ pub struct QueryArgs {
 /// Arguments of `memory_search`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words or identifiers, e.g. "password hashing" or "verifyToken".
+    /// Words or identifiers, e.g. "token expiry" or "verifyToken".
     pub text: String,
     /// Hits (1–50, default 10).
     #[serde(default)]
@@ -114,8 +114,7 @@ pub struct PublishOutput {
     /// channel. Absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<crate::memory::Related>,
-    /// What could not be done after the entry was written (looking for `related`, …):
-    /// the entry is stored all the same; do not publish it again.
+    /// Not done after the write, which is kept: do not retry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// What to do about `related`, in words (for clients that show only this JSON).

@@ -71,7 +71,7 @@ pub struct RegisterPlanOutput {
     pub file: String,
     /// True if a plan with this id was already registered and was replaced.
     pub replaced: bool,
-    /// What could not be done after the plan was stored: it is registered all the same.
+    /// Not done after the write, which is kept: do not retry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

@@ -34,7 +34,7 @@ use out::Outcome;
 /// ledger (.agents/ledger.jsonl) and read each other's knowledge through filtered views.
 /// `serve` speaks MCP on stdio; the other commands do the same operations from a shell.
 ///
-/// Exit codes: 0 ok, 1 nothing found (or violations for verify/diff), 2 error.
+/// Exit codes: 0 ok, 1 nothing found (or violations for verify/diff), 2 error, 70 internal error.
 #[derive(Debug, Parser)]
 #[command(name = "warroom-memory", version, max_term_width = 100)]
 pub struct Cli {

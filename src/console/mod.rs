@@ -22,11 +22,11 @@
 
 mod audit;
 mod dag_svg;
-mod entry;
+pub(crate) mod entry;
 mod events;
 mod guard;
 mod home;
-mod layout;
+pub(crate) mod layout;
 mod overlaps;
 mod room;
 mod search;

@@ -34,7 +34,7 @@ mod text;
 mod text_add;
 mod text_job;
 mod texts;
-mod tokens;
+pub(crate) mod tokens;
 mod vocab;
 mod walk;
 

@@ -14,10 +14,10 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_publish",
         title: "Publish to shared memory",
-        description: "Share one fact other war-rooms need. kind: decision (a choice and why), interface (a \
+        description: "Share a fact other war-rooms need. kind: decision (a choice and why), interface (a \
             contract others code against), convention (a team rule), warning (a trap), artifact \
-            (what was built, where), code (a snippet to reuse). A fact changed? Publish the new \
-            one with supersedes=<old id>.",
+            (what was built, where), code (a snippet to reuse). Changed? Publish anew with \
+            supersedes=<old id>.",
         read_only: false,
         describe: describe::<PublishArgs, crate::api::ledger::PublishOutput>,
         call: |m, who, args| {
@@ -33,7 +33,7 @@ pub static TOOLS: &[ToolDef] = &[
         name: "memory_query",
         title: "Query shared memory",
         description: "List live entries by filters, newest first (≤ 50). Your own room is hidden unless \
-            you pass room_id or exclude_room.",
+            room_id or exclude_room names it.",
         read_only: true,
         describe: describe::<QueryArgs, crate::api::ledger::QueryOutput>,
         call: |m, who, args| run("memory_query", args, |a| m.query(a, who), render::query),
@@ -41,8 +41,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_search",
         title: "Search shared memory",
-        description: "Find live entries by words or identifiers in summary, tags, detail and ref; the \
-            most relevant first, the fresher first among equals. Filters as in memory_query.",
+        description: "Find live entries by words or identifiers in summary, tags, detail and ref, most \
+            relevant first. Filters as in memory_query.",
         read_only: true,
         describe: describe::<SearchArgs, crate::api::ledger::SearchOutput>,
         call: |m, who, args| run("memory_search", args, |a| m.search(a, who), render::search),

@@ -16,7 +16,7 @@ mod index_rounds;
 mod live_ops;
 mod open_overlaps;
 mod overlap_pool;
-mod overlaps;
+pub(crate) mod overlaps;
 mod overlaps_view;
 mod plans;
 mod provenance;

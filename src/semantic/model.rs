@@ -150,7 +150,7 @@ fn load_dir(dir: &Path) -> Result<Dir, String> {
         h.update(&(part.len() as u64).to_le_bytes());
         h.update(part);
     }
-    let id = format!("dir:{}", &h.finalize().to_hex()[..32]);
+    let id = format!("dir:{}", crate::text::prefix(&h.finalize().to_hex(), 32));
     let vb = candle_nn::VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
         .map_err(|e| {
             format!(

@@ -520,6 +520,13 @@ struct QualityCmd {
         default_value = "tests/fixtures/relevance/warroom.yaml"
     )]
     set: PathBuf,
+    /// The multilingual set (fourteen scripts, each with a distractor in the same script).
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "tests/fixtures/relevance/multilingual.yaml"
+    )]
+    multilingual: PathBuf,
     /// Also rank with the blend at these decay floors (comma-separated, 0..=1), to compare.
     #[arg(long, value_delimiter = ',', value_name = "F,F…")]
     floors: Vec<f64>,
@@ -539,6 +546,20 @@ impl QualityCmd {
         reports.push(quality::evaluate(
             "war-room relevance set",
             &[group],
+            0,
+            &|_| true,
+            &self.floors,
+            work.path(),
+        )?);
+        let many = quality::load_set(&self.multilingual)?;
+        note(&format!(
+            "bench quality: {} multilingual cases on {} entries",
+            many.cases.len(),
+            many.entries.len()
+        ));
+        reports.push(quality::evaluate(
+            "multilingual set",
+            &[many],
             0,
             &|_| true,
             &self.floors,
