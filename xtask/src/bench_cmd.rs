@@ -536,35 +536,26 @@ impl QualityCmd {
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
         let work = tempfile::tempdir()?;
         let mut reports = Vec::new();
-        let group = quality::load_set(&self.set)?;
-        note(&format!(
-            "bench quality: {} cases on {} entries from {}",
-            group.cases.len(),
-            group.entries.len(),
-            self.set.display()
-        ));
-        reports.push(quality::evaluate(
-            "war-room relevance set",
-            &[group],
-            0,
-            &|_| true,
-            &self.floors,
-            work.path(),
-        )?);
-        let many = quality::load_set(&self.multilingual)?;
-        note(&format!(
-            "bench quality: {} multilingual cases on {} entries",
-            many.cases.len(),
-            many.entries.len()
-        ));
-        reports.push(quality::evaluate(
-            "multilingual set",
-            &[many],
-            0,
-            &|_| true,
-            &self.floors,
-            work.path(),
-        )?);
+        for (name, file) in [
+            ("war-room relevance set", &self.set),
+            ("multilingual set", &self.multilingual),
+        ] {
+            let group = quality::load_set(file)?;
+            note(&format!(
+                "bench quality: {} cases on {} entries from {}",
+                group.cases.len(),
+                group.entries.len(),
+                file.display()
+            ));
+            reports.push(quality::evaluate(
+                name,
+                &[group],
+                0,
+                &|_| true,
+                &self.floors,
+                work.path(),
+            )?);
+        }
         let locomo_path = locomo_file(self.no_locomo, self.locomo);
         match locomo_path {
             Some(path) => {
