@@ -122,6 +122,66 @@ impl std::fmt::Display for Kind {
     }
 }
 
+/// Who an entry is for (DESIGN.md §3.2). Absent on a line, it defaults by kind
+/// ([`Audience::of`]), so ledgers written before the field (OSTwin's too) keep their
+/// meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Audience {
+    /// A working note: it stays in its room's view and channel, and reaches no other
+    /// room's brief.
+    Room,
+    /// For the rooms that depend on this one (its downstream in the plan's DAG).
+    Downstream,
+    /// Binding on every room of the project (a convention, a project-wide warning).
+    Project,
+}
+
+impl Audience {
+    /// Every audience, in wire order.
+    pub const ALL: [Audience; 3] = [Audience::Room, Audience::Downstream, Audience::Project];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Audience::Room => "room",
+            Audience::Downstream => "downstream",
+            Audience::Project => "project",
+        }
+    }
+
+    /// A wire name read leniently: an unknown value is no audience (the kind's default),
+    /// never a malformed line.
+    pub fn from_wire(text: &str) -> Option<Audience> {
+        Audience::ALL.into_iter().find(|a| a.as_str() == text)
+    }
+
+    /// The audience of an entry of `kind` that names none: conventions bind the project,
+    /// everything else is for the publisher's downstream.
+    pub fn default_for(kind: Kind) -> Audience {
+        match kind {
+            Kind::Convention => Audience::Project,
+            _ => Audience::Downstream,
+        }
+    }
+
+    /// The audience in force: the one given, else the kind's default.
+    pub fn of(given: Option<Audience>, kind: Kind) -> Audience {
+        given.unwrap_or_else(|| Audience::default_for(kind))
+    }
+}
+
+/// An audience's schema in tools and files: its three names, without each variant's docs
+/// (the field's description says them; tools/list stays within its byte budget).
+pub fn audience_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"enum": ["room", "downstream", "project"]})
+}
+
+fn lenient_audience<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Audience>, D::Error> {
+    let text: Option<Cow<'de, str>> = Option::deserialize(d)?;
+    Ok(text.as_deref().and_then(Audience::from_wire))
+}
+
 /// One ledger line, as written and as returned by every tool.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Entry {
@@ -158,6 +218,16 @@ pub struct Entry {
     /// What secret scanning redacted from this entry before it was written (kinds only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<String>,
+    /// Who it is for, when its publisher said (absent: by kind). Left out of the tools'
+    /// output schemas, which inline an entry in every result (tools/list's byte budget);
+    /// `schemas/ledger-entry.schema.json` names it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_audience"
+    )]
+    #[schemars(skip)]
+    pub audience: Option<Audience>,
 }
 
 fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -207,6 +277,9 @@ pub struct EntryRef<'a> {
     /// See [`Entry::redacted`].
     #[serde(default, borrow)]
     pub redacted: Vec<Cow<'a, str>>,
+    /// See [`Entry::audience`]: the wire text, read leniently ([`Audience::from_wire`]).
+    #[serde(default, borrow)]
+    pub audience: Option<Cow<'a, str>>,
     /// The publisher's retry key, when it gave one (not part of [`Entry`]: the server
     /// keeps it only to recognise a retry).
     #[serde(default, borrow)]
@@ -251,7 +324,13 @@ impl<'a> EntryRef<'a> {
             supersedes: self.supersedes.as_ref().map(s),
             plan_id: self.plan_id.as_ref().map(s),
             redacted: self.redacted.iter().map(s).collect(),
+            audience: self.audience.as_deref().and_then(Audience::from_wire),
         }
+    }
+
+    /// The audience the line names (an unknown value: none).
+    pub fn audience(&self) -> Option<Audience> {
+        self.audience.as_deref().and_then(Audience::from_wire)
     }
 }
 
@@ -271,6 +350,7 @@ impl<'a> From<&'a Entry> for EntryRef<'a> {
             supersedes: e.supersedes.as_ref().map(b),
             plan_id: e.plan_id.as_ref().map(b),
             redacted: e.redacted.iter().map(b).collect(),
+            audience: e.audience.map(|a| Cow::Borrowed(a.as_str())),
             idempotency_key: None,
         }
     }
@@ -381,6 +461,7 @@ mod tests {
             supersedes: None,
             plan_id: None,
             redacted: vec![],
+            audience: None,
         };
         let line = e.to_line();
         assert!(!line.contains('\n'));

@@ -116,6 +116,7 @@ proptest! {
                         detail: None,
                         supersedes: target.as_ref().map(|t| t.id.clone()).or(unknown.clone()),
                         idempotency_key: None,
+                        audience: None,
                     };
                     let result = memory.publish(args, &Identity::default());
                     match (&target, result) {

@@ -34,6 +34,7 @@ fn publish(m: &Memory, room: &str, summary: &str, supersedes: Option<&str>) -> S
         detail: None,
         supersedes: supersedes.map(str::to_string),
         idempotency_key: None,
+        audience: None,
     };
     m.publish(args, &Identity::default()).unwrap().entry.id
 }

@@ -54,7 +54,7 @@ pub struct DiffArgs {
     /// To this time (default: now).
     #[serde(default)]
     pub until: Option<String>,
-    /// Or from this git revision, e.g. HEAD~5 (also finds rewritten lines).
+    /// Or from this git revision (e.g. HEAD~5).
     #[serde(default)]
     pub git_from: Option<String>,
     /// To this revision (default: the file now).

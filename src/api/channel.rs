@@ -25,8 +25,7 @@ pub struct ChannelPostArgs {
     pub ref_: Option<String>,
     /// Text, ≤ 1 MiB (1048576 bytes).
     pub body: String,
-    /// Retry key: the same key and content return the first result, writing nothing.
-    /// ≤ 128 bytes.
+    /// Retry key: the same key and content return the first result. ≤ 128 bytes.
     #[serde(default)]
     pub idempotency_key: Option<String>,
 }

@@ -40,7 +40,7 @@ pub struct FilterArgs {
 /// Arguments of `memory_publish`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct PublishArgs {
-    /// What it records (see the tool description).
+    /// See the tool description.
     pub kind: Kind,
     /// The fact, clear to another room without asking you. ≤ 4096 bytes.
     pub summary: String,
@@ -62,10 +62,14 @@ pub struct PublishArgs {
     /// Id of the live entry this replaces.
     #[serde(default)]
     pub supersedes: Option<String>,
-    /// Retry key: the same key and content return the first result, writing nothing.
-    /// ≤ 128 bytes.
+    /// Retry key: the same key and content return the first result. ≤ 128 bytes.
     #[serde(default)]
     pub idempotency_key: Option<String>,
+    /// room (a working note, in no other brief), downstream or project (default: project
+    /// for a convention, else downstream).
+    #[serde(default)]
+    #[schemars(schema_with = "crate::entry::audience_schema")]
+    pub audience: Option<crate::entry::Audience>,
 }
 
 /// Arguments of `memory_query`.
@@ -83,7 +87,7 @@ pub struct QueryArgs {
 /// Arguments of `memory_search`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// Words or identifiers, e.g. "token expiry" or "verifyToken".
+    /// Words or identifiers, e.g. "verifyToken".
     pub text: String,
     /// Hits (1–50, default 10).
     #[serde(default)]

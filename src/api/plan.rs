@@ -11,7 +11,7 @@ pub struct RegisterPlanArgs {
     #[serde(default)]
     #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub plan: Option<serde_json::Value>,
-    /// Or the plan as text: OSTwin markdown (## EPIC-001 — Title, depends_on: [...]) or JSON.
+    /// Or the plan as text: OSTwin markdown or JSON.
     #[serde(default)]
     pub markdown: Option<String>,
     /// Plan id (overrides the plan's own).

@@ -94,6 +94,16 @@ pub struct PublishCmd {
     /// nothing (scripts that retry a publish).
     #[arg(long, value_name = "KEY")]
     idempotency_key: Option<String>,
+    /// Who needs it: `room` (a working note: kept out of other rooms' briefs),
+    /// `downstream` (the rooms that depend on yours), `project` (every room). Default:
+    /// project for a convention, downstream for the other kinds.
+    #[arg(long, value_parser = audience_arg)]
+    audience: Option<crate::entry::Audience>,
+}
+
+fn audience_arg(s: &str) -> Result<crate::entry::Audience, String> {
+    crate::entry::Audience::from_wire(s.trim())
+        .ok_or_else(|| format!("`{s}` is not an audience: use room, downstream or project"))
 }
 
 impl PublishCmd {
@@ -114,6 +124,7 @@ impl PublishCmd {
             detail,
             supersedes: self.supersedes,
             idempotency_key: self.idempotency_key,
+            audience: self.audience,
         };
         let out = ctx.memory.publish(args, &ctx.who)?;
         emit(ctx.json, &out, render::publish);

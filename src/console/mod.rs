@@ -22,11 +22,13 @@
 
 mod audit;
 mod dag_svg;
-pub(crate) mod entry;
+mod entry;
+#[cfg(test)]
+mod escape_tests;
 mod events;
 mod guard;
 mod home;
-pub(crate) mod layout;
+mod layout;
 mod overlaps;
 mod room;
 mod search;

@@ -70,6 +70,8 @@ struct Rare {
     supersedes: Option<Box<str>>,
     /// Secret kinds redacted before writing.
     redacted: Box<[Box<str>]>,
+    /// Who the entry is for, when its line says.
+    audience: Option<crate::entry::Audience>,
 }
 
 /// Where a line is in its file.
@@ -204,6 +206,11 @@ impl LedgerIndex {
     pub fn supersedes_of(&self, pos: u32) -> Option<&str> {
         self.rare.get(&pos).and_then(|r| r.supersedes.as_deref())
     }
+
+    /// The audience entry `pos` names, if any (absent: its kind's default).
+    pub fn audience_of(&self, pos: u32) -> Option<crate::entry::Audience> {
+        self.rare.get(&pos).and_then(|r| r.audience)
+    }
     /// Hot columns of the entry at `pos`.
     pub fn meta(&self, pos: u32) -> Meta {
         self.rows.meta(pos)
@@ -317,8 +324,13 @@ impl LedgerIndex {
             ts_raw: (!ts.is_canonical(&entry.ts)).then(|| (*entry.ts).into()),
             supersedes: entry.supersedes.as_deref().map(Into::into),
             redacted: entry.redacted.iter().map(|r| (**r).into()).collect(),
+            audience: entry.audience(),
         };
-        if rare.ts_raw.is_some() || rare.supersedes.is_some() || !rare.redacted.is_empty() {
+        if rare.ts_raw.is_some()
+            || rare.supersedes.is_some()
+            || !rare.redacted.is_empty()
+            || rare.audience.is_some()
+        {
             self.rare.insert(pos, rare);
         }
         self.texts.push(entry, line);
@@ -520,6 +532,7 @@ impl LedgerIndex {
             redacted: rare.map_or_else(Vec::new, |r| {
                 r.redacted.iter().map(|r| r.to_string()).collect()
             }),
+            audience: rare.and_then(|r| r.audience),
         }
     }
 

@@ -20,7 +20,7 @@ use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Texts};
 use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 fn enc_interner(w: &mut Enc, i: &Interner) {
     w.len(i.names.len());
@@ -73,6 +73,7 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
         for k in r.redacted.iter() {
             w.str(k);
         }
+        w.u8(r.audience.map_or(0, |a| a as u8 + 1));
     }
     ix.chrono.encode(w);
     for map in [&ix.pending, &ix.idempotency] {
@@ -219,12 +220,21 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
             .map(|_| r.boxed())
             .collect::<R<Vec<_>>>()?
             .into_boxed_slice();
+        let audience = match r.u8()? {
+            0 => None,
+            a => Some(
+                *crate::entry::Audience::ALL
+                    .get(usize::from(a) - 1)
+                    .ok_or(Bad("an audience of no kind".into()))?,
+            ),
+        };
         ix.rare.insert(
             pos,
             Rare {
                 ts_raw,
                 supersedes,
                 redacted,
+                audience,
             },
         );
     }

@@ -245,6 +245,7 @@ fn a_bulk_load_on_two_threads_builds_the_index_one_thread_builds() {
                 },
                 plan_id: (i % 2 == 0).then(|| "p1".to_string()),
                 redacted: vec![],
+                audience: None,
             }
         })
         .collect();

@@ -20,6 +20,7 @@ fn entry(id: &str, ts: &str, kind: Kind, room: &str, tags: &[&str], summary: &st
         supersedes: None,
         plan_id: None,
         redacted: vec![],
+        audience: None,
     }
 }
 

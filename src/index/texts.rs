@@ -312,6 +312,7 @@ mod tests {
             supersedes: None,
             plan_id: None,
             redacted: vec![],
+            audience: None,
         };
         serde_json::to_string(&e).unwrap() + "\n"
     }

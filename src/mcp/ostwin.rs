@@ -243,6 +243,7 @@ fn publish(m: &Memory, who: &Identity, a: PublishIn) -> Result<String> {
             detail: a.detail,
             supersedes: a.supersedes,
             idempotency_key: None,
+            audience: None,
         },
         who,
     )?;

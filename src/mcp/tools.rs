@@ -17,7 +17,7 @@ pub static TOOLS: &[ToolDef] = &[
         description: "Share a fact other war-rooms need. kind: decision (a choice and why), interface (a \
             contract others code against), convention (a team rule), warning (a trap), artifact \
             (what was built, where), code (a snippet to reuse). Changed? Publish anew with \
-            supersedes=<old id>.",
+            supersedes=<old id>. Working notes: audience=room.",
         read_only: false,
         describe: describe::<PublishArgs, crate::api::ledger::PublishOutput>,
         call: |m, who, args| {
@@ -90,9 +90,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_get_context",
         title: "Predecessor context for a war-room",
-        description: "Call before your room's first task: a markdown brief (≤ 15 entries, ≤ 10 KB) of \
-            what upstream rooms decided, defined and warned about, their latest done \
-            outputs, and project-wide conventions.",
+        description: "Call before your room's first task: a brief (≤ 15 entries, ≤ 10 KB) of what \
+            every upstream room exposes, project-wide conventions and upstream done outputs.",
         read_only: true,
         describe: describe::<ContextArgs, ContextOutput>,
         call: |m, who, args| {
@@ -107,9 +106,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_register_plan",
         title: "Register a plan (epics, rooms, dependencies)",
-        description: "Register a plan's epics, rooms and dependencies (a JSON object, or OSTwin \
-            markdown) so each room gets predecessor context. Cycles and unknown refs are \
-            refused.",
+        description: "Register a plan's epics, rooms and dependencies so each room gets \
+            predecessor context. Cycles and unknown refs are refused.",
         read_only: false,
         describe: describe::<RegisterPlanArgs, RegisterPlanOutput>,
         call: |m, who, mut args| {
@@ -131,8 +129,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "channel_post",
         title: "Post to your war-room channel",
-        description: "Post to your room's channel (OSTwin format). Your room's latest done message is \
-            shown to downstream rooms.",
+        description: "Post to your room's channel. Its latest done message reaches downstream \
+            rooms' briefs.",
         read_only: false,
         describe: describe::<ChannelPostArgs, ChannelPostOutput>,
         call: |m, who, args| {

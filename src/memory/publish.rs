@@ -221,6 +221,7 @@ impl Memory {
             supersedes: args.supersedes,
             plan_id: None,
             redacted,
+            audience: args.audience,
         };
         Ok(entry)
     }
@@ -260,6 +261,7 @@ fn same_content(first: &Entry, retry: &Entry) -> bool {
         &first.summary,
         &first.detail,
         &first.supersedes,
+        first.audience,
     ) == (
         retry.kind,
         &retry.room_id,
@@ -269,6 +271,7 @@ fn same_content(first: &Entry, retry: &Entry) -> bool {
         &retry.summary,
         &retry.detail,
         &retry.supersedes,
+        retry.audience,
     )
 }
 

@@ -39,6 +39,7 @@ fn build(specs: &[Spec]) -> LedgerIndex {
                 .then(|| format!("e{}", i - *back as usize)),
             plan_id: (plan % 3 > 0).then(|| format!("plan-{}", plan % 3)),
             redacted: vec![],
+            audience: None,
         };
         let loc = Loc {
             line: i as u64 + 1,
@@ -149,6 +150,7 @@ fn out_of_order_ledgers_are_scanned() {
         supersedes: None,
         plan_id: None,
         redacted: vec![],
+        audience: None,
     };
     let loc = Loc { line: 3, offset: 0 };
     ix.apply(

@@ -285,6 +285,7 @@ impl Corpus {
             supersedes: None,
             plan_id: None,
             redacted: Vec::new(),
+            audience: None,
         }
     }
 

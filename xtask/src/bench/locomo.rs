@@ -115,6 +115,7 @@ pub fn load(path: &Path) -> anyhow::Result<(Vec<Group>, usize)> {
                     supersedes: None,
                     plan_id: None,
                     redacted: Vec::new(),
+                    audience: None,
                 });
             }
         }

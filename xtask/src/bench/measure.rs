@@ -409,6 +409,7 @@ pub(crate) fn publish_args(i: usize) -> PublishArgs {
         detail: None,
         supersedes: None,
         idempotency_key: None,
+        audience: None,
     }
 }
 

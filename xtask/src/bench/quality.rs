@@ -308,6 +308,7 @@ pub fn load_set(path: &Path) -> anyhow::Result<Group> {
             supersedes: e.supersedes,
             plan_id: None,
             redacted: Vec::new(),
+            audience: None,
         })
         .collect();
     let cases = file
