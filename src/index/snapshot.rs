@@ -225,7 +225,7 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
             a => Some(
                 *crate::entry::Audience::ALL
                     .get(usize::from(a) - 1)
-                    .ok_or(Bad("an audience of no kind".into()))?,
+                    .ok_or(Bad("an audience of no kind"))?,
             ),
         };
         ix.rare.insert(
