@@ -65,7 +65,14 @@ pub struct RankingUsed {
     /// Semantic ranking, when the brief's keywords were fused with a model's cosines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub semantic: Option<SemanticUsed>,
+    /// How the entries were chosen: `coverage` ([`crate::context::select`]); absent in a
+    /// receipt written before selections, whose replay takes the ranked head in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<String>,
 }
+
+/// The selection a brief served now records.
+pub const SELECTION: &str = "coverage";
 
 /// The model and weight a brief's ranking fused the keywords' BM25F with.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -129,6 +136,9 @@ pub struct Receipt {
     /// The open overlaps the brief showed, with why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlaps: Option<Vec<crate::memory::PairRef>>,
+    /// Per upstream room, what the selection had and showed (absent before selections).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<crate::api::context::RoomAccount>,
     /// SHA-256 of the markdown, hex.
     pub sha256: String,
     /// The chain link of the previous receipt line (written by the store).

@@ -299,6 +299,39 @@ pub fn context(o: &ContextOutput) -> String {
 }
 
 /// Text of a plan registration.
+/// Why a brief holds what it holds (`context --explain`): per upstream room, live and
+/// shown entries; then each shown entry's share, room and matched keywords.
+pub fn context_explained(o: &ContextOutput) -> String {
+    let mut s = String::from("Why these entries (docs/brief.md):\n");
+    for a in &o.accounts {
+        let _ = writeln!(
+            s,
+            "  upstream {} ({} up): {} of {} live entries shown, {} left out",
+            a.room_id,
+            a.distance,
+            a.shown,
+            a.live,
+            a.live.saturating_sub(a.shown)
+        );
+    }
+    for i in &o.included {
+        let _ = writeln!(
+            s,
+            "  {} {} from {}{}",
+            i.id,
+            i.reason,
+            i.room_id,
+            if i.matched.is_empty() {
+                String::new()
+            } else {
+                format!(" (matched: {})", i.matched.join(", "))
+            }
+        );
+    }
+    s
+}
+
+/// `memory_register_plan` as text.
 pub fn register_plan(o: &RegisterPlanOutput) -> String {
     let mut s = format!(
         "{} plan {} ({}) stored in {}\norder: {}",

@@ -35,6 +35,20 @@ pub struct UpstreamOut {
     pub distance: u32,
 }
 
+/// What one upstream room's share of a brief was (the brief's selection, docs/brief.md).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RoomAccount {
+    /// The upstream room.
+    pub room_id: String,
+    /// Its distance upstream (1 = direct).
+    pub distance: u32,
+    /// Its live entries (every kind and audience; its working notes, `audience: room`,
+    /// are never shown).
+    pub live: usize,
+    /// Shown in the brief.
+    pub shown: usize,
+}
+
 /// Why one entry is in a brief.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct IncludedOut {
@@ -122,6 +136,12 @@ pub struct ContextOutput {
     /// superseding the other — with why. Reconcile them in the channel or by superseding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlaps: Option<Vec<crate::memory::PairRef>>,
+    /// Per upstream room: live, eligible and shown entries (fetch the rest with
+    /// memory_query room_id=ROOM). Left out of the tool's output schema for tools/list's
+    /// byte budget; the markdown's last line says the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(skip)]
+    pub accounts: Vec<RoomAccount>,
     /// The id of this brief's receipt (`warroom-memory context --replay ID`).
     pub receipt: Option<String>,
 }

@@ -44,6 +44,10 @@ pub struct ContextCmd {
     /// of the server's index; slower, a first start's work). Both must agree.
     #[arg(long, requires = "replay")]
     rebuild: bool,
+    /// After the brief: per upstream room, its live entries and how many are shown, and
+    /// why each shown entry was chosen (its share and matched keywords).
+    #[arg(long, conflicts_with = "replay")]
+    explain: bool,
 }
 
 impl ContextCmd {
@@ -71,7 +75,13 @@ impl ContextCmd {
             plan_id: self.plan_id,
         };
         let out = ctx.memory.get_context(args, &ctx.who)?;
-        emit(ctx.json, &out, render::context);
+        if self.explain && !ctx.json {
+            emit(false, &out, |o| {
+                format!("{}\n{}", render::context(o), render::context_explained(o))
+            });
+        } else {
+            emit(ctx.json, &out, render::context);
+        }
         if !ctx.json
             && let Some(r) = &out.receipt
         {

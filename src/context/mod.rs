@@ -21,7 +21,9 @@
 //! newest non-matching entries of each (room, plan, kind) from the index's cells, and the
 //! counts from its live counts (module `rank`).
 
+pub mod pool;
 pub mod rank;
 pub mod render;
+pub mod select;
 
 pub use rank::{Candidate, Ranked, Scope, rank};

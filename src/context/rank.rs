@@ -45,7 +45,7 @@ pub struct Candidate {
 
 impl Candidate {
     /// Best first: group, then score, then newer, then later in the file.
-    fn order(&self, other: &Candidate) -> Ordering {
+    pub(super) fn order(&self, other: &Candidate) -> Ordering {
         self.group
             .cmp(&other.group)
             .then(other.log_score.total_cmp(&self.log_score))
@@ -150,13 +150,13 @@ pub struct Ranked {
     pub unrelated: usize,
 }
 
-fn is_project_wide(kind: Kind) -> bool {
+pub(super) fn is_project_wide(kind: Kind) -> bool {
     matches!(kind, Kind::Convention | Kind::Warning | Kind::Interface)
 }
 
 /// The scope resolved against one index: symbols instead of names.
-struct Resolved<'a> {
-    ix: &'a LedgerIndex,
+pub(super) struct Resolved<'a> {
+    pub(super) ix: &'a LedgerIndex,
     own_room: Option<Sym>,
     /// None: the room's plan is unknown (any entry of the room is its own);
     /// Some(None): known, but no entry carries it yet.
@@ -170,7 +170,7 @@ struct Resolved<'a> {
 }
 
 impl<'a> Resolved<'a> {
-    fn new(ix: &'a LedgerIndex, scope: &Scope, scorer: &Scorer) -> Resolved<'a> {
+    pub(super) fn new(ix: &'a LedgerIndex, scope: &Scope, scorer: &Scorer) -> Resolved<'a> {
         let plan_sym = |p: &str| ix.plans.get(p);
         let mut upstream: Vec<Vec<(Option<Sym>, u32)>> = vec![Vec::new(); ix.rooms.len()];
         for (room, plan, d) in &scope.upstream {
@@ -193,7 +193,7 @@ impl<'a> Resolved<'a> {
         }
     }
 
-    fn distance(&self, room: Sym, plan: Sym) -> Option<u32> {
+    pub(super) fn distance(&self, room: Sym, plan: Sym) -> Option<u32> {
         self.upstream[room as usize]
             .iter()
             .filter(|(p, _)| plan == 0 || *p == Some(plan))
@@ -201,12 +201,12 @@ impl<'a> Resolved<'a> {
             .min()
     }
 
-    fn is_own(&self, room: Sym, plan: Sym) -> bool {
+    pub(super) fn is_own(&self, room: Sym, plan: Sym) -> bool {
         Some(room) == self.own_room && (plan == 0 || self.own_plan.is_none_or(|p| p == Some(plan)))
     }
 
     /// The group of an entry of another room, or None if it is unrelated.
-    fn group(dist: Option<u32>, matches: bool, kind: Kind) -> Option<u8> {
+    pub(super) fn group(dist: Option<u32>, matches: bool, kind: Kind) -> Option<u8> {
         match (dist, matches, is_project_wide(kind)) {
             (Some(_), true, _) => Some(0),
             (Some(_), false, _) => Some(1),
@@ -217,7 +217,14 @@ impl<'a> Resolved<'a> {
         }
     }
 
-    fn candidate(&self, pos: u32, m: Meta, rel: f64, dist: Option<u32>, group: u8) -> Candidate {
+    pub(super) fn candidate(
+        &self,
+        pos: u32,
+        m: Meta,
+        rel: f64,
+        dist: Option<u32>,
+        group: u8,
+    ) -> Candidate {
         let age = (self.now - m.ts).max(0) as f64;
         let log_decay = -self.rate[m.kind.index()] * age;
         // Matching entries: relevance × the ranking's time factor (as in search). The
@@ -484,4 +491,4 @@ fn walk(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

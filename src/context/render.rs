@@ -157,7 +157,8 @@ fn outputs_section(outputs: &[Output]) -> String {
 
 /// Renders the context. `header` is the title block (already bounded by the caller),
 /// `overlaps` the "Open overlaps" section (bounded too: three pairs of clipped lines);
-/// `ranked` is the sorted head of the candidates, `candidates` their total number.
+/// `ranked` is the sorted head of the candidates, `candidates` their total number;
+/// `reserve` bytes are kept free for what the caller appends after the footer.
 /// Duplicates are counted among `ranked`. An error only if an entry's text could not be
 /// read back from the ledger.
 #[allow(clippy::too_many_arguments)] // each is one input of the layout, named at the call
@@ -170,11 +171,13 @@ pub fn render(
     candidates: usize,
     unrelated: usize,
     max_entries: usize,
+    reserve: usize,
 ) -> Result<Rendered> {
     let max_entries = max_entries.min(MAX_CONTEXT_ENTRIES);
     let outputs_md = outputs_section(outputs);
-    let mut budget = MAX_CONTEXT_BYTES
-        .saturating_sub(header.len() + outputs_md.len() + overlaps.len() + FOOTER_RESERVE);
+    let mut budget = MAX_CONTEXT_BYTES.saturating_sub(
+        header.len() + outputs_md.len() + overlaps.len() + FOOTER_RESERVE + reserve,
+    );
     // First pass: count the copies of every fact among the ranked head (by the index's
     // fact hashes: no text is read for candidates that are not shown).
     let mut copies: HashMap<u64, usize> = HashMap::new();

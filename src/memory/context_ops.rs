@@ -16,6 +16,9 @@ use crate::validate::{path_component, short_id};
 
 /// Candidates ranked in order before rendering; more only if these do not fill the brief.
 const RANKED_HEAD: usize = 256;
+/// A selection's pool: each (room, plan, kind)'s best this many; more only if the brief
+/// is not full and some bucket was cut.
+const POOL_PER_BUCKET: usize = 24;
 /// Upstream epics named in the header before "and N more".
 const HEADER_UPSTREAM: usize = 8;
 
@@ -152,6 +155,7 @@ impl Memory {
             upstream,
             outputs,
             max,
+            coverage: true,
         };
         let scorer = self.scorer(now);
         let meaning = self.semantic_in_use().and_then(|u| {
@@ -201,11 +205,15 @@ pub(crate) struct BriefInputs {
     /// The rooms beside this one in its plan; `None` for a receipt written before briefs
     /// had an "Open overlaps" section (its replay computes none).
     pub siblings: Option<Vec<String>>,
+    /// Entries chosen by the selection ([`crate::context::select`]); false for a receipt
+    /// written before it (its replay takes the ranked head in order).
+    pub coverage: bool,
 }
 
 /// A computed brief: the rendering and the provenance of what it holds.
 pub(crate) struct Brief {
     rendered: crate::context::render::Rendered,
+    accounts: Vec<crate::api::context::RoomAccount>,
     included: Vec<IncludedOut>,
     omitted: OmittedOut,
     overlaps: Option<Vec<super::PairRef>>,
@@ -233,6 +241,7 @@ impl Brief {
             omitted: self.omitted,
             siblings: i.siblings,
             overlaps: self.overlaps,
+            accounts: self.accounts,
             receipt: None,
         }
     }
@@ -285,42 +294,222 @@ pub(crate) fn brief(
     let tail = super::open_overlaps::brief_section(overlaps.as_deref().unwrap_or_default());
     let overlaps: Option<Vec<super::PairRef>> =
         overlaps.map(|ps| ps.iter().map(super::PairRef::from).collect());
-    // Rank only a head of the candidates; rank them all only if the head runs out (many
-    // duplicates or oversized items) before `max` entries are chosen.
+    let (r, shares, account, accounts) = if i.coverage {
+        covered(ledger, scorer, i, &scope, &header, &tail, meaning, at)?
+    } else {
+        let r = ranked(ledger, scorer, i, &scope, &header, &tail, meaning, at)?;
+        (r, None, None, Vec::new())
+    };
+    let ix = ledger.index();
+    let mut included = super::provenance::reasons(ix, &r, &i.keywords, meaning.map(|m| &m.cosines));
+    if let Some(shares) = &shares {
+        for (inc, c) in included.iter_mut().zip(&r.included) {
+            if let Some(share) = shares.get(&c.pos) {
+                inc.reason = format!(
+                    "{}{}",
+                    share.name(),
+                    if c.relevance > 0.0 { "-match" } else { "" }
+                );
+            }
+        }
+    }
+    let mut r = r;
+    if let Some(line) = account {
+        r.markdown.push_str(&line);
+    }
+    let omitted = super::provenance::omitted(ix, &scope, &r, at);
+    Ok(Brief {
+        rendered: r,
+        accounts,
+        included,
+        omitted,
+        overlaps,
+    })
+}
+
+/// The brief before selections (receipts written before them replay with it): the
+/// ranked head in group order. Rank only a head of the candidates; rank them all only if
+/// the head runs out (many duplicates or oversized items) before `max` entries are chosen.
+#[allow(clippy::too_many_arguments)]
+fn ranked(
+    ledger: &mut crate::ledger::Ledger,
+    scorer: &crate::index::Scorer,
+    i: &BriefInputs,
+    scope: &Scope,
+    header: &str,
+    tail: &str,
+    meaning: Option<&super::semantic_brief::Meaning>,
+    at: Option<u32>,
+) -> Result<crate::context::render::Rendered> {
     let mut head = RANKED_HEAD;
-    let r = loop {
+    loop {
         let (ix, scratch) = ledger.index_and_scratch();
         let fused = meaning.map(|m| m.fused.as_slice());
         let ranked = match at {
             Some(h) => {
-                crate::context::rank::rank_at(ix, &scope, &i.keywords, scorer, scratch, head, h)
+                crate::context::rank::rank_at(ix, scope, &i.keywords, scorer, scratch, head, h)
             }
-            None => rank(ix, &scope, &i.keywords, scorer, scratch, head, fused),
+            None => rank(ix, scope, &i.keywords, scorer, scratch, head, fused),
         };
         let r = render(
             ix,
-            &header,
-            &tail,
+            header,
+            tail,
             &i.outputs,
             &ranked.head,
             ranked.total,
             ranked.unrelated,
             i.max,
+            0,
         )?;
         if r.entry_ids.len() >= i.max || ranked.head.len() == ranked.total {
-            break r;
+            return Ok(r);
         }
         head = ranked.total;
-    };
-    let ix = ledger.index();
-    let included = super::provenance::reasons(ix, &r, &i.keywords, meaning.map(|m| &m.cosines));
-    let omitted = super::provenance::omitted(ix, &scope, &r, at);
-    Ok(Brief {
-        rendered: r,
-        included,
-        omitted,
-        overlaps,
-    })
+    }
+}
+
+/// Each included entry's share, by position.
+type Shares = std::collections::HashMap<u32, crate::context::select::Share>;
+
+/// A selection's brief: the rendering, each entry's share, the account line to append
+/// and the per-room account.
+type Covered = (
+    crate::context::render::Rendered,
+    Option<Shares>,
+    Option<String>,
+    Vec<crate::api::context::RoomAccount>,
+);
+
+/// The brief as a selection ([`crate::context::select`]) from the pool of every bucket's
+/// best; a larger pool only while some bucket was cut and the brief is not full. Also the
+/// per-upstream-room account appended after the footer (its bytes reserved up front).
+#[allow(clippy::too_many_arguments)]
+fn covered(
+    ledger: &mut crate::ledger::Ledger,
+    scorer: &crate::index::Scorer,
+    i: &BriefInputs,
+    scope: &Scope,
+    header: &str,
+    tail: &str,
+    meaning: Option<&super::semantic_brief::Meaning>,
+    at: Option<u32>,
+) -> Result<Covered> {
+    let mut per_bucket = POOL_PER_BUCKET;
+    loop {
+        let (ix, scratch) = ledger.index_and_scratch();
+        let fused = meaning.map(|m| m.fused.as_slice());
+        let pool = crate::context::pool::pool(
+            ix,
+            scope,
+            &i.keywords,
+            scorer,
+            scratch,
+            per_bucket,
+            fused,
+            at,
+        );
+        let chosen = crate::context::select::select(ix, &pool.candidates, i.max);
+        let order: Vec<crate::context::Candidate> = chosen.iter().map(|(c, _)| *c).collect();
+        // The account's longest form (every room with the most a brief can show).
+        let reserve = account(ix, i, &pool, &|_| MAX_CONTEXT_ENTRIES).len();
+        let r = render(
+            ix,
+            header,
+            tail,
+            &i.outputs,
+            &order,
+            pool.total,
+            pool.unrelated,
+            i.max,
+            reserve,
+        )?;
+        if r.entry_ids.len() >= i.max || !pool.cut || per_bucket == usize::MAX {
+            let shown = |room: &str| {
+                r.included
+                    .iter()
+                    .filter(|c| ix.room_of(c.pos) == room)
+                    .count()
+            };
+            let line = account(ix, i, &pool, &shown);
+            let shares: Shares = chosen.into_iter().map(|(c, s)| (c.pos, s)).collect();
+            let line = Some(line).filter(|_| r.markdown != crate::context::render::EMPTY);
+            let accounts = accounts_of(ix, i, &pool, &shown);
+            return Ok((r, Some(shares), line, accounts));
+        }
+        per_bucket = per_bucket.saturating_mul(4);
+        if per_bucket > 4 * 4 * 4 * POOL_PER_BUCKET {
+            per_bucket = usize::MAX;
+        }
+    }
+}
+
+/// Each upstream room (nearest first, once): its live entries and how many are shown.
+fn accounts_of(
+    ix: &crate::index::LedgerIndex,
+    i: &BriefInputs,
+    pool: &crate::context::pool::Pool,
+    shown: &dyn Fn(&str) -> usize,
+) -> Vec<crate::api::context::RoomAccount> {
+    let mut seen = std::collections::BTreeSet::new();
+    i.upstream
+        .iter()
+        .filter(|u| seen.insert(u.room_id.as_str()))
+        .map(|u| crate::api::context::RoomAccount {
+            room_id: u.room_id.clone(),
+            distance: u.distance,
+            live: live_in(ix, pool, &u.room_id),
+            shown: shown(&u.room_id),
+        })
+        .collect()
+}
+
+/// The live entries of upstream room `room` the pool counted.
+fn live_in(ix: &crate::index::LedgerIndex, pool: &crate::context::pool::Pool, room: &str) -> usize {
+    ix.rooms
+        .get(room)
+        .and_then(|s| pool.live_upstream.get(&s))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Upstream rooms named in the account before "and N more".
+const ACCOUNT_ROOMS: usize = 12;
+
+/// The per-upstream-room account: how many of each room's live entries the brief shows,
+/// and how to fetch the rest. Empty when the room has no upstream.
+fn account(
+    ix: &crate::index::LedgerIndex,
+    i: &BriefInputs,
+    pool: &crate::context::pool::Pool,
+    shown: &dyn Fn(&str) -> usize,
+) -> String {
+    let mut seen = std::collections::BTreeSet::new();
+    let rooms: Vec<&str> = i
+        .upstream
+        .iter()
+        .map(|u| u.room_id.as_str())
+        .filter(|r| seen.insert(*r))
+        .collect();
+    if rooms.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = rooms
+        .iter()
+        .take(ACCOUNT_ROOMS)
+        .map(|room| format!("{room} {}/{}", shown(room), live_in(ix, pool, room)))
+        .collect();
+    let more = rooms.len().saturating_sub(ACCOUNT_ROOMS);
+    format!(
+        "_Shown of each upstream room's live entries: {}{}. The rest: memory_query with \
+         room_id=ROOM, or memory_search with your own words._\n",
+        parts.join(", "),
+        if more > 0 {
+            format!(" and {more} more rooms")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The brief's title block: the room, its epic and plan, its upstream, the keywords.

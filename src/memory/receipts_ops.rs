@@ -135,6 +135,7 @@ impl Memory {
                 },
                 half_lives: self.settings.half_life_hours.to_vec(),
                 semantic,
+                selection: Some(crate::receipts::SELECTION.to_string()),
             },
             max_entries: max as u32,
             ledger,
@@ -144,6 +145,7 @@ impl Memory {
             bytes: out.bytes,
             siblings: out.siblings.clone(),
             overlaps: out.overlaps.clone(),
+            accounts: out.accounts.clone(),
             sha256: sha256_hex(&out.markdown),
             prev: None,
         };

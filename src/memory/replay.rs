@@ -150,6 +150,7 @@ impl Memory {
             outputs,
             max: receipt.max_entries as usize,
             siblings: receipt.siblings.clone(),
+            coverage: receipt.ranking.selection.as_deref() == Some(crate::receipts::SELECTION),
         };
         let source = self.backend().source(
             crate::store::Stream::Ledger,
@@ -237,6 +238,12 @@ impl Memory {
             differences.push(format!(
                 "left out now: {:?}; in the receipt: {:?}",
                 out.omitted, receipt.omitted
+            ));
+        }
+        if out.accounts != receipt.accounts {
+            differences.push(format!(
+                "per upstream room now: {:?}; in the receipt: {:?}",
+                out.accounts, receipt.accounts
             ));
         }
         if out.overlaps != receipt.overlaps {

@@ -10,15 +10,17 @@ use crate::entry::{Entry, EntryRef};
 use crate::index::Loc;
 
 const NOW: i64 = 1_795_608_000;
-const WORDS: [&str; 8] = [
+pub(crate) const WORDS: [&str; 8] = [
     "cache", "retry", "budget", "token", "auth", "queue", "schema", "deploy",
 ];
 
 /// One generated entry: (words, kind, room, plan, time step, supersede the entry this
 /// many back).
-type Spec = (Vec<usize>, u8, u8, u8, u8, u8);
+pub(crate) type Spec = (Vec<usize>, u8, u8, u8, u8, u8);
 
-fn build(specs: &[Spec]) -> LedgerIndex {
+/// The index of `specs`; every fifth entry names each audience in turn (the ranking
+/// ignores it; the selection's pool does not).
+pub(crate) fn build(specs: &[Spec]) -> LedgerIndex {
     let mut ix = LedgerIndex::default();
     // Times never go down (file order is time order), with ties, some after NOW.
     let mut ts = NOW - 3600 * 24 * 30;
@@ -39,7 +41,15 @@ fn build(specs: &[Spec]) -> LedgerIndex {
                 .then(|| format!("e{}", i - *back as usize)),
             plan_id: (plan % 3 > 0).then(|| format!("plan-{}", plan % 3)),
             redacted: vec![],
-            audience: None,
+            audience: [None, Some(crate::entry::Audience::Room), None]
+                .get(i % 5)
+                .copied()
+                .flatten()
+                .or(match i % 7 {
+                    3 => Some(crate::entry::Audience::Downstream),
+                    5 => Some(crate::entry::Audience::Project),
+                    _ => None,
+                }),
         };
         let loc = Loc {
             line: i as u64 + 1,
@@ -50,7 +60,7 @@ fn build(specs: &[Spec]) -> LedgerIndex {
     ix
 }
 
-fn scorer(ranking: u8) -> Scorer {
+pub(crate) fn scorer(ranking: u8) -> Scorer {
     Scorer {
         now: Timestamp(NOW),
         half_lives: crate::config::Settings::default().half_life_hours,

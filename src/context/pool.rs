@@ -1,0 +1,232 @@
+//! The candidates a brief's selection chooses from ([`super::select`]): for every
+//! (room, plan, kind) of another room, its best [`Pool::per_bucket`] eligible entries —
+//! keyword matches first by score, then the newest — so that every upstream room, near or
+//! far, and every room's conventions reach the selection however many working notes the
+//! nearest rooms wrote. A bucket needs no more than a brief can take from it, so the work
+//! is bounded by the number of buckets, not by the ledger.
+//!
+//! Eligibility is [`super::rank`]'s (the group rules), narrowed by each entry's audience
+//! ([`crate::entry::Audience`]): a working note (`room`) reaches no other room's brief, and
+//! an entry published for `downstream` reaches only the rooms downstream of its own.
+//!
+//! Two paths give the same pool: the index's cells (newest first per bucket, matches from
+//! the postings) when file order is time order, and the reference scan — for a ledger out
+//! of time order and for a receipt's replay at a horizon.
+
+use std::collections::HashMap;
+
+use super::rank::{Resolved, is_project_wide};
+use super::{Candidate, Scope};
+use crate::entry::{Audience, Kind};
+use crate::index::{LedgerIndex, Meta, SLOT_DEAD, Scorer, Scratch, Sym};
+
+/// What the selection chooses from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pool {
+    /// Each bucket's best candidates, all buckets together, in rank order.
+    pub candidates: Vec<Candidate>,
+    /// Eligible candidates in all (as [`super::Ranked::total`]).
+    pub total: usize,
+    /// Live entries of other rooms not eligible by the group rules.
+    pub unrelated: usize,
+    /// Live entries per upstream room symbol (every kind and audience), for the brief's
+    /// per-room account.
+    pub live_upstream: HashMap<Sym, usize>,
+    /// The bucket size this pool was cut at.
+    pub per_bucket: usize,
+    /// True if some bucket had more eligible entries than it kept (a larger
+    /// `per_bucket` would offer more).
+    pub cut: bool,
+}
+
+/// True if an entry of `kind` with audience `given`, of a room at `dist` upstream (None:
+/// not upstream), may reach another room's brief.
+fn audience_allows(given: Option<Audience>, kind: Kind, dist: Option<u32>) -> bool {
+    match (given, Audience::of(given, kind)) {
+        (_, Audience::Room) => false,
+        // Said explicitly: only the publisher's downstream. By default (a ledger written
+        // before the field) the group rules stand as they were.
+        (Some(Audience::Downstream), _) => dist.is_some(),
+        _ => true,
+    }
+}
+
+/// The pool for `scope`: keywords scored (or `meaning`'s fused relevance), then each
+/// bucket's best `per_bucket`. `at`: the index as it was at that horizon (a replay).
+#[allow(clippy::too_many_arguments)]
+pub fn pool(
+    ix: &LedgerIndex,
+    scope: &Scope,
+    keywords: &[String],
+    scorer: &Scorer,
+    scratch: &mut Scratch,
+    per_bucket: usize,
+    meaning: Option<&[(u32, f64)]>,
+    at: Option<u32>,
+) -> Pool {
+    let r = Resolved::new(ix, scope, scorer);
+    scratch.clear();
+    match (meaning, at) {
+        (Some(fused), None) => scratch.replace(ix.len(), fused.iter().copied()),
+        _ => {
+            let text = keywords.join(" ");
+            if !text.trim().is_empty() {
+                match at {
+                    Some(h) => {
+                        let terms = ix.text.query_at(&text, h);
+                        ix.text
+                            .score_at(&terms, scorer.ranking.scoring(), scratch, h);
+                    }
+                    None => {
+                        let terms = ix.text.query(&text);
+                        ix.text.score(&terms, scorer.ranking.scoring(), scratch);
+                    }
+                }
+            }
+        }
+    }
+    let mut p = if at.is_none() && ix.in_time_order() {
+        by_cells(&r, scratch, per_bucket)
+    } else {
+        by_scan(&r, scratch, per_bucket, at)
+    };
+    p.per_bucket = per_bucket;
+    p.candidates.sort_unstable_by(|a, b| a.order(b));
+    scratch.clear();
+    p
+}
+
+/// The reference: every live entry, bucketed, each bucket cut to its best.
+fn by_scan(r: &Resolved<'_>, scratch: &Scratch, k: usize, h: Option<u32>) -> Pool {
+    let ix = r.ix;
+    let mut buckets: HashMap<(Sym, Sym, usize), Vec<Candidate>> = HashMap::new();
+    let mut out = Pool::default();
+    for pos in ix.chrono().iter() {
+        let m = ix.meta(pos);
+        let live = match h {
+            None => m.live,
+            Some(h) => ix.live_at(pos, h),
+        };
+        if !live || r.is_own(m.room, m.plan) {
+            continue;
+        }
+        let rel = scratch.get(pos);
+        let dist = r.distance(m.room, m.plan);
+        if dist.is_some() {
+            *out.live_upstream.entry(m.room).or_default() += 1;
+        }
+        let Some(group) = Resolved::group(dist, rel > 0.0, m.kind) else {
+            out.unrelated += 1;
+            continue;
+        };
+        out.total += 1;
+        if audience_allows(ix.audience_of(pos), m.kind, dist) {
+            buckets
+                .entry((m.room, m.plan, m.kind.index()))
+                .or_default()
+                .push(r.candidate(pos, m, rel, dist, group));
+        }
+    }
+    for (_, mut b) in buckets {
+        b.sort_unstable_by(|a, c| a.order(c));
+        out.cut |= b.len() > k;
+        b.truncate(k);
+        out.candidates.extend(b);
+    }
+    out
+}
+
+/// From the cells: matches from the postings, then each bucket's newest non-matches.
+fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
+    let ix = r.ix;
+    let cells = ix.cells();
+    let dists: Vec<Option<u32>> = cells.iter().map(|c| r.distance(c.room, c.plan)).collect();
+    let mut out = Pool::default();
+    // Matches per slot (`cell << 3 | kind`).
+    let mut matched: HashMap<u32, Vec<Candidate>> = HashMap::new();
+    let mut matched_other = 0usize;
+    for &pos in scratch.touched() {
+        let slot = ix.slot(pos);
+        if slot & SLOT_DEAD != 0 {
+            continue;
+        }
+        let cell = &cells[(slot >> 3) as usize];
+        if r.is_own(cell.room, cell.plan) {
+            continue;
+        }
+        let m: Meta = ix.meta(pos);
+        let dist = dists[(slot >> 3) as usize];
+        let Some(group) = Resolved::group(dist, true, m.kind) else {
+            continue;
+        };
+        if group == 4 {
+            matched_other += 1;
+        }
+        if audience_allows(ix.audience_of(pos), m.kind, dist) {
+            matched.entry(slot).or_default().push(r.candidate(
+                pos,
+                m,
+                scratch.get(pos),
+                dist,
+                group,
+            ));
+        }
+    }
+    let (mut live_up, mut live_wide, mut live_other) = (0usize, 0usize, 0usize);
+    for (i, (cell, dist)) in cells.iter().zip(&dists).enumerate() {
+        if r.is_own(cell.room, cell.plan) {
+            continue;
+        }
+        for kind in Kind::ALL {
+            let live = cell.live[kind.index()] as usize;
+            if live == 0 {
+                continue;
+            }
+            let mut bucket = matched
+                .remove(&(((i as u32) << 3) | kind.index() as u32))
+                .unwrap_or_default();
+            bucket.sort_unstable_by(|a, c| a.order(c));
+            out.cut |= bucket.len() > k;
+            bucket.truncate(k);
+            let group = match (dist, is_project_wide(kind)) {
+                (Some(_), _) => {
+                    live_up += live;
+                    *out.live_upstream.entry(cell.room).or_default() += live;
+                    Some(1)
+                }
+                (None, true) => {
+                    live_wide += live;
+                    Some(3)
+                }
+                (None, false) => {
+                    live_other += live;
+                    None
+                }
+            };
+            if let Some(group) = group {
+                for &pos in cell.positions[kind.index()].iter().rev() {
+                    let m = ix.meta(pos);
+                    if !m.live
+                        || scratch.get(pos) > 0.0
+                        || !audience_allows(ix.audience_of(pos), kind, *dist)
+                    {
+                        continue;
+                    }
+                    // One eligible entry past a full bucket: the bucket was cut.
+                    if bucket.len() >= k {
+                        out.cut = true;
+                        break;
+                    }
+                    bucket.push(r.candidate(pos, m, 0.0, *dist, group));
+                }
+            }
+            out.candidates.extend(bucket);
+        }
+    }
+    out.total = live_up + live_wide + matched_other;
+    out.unrelated = live_other - matched_other;
+    out
+}
+
+#[cfg(test)]
+mod tests;

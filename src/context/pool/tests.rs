@@ -1,0 +1,122 @@
+//! The pool from cells equals the pool from the reference scan, and the pool at a horizon
+//! equals the pool of the ledger's prefix: the same candidates bit for bit, the same
+//! counts — so a brief and its replay choose from the same entries. On random ledgers
+//! with every audience, random scopes and bucket sizes.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::context::rank::tests::{Spec, WORDS, build, scorer};
+
+fn scope_of(own: u8, upstream: &[(u8, u8, u32)]) -> Scope {
+    Scope {
+        room_id: format!("room-{own}"),
+        plan_id: None,
+        upstream: upstream
+            .iter()
+            .map(|(r, p, d)| (format!("room-{r}"), format!("plan-{p}"), *d))
+            .collect(),
+    }
+}
+
+/// A pool's candidates bit for bit, its counts, and its live counts by room.
+type Bits = (Vec<(u32, u8, u64, u64)>, usize, usize, Vec<(Sym, usize)>);
+
+fn bits(p: &Pool) -> Bits {
+    let mut live: Vec<(Sym, usize)> = p.live_upstream.iter().map(|(a, b)| (*a, *b)).collect();
+    live.sort_unstable();
+    (
+        p.candidates
+            .iter()
+            .map(|c| (c.pos, c.group, c.log_score.to_bits(), c.relevance.to_bits()))
+            .collect(),
+        p.total,
+        p.unrelated,
+        live,
+    )
+}
+
+fn specs() -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(
+        (
+            prop::collection::vec(0usize..8, 1..4),
+            0u8..6,
+            0u8..5,
+            0u8..3,
+            0u8..4,
+            0u8..6,
+        ),
+        1..200,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn cells_pool_like_the_scan(
+        specs in specs(),
+        own in 0u8..6,
+        upstream in prop::collection::vec((0u8..6, 0u8..3, 1u32..4), 0..4),
+        keywords in prop::collection::vec(0usize..9, 0..3),
+        k in 1usize..6,
+        ranking in 0u8..3,
+    ) {
+        let ix = build(&specs);
+        let scope = scope_of(own, &upstream);
+        let keywords: Vec<String> =
+            keywords.iter().map(|&w| WORDS.get(w).unwrap_or(&"zebra").to_string()).collect();
+        let sc = scorer(ranking);
+        let mut scratch = Scratch::default();
+        let fast = pool(&ix, &scope, &keywords, &sc, &mut scratch, k, None, None);
+        let r = Resolved::new(&ix, &scope, &sc);
+        let mut scratch2 = Scratch::default();
+        let mut reference = {
+            // The scan over the same scores.
+            let text = keywords.join(" ");
+            if !text.trim().is_empty() {
+                let terms = ix.text.query(&text);
+                ix.text.score(&terms, sc.ranking.scoring(), &mut scratch2);
+            }
+            by_scan(&r, &scratch2, k, None)
+        };
+        reference.candidates.sort_unstable_by(|a, b| a.order(b));
+        prop_assert_eq!(bits(&fast), bits(&reference));
+        // A cut pool says so: a larger bucket offers more.
+        let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, usize::MAX, None, None);
+        prop_assert_eq!(fast.cut, all.candidates.len() > fast.candidates.len());
+        // No working note of another room, ever; no explicit downstream entry off-DAG.
+        for c in &all.candidates {
+            let a = ix.audience_of(c.pos);
+            prop_assert_ne!(a, Some(crate::entry::Audience::Room));
+            if a == Some(crate::entry::Audience::Downstream) {
+                prop_assert!(c.distance.is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn the_pool_at_a_horizon_is_the_prefix_pool(
+        specs in specs(),
+        cut in 0.0f64..1.0,
+        own in 0u8..6,
+        upstream in prop::collection::vec((0u8..6, 0u8..3, 1u32..4), 0..4),
+        keywords in prop::collection::vec(0usize..9, 0..3),
+        k in 1usize..6,
+        ranking in 0u8..3,
+    ) {
+        let cut = (cut * specs.len() as f64) as usize;
+        let whole = build(&specs);
+        let prefix = build(&specs[..cut]);
+        let h = whole.horizon_at_line(cut as u64);
+        let scope = scope_of(own, &upstream);
+        let keywords: Vec<String> =
+            keywords.iter().map(|&w| WORDS.get(w).unwrap_or(&"zebra").to_string()).collect();
+        let sc = scorer(ranking);
+        let mut scratch = Scratch::default();
+        let want = pool(&prefix, &scope, &keywords, &sc, &mut scratch, k, None, None);
+        let got = pool(&whole, &scope, &keywords, &sc, &mut scratch, k, None, Some(h));
+        // Symbols of rooms first seen after the horizon never appear in the prefix's.
+        prop_assert_eq!(bits(&got), bits(&want));
+    }
+}
