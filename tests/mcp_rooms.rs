@@ -326,9 +326,11 @@ async fn context_prefers_upstream_hides_own_and_superseded_and_adds_done_outputs
         at(&conv).unwrap(),
         at(&unrelated).unwrap(),
     );
+    // The selection (docs/brief.md): what binds the project, then every upstream room,
+    // then the rest.
     assert!(
-        iu < iconv && inew < iconv && iconv < iun,
-        "upstream, then project-wide, then unrelated: {ids:?}"
+        iconv < iu && iconv < inew && iu < iun && inew < iun,
+        "binding, then upstream, then unrelated: {ids:?}"
     );
     assert_eq!(ctx["brief_keywords"], json!(["payments", "checkout"]));
     assert_eq!(ctx["upstream"][0]["ref"], "EPIC-002");

@@ -14,8 +14,10 @@
 //!    matches of unrelated rooms).
 //!
 //! Inside every share, keyword matches come first by their score (relevance × time), then
-//! the newest; ties go to the later line. Superseded entries are never in the pool, and
-//! the renderer collapses duplicate facts, so a repeated note takes no second slot.
+//! the newest; ties go to the later line. Superseded entries are never in the pool, the
+//! renderer collapses duplicate facts, and a routine note — an entry of a room whose
+//! shape (kind and words, numbers aside) that room already showed — waits until every
+//! other entry had its turn: one migration note stands for the room's migrations.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -94,7 +96,8 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
     });
     for list in rooms.values_mut() {
         list.sort_by(|a, b| {
-            let k = |c: &Candidate| export_rank(ix.meta(c.pos).kind);
+            // Keyword matches first, then what the room exposes first (by kind).
+            let k = |c: &Candidate| (c.relevance <= 0.0, export_rank(ix.meta(c.pos).kind));
             k(a).cmp(&k(b)).then(within(a, b))
         });
         list.reverse(); // popped from the end, best first
@@ -106,10 +109,26 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
     out.extend(binding.by_ref().take(third).map(|c| (c, Share::Binding)));
     let mut round = 1;
     let mut lists: Vec<Vec<Candidate>> = rooms.into_values().collect();
+    // Routine notes: a room's entry whose shape (its kind and words, numbers aside) one of
+    // its entries already took waits until every other entry had its turn. Looked at for
+    // the first entries only (those a brief can show; each costs a read of its text).
+    let mut shapes: Vec<std::collections::HashSet<u64>> = vec![Default::default(); lists.len()];
+    let mut routine: Vec<Candidate> = Vec::new();
+    let mut looked = 0;
     while lists.iter().any(|l| !l.is_empty()) {
-        for l in &mut lists {
-            if let Some(c) = l.pop() {
+        for (l, seen) in lists.iter_mut().zip(&mut shapes) {
+            while let Some(c) = l.pop() {
+                if looked < SHAPES_LOOKED {
+                    looked += 1;
+                    if let Some(shape) = shape(ix, c.pos)
+                        && !seen.insert(shape)
+                    {
+                        routine.push(c);
+                        continue;
+                    }
+                }
                 out.push((c, Share::Upstream(round)));
+                break;
             }
         }
         if round == 1 {
@@ -118,6 +137,32 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
         round += 1;
     }
     out.extend(binding.map(|c| (c, Share::Binding)));
+    out.extend(routine.into_iter().map(|c| (c, Share::Rest)));
     out.extend(rest.into_iter().map(|c| (c, Share::Rest)));
     out
+}
+
+/// Upstream entries whose shape is looked at (a brief shows at most 15).
+const SHAPES_LOOKED: usize = 64;
+
+/// An entry's shape: its kind and the words of its summary, lower-cased, without the
+/// words (or identifier parts) that hold a digit — so "Migration 0042_users.sql adds an
+/// index" and "Migration 0043_users.sql adds an index" are one shape. None if its text
+/// cannot be read.
+fn shape(ix: &LedgerIndex, pos: u32) -> Option<u64> {
+    use std::hash::{BuildHasher, Hasher};
+    let e = ix.entry(pos).ok()?;
+    let mut h = foldhash::fast::FixedState::with_seed(0x5348_4150).build_hasher();
+    h.write_u8(e.kind.index() as u8);
+    for w in e
+        .summary
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_numeric()))
+    {
+        for c in w.chars().flat_map(char::to_lowercase) {
+            h.write_u32(u32::from(c));
+        }
+        h.write_u8(0);
+    }
+    Some(h.finish())
 }

@@ -49,6 +49,10 @@ enum BenchMode {
     /// alone, the default blend, the seed formula, and SQLite FTS5 with `--features
     /// sqlite-compare` — on LoCoMo and on our war-room relevance set.
     Quality(QualityCmd),
+    /// What a room's brief carries of what it needs (recall), on a generated 14-epic world
+    /// at 0 / 5 / 20 / 60 working notes a room, beside the newest-15 and kind-first
+    /// baselines; stale entries shown, bytes, and the brief's latency at `--sizes`.
+    Brief(BriefCmd),
     /// Direct mode (every agent loads the ledger) against one daemon (every agent a relay):
     /// time until every agent has answered, resident memory, search round trips.
     Daemon(DaemonBenchCmd),
@@ -503,6 +507,23 @@ impl DaemonBenchCmd {
     }
 }
 
+/// Options of `bench brief`.
+#[derive(Debug, Args)]
+struct BriefCmd {
+    /// Ledger sizes to time the brief at (comma-separated; 0 for none).
+    #[arg(long, value_delimiter = ',', default_value = "100000,1000000")]
+    sizes: Vec<usize>,
+}
+
+impl BriefCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let sizes: Vec<usize> = self.sizes.into_iter().filter(|&n| n > 0).collect();
+        let report = bench::brief::run(&sizes, &|m| note(m))?;
+        emit(json, &report, bench::brief::markdown);
+        Ok(Outcome::Ok)
+    }
+}
+
 /// Options of `bench quality`.
 #[derive(Debug, Args)]
 struct QualityCmd {
@@ -585,6 +606,7 @@ impl BenchCmd {
     pub fn run(self, json: bool) -> anyhow::Result<Outcome> {
         match self.mode {
             Some(BenchMode::Quality(q)) => return q.run(json),
+            Some(BenchMode::Brief(b)) => return b.run(json),
             Some(BenchMode::Daemon(d)) => return d.run(json),
             Some(BenchMode::Secrets(s)) => return s.run(json),
             Some(BenchMode::Postgres(p)) => return p.run(json),

@@ -5,6 +5,8 @@
 //! Each size runs in a fresh child process so that resident-memory figures are not
 //! polluted by earlier sizes. This module measures; the CLI prints.
 
+pub mod brief;
+pub mod brief_world;
 pub mod console;
 mod console_overlaps;
 pub mod corpus;

@@ -1,0 +1,312 @@
+//! `cargo xtask bench brief`: what a room's brief carries of what it needs (issue #68).
+//!
+//! On the generated world of [`super::brief_world`], for each room with upstream rooms,
+//! the ledger holds what the rooms before it in the plan's order wrote, the room starts
+//! now, and its brief is read with the plan's brief keywords. Recall is
+//! `|needed ∩ brief| / min(|needed|, 15)`, averaged over those rooms; stale counts
+//! superseded entries shown. The two baselines run on the same ledgers: the newest 15
+//! upstream entries, and kind-first (conventions, then upstream interfaces, warnings,
+//! decisions; nearer rooms first). Then the brief's latency at 100k and 1M entries.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use warroom_memory::api::context::ContextArgs;
+use warroom_memory::api::plan::RegisterPlanArgs;
+use warroom_memory::clock::{FixedClock, Timestamp};
+use warroom_memory::config::{Identity, Paths, Settings};
+use warroom_memory::entry::Kind;
+use warroom_memory::memory::Memory;
+
+use super::brief_world::{Epic, Gen, distance, world};
+
+/// The noise levels: working notes per room.
+pub const NOISE: [usize; 4] = [0, 5, 20, 60];
+/// The brief's entry limit.
+const MAX: usize = 15;
+
+/// One noise level's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Level {
+    /// Working notes per room.
+    pub notes: usize,
+    /// Notes published with `audience: room` (and exports with theirs).
+    pub marked: bool,
+    /// Mean recall of our brief, the newest-15 and the kind-first baselines.
+    pub ours: f64,
+    pub newest: f64,
+    pub kind_first: f64,
+    /// The lowest room's recall (ours).
+    pub worst: f64,
+    /// Superseded entries our briefs showed, in all.
+    pub stale: usize,
+    /// Mean bytes of our briefs.
+    pub bytes: usize,
+    /// Mean entries needed per room.
+    pub needed: f64,
+}
+
+/// Latency of one brief at a ledger size.
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    pub entries: usize,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct BriefReport {
+    pub levels: Vec<Level>,
+    pub latency: Vec<Latency>,
+}
+
+fn plan_of(epics: &[Epic]) -> RegisterPlanArgs {
+    let list: Vec<serde_json::Value> = epics
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "ref": e.ref_, "room_id": e.room, "title": e.title,
+                "depends_on": e.deps.iter().map(|&d| epics[d].ref_.clone()).collect::<Vec<_>>(),
+                "brief_keywords": e.keywords,
+            })
+        })
+        .collect();
+    RegisterPlanArgs {
+        plan: Some(serde_json::json!({"plan_id": "freight", "title": "Freight", "epics": list})),
+        markdown: None,
+        plan_id: None,
+    }
+}
+
+/// A memory over `gens` (in a fresh directory under `work`), the plan registered.
+fn memory_of(
+    work: &std::path::Path,
+    epics: &[Epic],
+    gens: &[&Gen],
+) -> anyhow::Result<(Memory, tempfile::TempDir)> {
+    let dir = tempfile::tempdir_in(work)?;
+    let paths = Paths::under(dir.path());
+    std::fs::create_dir_all(paths.ledger.parent().unwrap())?;
+    let mut text = String::new();
+    for g in gens {
+        text.push_str(&g.entry.to_line());
+        text.push('\n');
+    }
+    std::fs::write(&paths.ledger, text)?;
+    let last = gens.last().map_or(0, |g| {
+        warroom_memory::clock::parse_rfc3339(&g.entry.ts).map_or(0, |t| t.0)
+    });
+    let clock = Arc::new(FixedClock::new(Timestamp(last + 3600)));
+    let settings = Settings {
+        fsync: false,
+        ..Settings::default()
+    };
+    let m = Memory::open(paths, settings, clock)?;
+    m.register_plan(plan_of(epics), &Identity::default())?;
+    Ok((m, dir))
+}
+
+/// The share of `needed` that `chosen` carries. An entry counts as carried when an entry
+/// of the same kind and summary is (the brief collapses such duplicates into one).
+fn recall(gens: &[Gen], chosen: &HashSet<usize>, needed: &[usize]) -> f64 {
+    if needed.is_empty() {
+        return 1.0;
+    }
+    let fact = |i: usize| (gens[i].entry.kind, gens[i].entry.summary.as_str());
+    let facts: HashSet<_> = chosen.iter().map(|&i| fact(i)).collect();
+    let hit = needed.iter().filter(|&&n| facts.contains(&fact(n))).count();
+    hit as f64 / needed.len().min(MAX) as f64
+}
+
+/// The two baselines' choices for room `r` over the ledger `seen` (indices into `gens`).
+fn baselines(
+    epics: &[Epic],
+    gens: &[Gen],
+    seen: &[usize],
+    r: usize,
+) -> (HashSet<usize>, HashSet<usize>) {
+    let live: Vec<usize> = seen
+        .iter()
+        .copied()
+        .filter(|&i| !gens[i].superseded)
+        .collect();
+    let up = |i: usize| distance(epics, r, gens[i].epic);
+    let mut newest: Vec<usize> = live.iter().copied().filter(|&i| up(i).is_some()).collect();
+    newest.sort_by_key(|&i| std::cmp::Reverse(i));
+    let newest = newest.into_iter().take(MAX).collect();
+    let mut kind_first: Vec<usize> = Vec::new();
+    let mut conv: Vec<usize> = live
+        .iter()
+        .copied()
+        .filter(|&i| gens[i].entry.kind == Kind::Convention)
+        .collect();
+    conv.sort_by_key(|&i| std::cmp::Reverse(i));
+    kind_first.extend(conv);
+    for kind in [Kind::Interface, Kind::Warning, Kind::Decision] {
+        let mut k: Vec<usize> = live
+            .iter()
+            .copied()
+            .filter(|&i| gens[i].entry.kind == kind && up(i).is_some())
+            .collect();
+        k.sort_by_key(|&i| (up(i), std::cmp::Reverse(i)));
+        kind_first.extend(k);
+    }
+    (newest, kind_first.into_iter().take(MAX).collect())
+}
+
+/// Recall at one noise level (`BENCH_BRIEF_DEBUG=1`: every needed entry a brief missed,
+/// on stderr).
+fn level(work: &std::path::Path, notes: usize, marked: bool) -> anyhow::Result<Level> {
+    let (epics, gens) = world(notes, marked, 7 + notes as u64);
+    let index_of = |id: &str| {
+        id.strip_prefix("mem-b")
+            .and_then(|n| n.parse::<usize>().ok())
+    };
+    let (mut ours, mut newest, mut kind_first, mut worst) = (0.0, 0.0, 0.0, f64::MAX);
+    let (mut stale, mut bytes, mut needed_sum, mut rooms) = (0usize, 0usize, 0usize, 0usize);
+    for (r, epic) in epics.iter().enumerate() {
+        if epic.deps.is_empty() {
+            continue;
+        }
+        let seen: Vec<usize> = (0..gens.len()).filter(|&i| gens[i].epic < r).collect();
+        let refs: Vec<&Gen> = seen.iter().map(|&i| &gens[i]).collect();
+        let (m, _dir) = memory_of(work, &epics, &refs)?;
+        let who = Identity {
+            room_id: Some(epic.room.clone()),
+            role: Some("manager".into()),
+        };
+        let out = m.get_context_unrecorded(ContextArgs::default(), &who)?;
+        let chosen: HashSet<usize> = out.entry_ids.iter().filter_map(|id| index_of(id)).collect();
+        let needed: Vec<usize> = seen
+            .iter()
+            .copied()
+            .filter(|&i| !gens[i].superseded && gens[i].needed_by.contains(&r))
+            .collect();
+        if std::env::var_os("BENCH_BRIEF_DEBUG").is_some() {
+            let facts: HashSet<_> = chosen
+                .iter()
+                .map(|&i| (gens[i].entry.kind, &gens[i].entry.summary))
+                .collect();
+            for &i in needed
+                .iter()
+                .filter(|&&i| !facts.contains(&(gens[i].entry.kind, &gens[i].entry.summary)))
+            {
+                warroom_memory::cli::out::note(&format!(
+                    "{} ({notes} notes) missed {} {} from {}: {}",
+                    epic.room,
+                    gens[i].entry.id,
+                    gens[i].entry.kind,
+                    gens[i].entry.room_id,
+                    gens[i].entry.summary
+                ));
+            }
+        }
+        let (n, k) = baselines(&epics, &gens, &seen, r);
+        let x = recall(&gens, &chosen, &needed);
+        ours += x;
+        worst = worst.min(x);
+        newest += recall(&gens, &n, &needed);
+        kind_first += recall(&gens, &k, &needed);
+        stale += chosen.iter().filter(|&&i| gens[i].superseded).count();
+        bytes += out.bytes;
+        needed_sum += needed.len();
+        rooms += 1;
+    }
+    let n = rooms.max(1) as f64;
+    Ok(Level {
+        notes,
+        marked,
+        ours: ours / n,
+        newest: newest / n,
+        kind_first: kind_first / n,
+        worst,
+        stale,
+        bytes: bytes / rooms.max(1),
+        needed: needed_sum as f64 / n,
+    })
+}
+
+/// The brief of the deepest room, timed, on the world grown to `entries` by notes.
+fn latency(work: &std::path::Path, entries: usize) -> anyhow::Result<Latency> {
+    let per_room = entries / 14;
+    let (epics, gens) = world(per_room, false, 99);
+    let refs: Vec<&Gen> = gens.iter().collect();
+    let (m, _dir) = memory_of(work, &epics, &refs)?;
+    let deep = epics.last().map(|e| e.room.clone()).unwrap_or_default();
+    let who = Identity {
+        room_id: Some(deep),
+        role: Some("manager".into()),
+    };
+    for _ in 0..5 {
+        m.get_context_unrecorded(ContextArgs::default(), &who)?;
+    }
+    let mut samples: Vec<f64> = (0..40)
+        .map(|_| {
+            let t = Instant::now();
+            let _ = m.get_context_unrecorded(ContextArgs::default(), &who);
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    Ok(Latency {
+        entries: gens.len(),
+        p50_ms: samples[samples.len() / 2],
+        p90_ms: samples[samples.len() * 9 / 10],
+    })
+}
+
+/// Runs the bench: every noise level, unmarked and marked, then latency at `sizes`.
+pub fn run(sizes: &[usize], note: &dyn Fn(&str)) -> anyhow::Result<BriefReport> {
+    let work = tempfile::tempdir()?;
+    let mut levels = Vec::new();
+    for marked in [false, true] {
+        for notes in NOISE {
+            note(&format!(
+                "bench brief: {notes} notes a room{}",
+                if marked { ", marked" } else { "" }
+            ));
+            levels.push(level(work.path(), notes, marked)?);
+        }
+    }
+    let mut lat = Vec::new();
+    for &n in sizes {
+        note(&format!("bench brief: latency at {n} entries"));
+        lat.push(latency(work.path(), n)?);
+    }
+    Ok(BriefReport {
+        levels,
+        latency: lat,
+    })
+}
+
+/// The report as markdown (docs/brief.md, README).
+pub fn markdown(r: &BriefReport) -> String {
+    let mut s = String::from(
+        "| working notes per room | notes marked `room` | ours | worst room | newest 15 | kind-first | stale shown | bytes | needed |\n|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for l in &r.levels {
+        s.push_str(&format!(
+            "| {} | {} | **{:.2}** | {:.2} | {:.2} | {:.2} | {} | {} | {:.1} |\n",
+            l.notes,
+            if l.marked { "yes" } else { "no" },
+            l.ours,
+            l.worst,
+            l.newest,
+            l.kind_first,
+            l.stale,
+            l.bytes,
+            l.needed
+        ));
+    }
+    s.push_str("\n| entries | brief p50 | p90 |\n|---:|---:|---:|\n");
+    for l in &r.latency {
+        s.push_str(&format!(
+            "| {} | {:.2} ms | {:.2} ms |\n",
+            l.entries, l.p50_ms, l.p90_ms
+        ));
+    }
+    s
+}
