@@ -217,30 +217,32 @@ pub fn world(notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
             }
         }
         // An export replaced by a newer one: the old one is stale.
-        if e % 4 == 1 && !epics[e].deps.is_empty() {
-            if let Some(&(d, _)) = downstream(&epics, e).iter().find(|(_, dist)| *dist == 1) {
-                let ct = epics[d].title;
-                let old = w.out.len();
-                w.push(
-                    ep,
-                    e,
-                    Kind::Decision,
-                    format!("{ct} polls the {a} status every 5 seconds."),
-                    vec![d],
-                );
-                w.out[old].needed_by.clear();
-                w.out[old].superseded = true;
-                let new = w.out.len();
-                w.push(
-                    ep,
-                    e,
-                    Kind::Decision,
-                    format!("{ct} subscribes to {a} status events instead of polling."),
-                    vec![d],
-                );
-                w.out[new].entry.supersedes = Some(w.out[old].entry.id.clone());
-            }
+        if e % 4 == 1
+            && !epics[e].deps.is_empty()
+            && let Some(&(d, _)) = downstream(&epics, e).iter().find(|(_, dist)| *dist == 1)
+        {
+            let ct = epics[d].title;
+            let old = w.out.len();
+            w.push(
+                ep,
+                e,
+                Kind::Decision,
+                format!("{ct} polls the {a} status every 5 seconds."),
+                vec![d],
+            );
+            w.out[old].needed_by.clear();
+            w.out[old].superseded = true;
+            let new = w.out.len();
+            w.push(
+                ep,
+                e,
+                Kind::Decision,
+                format!("{ct} subscribes to {a} status events instead of polling."),
+                vec![d],
+            );
+            w.out[new].entry.supersedes = Some(w.out[old].entry.id.clone());
         }
+
         // Working notes about the room's own implementation.
         let below = downstream(&epics, e);
         for n in 0..notes {
