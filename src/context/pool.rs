@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use super::rank::{Resolved, is_project_wide};
 use super::{Candidate, Scope};
 use crate::entry::{Audience, Kind};
-use crate::index::{LedgerIndex, Meta, SLOT_DEAD, Scorer, Scratch, Sym};
+use crate::index::{LedgerIndex, SLOT_DEAD, Scorer, Scratch, Sym};
 
 /// What the selection chooses from.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -34,8 +34,8 @@ pub struct Pool {
     pub live_upstream: HashMap<Sym, usize>,
     /// The bucket size this pool was cut at.
     pub per_bucket: usize,
-    /// True if some bucket had more eligible entries than it kept (a larger
-    /// `per_bucket` would offer more).
+    /// True if some bucket may have had more eligible entries than it kept (a larger
+    /// `per_bucket` may offer more); false only when none had.
     pub cut: bool,
 }
 
@@ -142,9 +142,11 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
     let cells = ix.cells();
     let dists: Vec<Option<u32>> = cells.iter().map(|c| r.distance(c.room, c.plan)).collect();
     let mut out = Pool::default();
-    // Matches per slot (`cell << 3 | kind`).
+    // Matches per slot (`cell << 3 | kind`), each slot's best `k` only.
     let mut matched: HashMap<u32, Vec<Candidate>> = HashMap::new();
     let mut matched_other = 0usize;
+    // Slots that had an eligible match past their best `k`.
+    let mut cut_matches: std::collections::HashSet<u32> = Default::default();
     for &pos in scratch.touched() {
         let slot = ix.slot(pos);
         if slot & SLOT_DEAD != 0 {
@@ -154,22 +156,33 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
         if r.is_own(cell.room, cell.plan) {
             continue;
         }
-        let m: Meta = ix.meta(pos);
+        let kind = Kind::ALL[(slot & 7) as usize];
         let dist = dists[(slot >> 3) as usize];
-        let Some(group) = Resolved::group(dist, true, m.kind) else {
+        let Some(group) = Resolved::group(dist, true, kind) else {
             continue;
         };
         if group == 4 {
             matched_other += 1;
         }
-        if audience_allows(ix.audience_of(pos), m.kind, dist) {
-            matched.entry(slot).or_default().push(r.candidate(
-                pos,
-                m,
-                scratch.get(pos),
-                dist,
-                group,
-            ));
+        // The time factor is at most 1: relevance / distance bounds the score, so a match
+        // below a full slot's worst is not looked up (its columns are a cache miss).
+        let rel = scratch.get(pos);
+        let top = matched.entry(slot).or_default();
+        if top.len() >= k
+            && rel / f64::from(dist.unwrap_or(1).max(1))
+                < top[k - 1].log_score.exp() * (1.0 - 1e-9)
+        {
+            // Maybe cut (the skipped match may be a working note): a larger pool is
+            // asked for in vain at worst.
+            cut_matches.insert(slot);
+            continue;
+        }
+        if !audience_allows(ix.audience_of(pos), kind, dist) {
+            continue;
+        }
+        let c = r.candidate(pos, ix.meta(pos), rel, dist, group);
+        if keep_best(top, c, k) {
+            cut_matches.insert(slot);
         }
     }
     let (mut live_up, mut live_wide, mut live_other) = (0usize, 0usize, 0usize);
@@ -182,12 +195,9 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
             if live == 0 {
                 continue;
             }
-            let mut bucket = matched
-                .remove(&(((i as u32) << 3) | kind.index() as u32))
-                .unwrap_or_default();
-            bucket.sort_unstable_by(|a, c| a.order(c));
-            out.cut |= bucket.len() > k;
-            bucket.truncate(k);
+            let slot = ((i as u32) << 3) | kind.index() as u32;
+            let mut bucket = matched.remove(&slot).unwrap_or_default();
+            out.cut |= cut_matches.contains(&slot);
             let group = match (dist, is_project_wide(kind)) {
                 (Some(_), _) => {
                     live_up += live;
@@ -226,6 +236,21 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
     out.total = live_up + live_wide + matched_other;
     out.unrelated = live_other - matched_other;
     out
+}
+
+/// Keeps `c` in `top` (sorted best first, at most `k`); true if a candidate was pushed
+/// out or `c` did not enter (the slot had more than `k`).
+fn keep_best(top: &mut Vec<Candidate>, c: Candidate, k: usize) -> bool {
+    let at = top.partition_point(|x| x.order(&c) == std::cmp::Ordering::Less);
+    if at >= k {
+        return true;
+    }
+    top.insert(at, c);
+    if top.len() > k {
+        top.pop();
+        return true;
+    }
+    false
 }
 
 #[cfg(test)]

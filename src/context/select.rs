@@ -13,11 +13,11 @@
 //! 4. **Then the rest** in rank order (project-wide entries of unrelated rooms, keyword
 //!    matches of unrelated rooms).
 //!
-//! Inside every share, keyword matches come first by their score (relevance × time), then
-//! the newest; ties go to the later line. Superseded entries are never in the pool, the
-//! renderer collapses duplicate facts, and a routine note — an entry of a room whose
-//! shape (kind and words, numbers aside) that room already showed — waits until every
-//! other entry had its turn: one migration note stands for the room's migrations.
+//! Inside a room's share, its routine entries — those whose shape (the words, numbers
+//! aside: "Migration 0042_users.sql adds an index", "Migration 0043_…") repeats among the
+//! room's candidates — come after its other entries; then keyword matches come first by
+//! their score (relevance × time), then the newest; ties go to the later line. Superseded
+//! entries are never in the pool, and the renderer collapses duplicate facts.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -95,9 +95,28 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
         conv(a).cmp(&conv(b)).then(within(a, b))
     });
     for list in rooms.values_mut() {
+        // A shape that repeats in the room marks its entries routine.
+        let shapes: Vec<Option<u64>> = list.iter().map(|c| shape(ix, c.pos)).collect();
+        let mut count: std::collections::HashMap<u64, usize> = Default::default();
+        for s in shapes.iter().flatten() {
+            *count.entry(*s).or_default() += 1;
+        }
+        let routine: std::collections::HashSet<u32> = list
+            .iter()
+            .zip(&shapes)
+            .filter(|(_, s)| s.is_some_and(|s| count[&s] > 1))
+            .map(|(c, _)| c.pos)
+            .collect();
         list.sort_by(|a, b| {
-            // Keyword matches first, then what the room exposes first (by kind).
-            let k = |c: &Candidate| (c.relevance <= 0.0, export_rank(ix.meta(c.pos).kind));
+            // The room's own entries before its routine ones; keyword matches first; then
+            // what the room exposes first (by kind).
+            let k = |c: &Candidate| {
+                (
+                    routine.contains(&c.pos),
+                    c.relevance <= 0.0,
+                    export_rank(ix.meta(c.pos).kind),
+                )
+            };
             k(a).cmp(&k(b)).then(within(a, b))
         });
         list.reverse(); // popped from the end, best first
@@ -109,26 +128,10 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
     out.extend(binding.by_ref().take(third).map(|c| (c, Share::Binding)));
     let mut round = 1;
     let mut lists: Vec<Vec<Candidate>> = rooms.into_values().collect();
-    // Routine notes: a room's entry whose shape (its kind and words, numbers aside) one of
-    // its entries already took waits until every other entry had its turn. Looked at for
-    // the first entries only (those a brief can show; each costs a read of its text).
-    let mut shapes: Vec<std::collections::HashSet<u64>> = vec![Default::default(); lists.len()];
-    let mut routine: Vec<Candidate> = Vec::new();
-    let mut looked = 0;
     while lists.iter().any(|l| !l.is_empty()) {
-        for (l, seen) in lists.iter_mut().zip(&mut shapes) {
-            while let Some(c) = l.pop() {
-                if looked < SHAPES_LOOKED {
-                    looked += 1;
-                    if let Some(shape) = shape(ix, c.pos)
-                        && !seen.insert(shape)
-                    {
-                        routine.push(c);
-                        continue;
-                    }
-                }
+        for l in &mut lists {
+            if let Some(c) = l.pop() {
                 out.push((c, Share::Upstream(round)));
-                break;
             }
         }
         if round == 1 {
@@ -137,15 +140,11 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
         round += 1;
     }
     out.extend(binding.map(|c| (c, Share::Binding)));
-    out.extend(routine.into_iter().map(|c| (c, Share::Rest)));
     out.extend(rest.into_iter().map(|c| (c, Share::Rest)));
     out
 }
 
-/// Upstream entries whose shape is looked at (a brief shows at most 15).
-const SHAPES_LOOKED: usize = 64;
-
-/// An entry's shape: its kind and the words of its summary, lower-cased, without the
+/// An entry's shape: the words of its summary, lower-cased, without the
 /// words (or identifier parts) that hold a digit — so "Migration 0042_users.sql adds an
 /// index" and "Migration 0043_users.sql adds an index" are one shape. None if its text
 /// cannot be read.
@@ -153,7 +152,6 @@ fn shape(ix: &LedgerIndex, pos: u32) -> Option<u64> {
     use std::hash::{BuildHasher, Hasher};
     let e = ix.entry(pos).ok()?;
     let mut h = foldhash::fast::FixedState::with_seed(0x5348_4150).build_hasher();
-    h.write_u8(e.kind.index() as u8);
     for w in e
         .summary
         .split(|c: char| !c.is_alphanumeric())

@@ -82,9 +82,11 @@ proptest! {
         };
         reference.candidates.sort_unstable_by(|a, b| a.order(b));
         prop_assert_eq!(bits(&fast), bits(&reference));
-        // A cut pool says so: a larger bucket offers more.
+        // A pool that says it is whole is: a larger bucket offers nothing more.
         let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, usize::MAX, None, None);
-        prop_assert_eq!(fast.cut, all.candidates.len() > fast.candidates.len());
+        if !fast.cut {
+            prop_assert_eq!(all.candidates.len(), fast.candidates.len());
+        }
         // No working note of another room, ever; no explicit downstream entry off-DAG.
         for c in &all.candidates {
             let a = ix.audience_of(c.pos);
