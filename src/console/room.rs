@@ -127,6 +127,20 @@ fn render(d: &Data) -> Markup {
                         (d.brief.entry_ids.len()) " entries, " (d.brief.bytes) " bytes"
                         @if d.brief.truncated { ", cut to fit" } "." }
                     pre.brief #brief { (shown(&d.brief.markdown)) }
+                    @if !d.brief.accounts.is_empty() {
+                        h3 { "Per upstream room" }
+                        table.data #accounts {
+                            thead { tr { th { "room" } th { "steps up" } th { "shown" } th { "left out" } th { "the rest" } } }
+                            tbody { @for a in &d.brief.accounts { tr {
+                                td { a href={ "/room/" (q(&a.room_id)) } { (a.room_id) } }
+                                td { (a.distance) }
+                                td { (a.shown) " of " (a.live) }
+                                td { (a.live.saturating_sub(a.shown)) }
+                                td { a href={ "/timeline?room=" (q(&a.room_id)) } { "its entries" } }
+                            } } }
+                        }
+                        p.muted { "Why each entry is there: docs/brief.md (binding first, then every upstream room in rounds, then the rest)." }
+                    }
                 }
             }
             div {

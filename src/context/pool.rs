@@ -147,7 +147,12 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
     let mut matched_other = 0usize;
     // Slots that had an eligible match past their best `k`.
     let mut cut_matches: std::collections::HashSet<u32> = Default::default();
-    for &pos in scratch.touched() {
+    // Newest first: newer matches score higher (the time factor), so each slot's floor
+    // rises at once and older matches are passed over without a look-up. The result is
+    // the same in any order (each slot keeps its best in the total order).
+    let mut touched: Vec<u32> = scratch.touched().to_vec();
+    touched.sort_unstable_by(|a, b| b.cmp(a));
+    for &pos in &touched {
         let slot = ix.slot(pos);
         if slot & SLOT_DEAD != 0 {
             continue;
@@ -169,8 +174,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
         let rel = scratch.get(pos);
         let top = matched.entry(slot).or_default();
         if top.len() >= k
-            && rel / f64::from(dist.unwrap_or(1).max(1))
-                < top[k - 1].log_score.exp() * (1.0 - 1e-9)
+            && rel / f64::from(dist.unwrap_or(1).max(1)) < top[k - 1].log_score.exp() * (1.0 - 1e-9)
         {
             // Maybe cut (the skipped match may be a working note): a larger pool is
             // asked for in vain at worst.

@@ -13,10 +13,11 @@
 //! 4. **Then the rest** in rank order (project-wide entries of unrelated rooms, keyword
 //!    matches of unrelated rooms).
 //!
-//! Inside a room's share, its routine entries — those whose shape (the words, numbers
-//! aside: "Migration 0042_users.sql adds an index", "Migration 0043_…") repeats among the
-//! room's candidates — come after its other entries; then keyword matches come first by
-//! their score (relevance × time), then the newest; ties go to the later line. Superseded
+//! Inside a room's share, keyword matches come first by their score (relevance × time),
+//! then what the room exposes first by kind, then the newest; ties go to the later line.
+//! A routine entry — one whose shape, the words with numbers aside ("Migration
+//! 0042_users.sql adds an index", "Migration 0043_…"), recurs among the room's next
+//! candidates — waits until every room's other entries had their turn. Superseded
 //! entries are never in the pool, and the renderer collapses duplicate facts.
 
 use std::cmp::Ordering;
@@ -70,68 +71,60 @@ fn within(a: &Candidate, b: &Candidate) -> Ordering {
         .then(b.pos.cmp(&a.pos))
 }
 
+/// A candidate with its order key inside its room's share (not a keyword match, kind).
+type Keyed = ((bool, u8), Candidate);
+
 /// The pool in the order the renderer takes it, each candidate with its share. `max`: the
 /// brief's entry limit (the binding share is a third of it).
 pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidate, Share)> {
-    let mut binding: Vec<Candidate> = Vec::new();
-    // Upstream rooms by (distance, room name), each with its candidates.
-    let mut rooms: BTreeMap<(u32, &str, Sym), Vec<Candidate>> = BTreeMap::new();
+    // Each candidate's kind read once (a sort's comparisons would read it again and again).
+    let mut binding: Vec<(u8, Candidate)> = Vec::new();
+    // Upstream rooms by (distance, room name), each with its candidates and their keys.
+    let mut rooms: BTreeMap<(u32, &str, Sym), Vec<Keyed>> = BTreeMap::new();
     let mut rest: Vec<Candidate> = Vec::new();
     for c in pool {
         let m = ix.meta(c.pos);
         if Audience::of(ix.audience_of(c.pos), m.kind) == Audience::Project {
-            binding.push(*c);
+            binding.push((u8::from(m.kind != Kind::Convention), *c));
         } else if let Some(d) = c.distance {
+            // Keyword matches first, then what the room exposes first (by kind).
+            let key = (c.relevance <= 0.0, export_rank(m.kind));
             rooms
                 .entry((d, ix.room_of(c.pos), m.room))
                 .or_default()
-                .push(*c);
+                .push((key, *c));
         } else {
             rest.push(*c);
         }
     }
-    binding.sort_by(|a, b| {
-        let conv = |c: &Candidate| ix.meta(c.pos).kind != Kind::Convention;
-        conv(a).cmp(&conv(b)).then(within(a, b))
-    });
-    for list in rooms.values_mut() {
-        // A shape that repeats in the room marks its entries routine.
-        let shapes: Vec<Option<u64>> = list.iter().map(|c| shape(ix, c.pos)).collect();
-        let mut count: std::collections::HashMap<u64, usize> = Default::default();
-        for s in shapes.iter().flatten() {
-            *count.entry(*s).or_default() += 1;
-        }
-        let routine: std::collections::HashSet<u32> = list
-            .iter()
-            .zip(&shapes)
-            .filter(|(_, s)| s.is_some_and(|s| count[&s] > 1))
-            .map(|(c, _)| c.pos)
-            .collect();
-        list.sort_by(|a, b| {
-            // The room's own entries before its routine ones; keyword matches first; then
-            // what the room exposes first (by kind).
-            let k = |c: &Candidate| {
-                (
-                    routine.contains(&c.pos),
-                    c.relevance <= 0.0,
-                    export_rank(ix.meta(c.pos).kind),
-                )
-            };
-            k(a).cmp(&k(b)).then(within(a, b))
-        });
-        list.reverse(); // popped from the end, best first
-    }
+    binding.sort_by(|a, b| a.0.cmp(&b.0).then(within(&a.1, &b.1)));
+    let binding: Vec<Candidate> = binding.into_iter().map(|(_, c)| c).collect();
+    let rooms: Vec<Vec<Candidate>> = rooms
+        .into_values()
+        .map(|mut list| {
+            list.sort_by(|a, b| a.0.cmp(&b.0).then(within(&a.1, &b.1)));
+            // Popped from the end, best first.
+            list.into_iter().rev().map(|(_, c)| c).collect()
+        })
+        .collect();
     rest.sort_by(|a, b| a.order(b));
     let third = max.div_ceil(3);
     let mut out = Vec::with_capacity(pool.len());
     let mut binding = binding.into_iter();
     out.extend(binding.by_ref().take(third).map(|c| (c, Share::Binding)));
     let mut round = 1;
-    let mut lists: Vec<Vec<Candidate>> = rooms.into_values().collect();
+    let mut lists = rooms;
+    let mut routine = Routine::new(ix, lists.len());
+    let mut later: Vec<Candidate> = Vec::new();
     while lists.iter().any(|l| !l.is_empty()) {
-        for l in &mut lists {
-            if let Some(c) = l.pop() {
+        for (r, l) in lists.iter_mut().enumerate() {
+            while let Some(c) = l.pop() {
+                if routine.is(r, c.pos, l) {
+                    later.push(c);
+                    continue;
+                }
                 out.push((c, Share::Upstream(round)));
+                break;
             }
         }
         if round == 1 {
@@ -139,9 +132,68 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
         }
         round += 1;
     }
+    out.extend(later.into_iter().map(|c| (c, Share::Upstream(round))));
     out.extend(binding.map(|c| (c, Share::Binding)));
     out.extend(rest.into_iter().map(|c| (c, Share::Rest)));
     out
+}
+
+/// Shape reads a brief may spend in all: past them, entries are taken as they come.
+const SHAPES_READ: usize = 256;
+/// How many of a room's next candidates an entry's shape is compared with.
+const SHAPES_AHEAD: usize = 4;
+
+/// Which upstream entries are routine: an entry whose shape recurs among the next few
+/// candidates of its room, or that a shape already marked routine in the room has. Each
+/// candidate's shape is read once, within [`SHAPES_READ`].
+struct Routine<'a> {
+    ix: &'a LedgerIndex,
+    read: std::collections::HashMap<u32, Option<u64>>,
+    marked: Vec<std::collections::HashSet<u64>>,
+}
+
+impl<'a> Routine<'a> {
+    fn new(ix: &'a LedgerIndex, rooms: usize) -> Routine<'a> {
+        Routine {
+            ix,
+            read: Default::default(),
+            marked: vec![Default::default(); rooms],
+        }
+    }
+
+    fn shape(&mut self, pos: u32) -> Option<u64> {
+        if let Some(s) = self.read.get(&pos) {
+            return *s;
+        }
+        if self.read.len() >= SHAPES_READ {
+            return None;
+        }
+        let s = shape(self.ix, pos);
+        self.read.insert(pos, s);
+        s
+    }
+
+    /// True if `pos` of room `room` is routine; `next`: the room's remaining candidates
+    /// (popped from the end).
+    fn is(&mut self, room: usize, pos: u32, next: &[Candidate]) -> bool {
+        let Some(s) = self.shape(pos) else {
+            return false;
+        };
+        if self.marked[room].contains(&s) {
+            return true;
+        }
+        let ahead: Vec<u32> = next
+            .iter()
+            .rev()
+            .take(SHAPES_AHEAD)
+            .map(|c| c.pos)
+            .collect();
+        if ahead.into_iter().any(|p| self.shape(p) == Some(s)) {
+            self.marked[room].insert(s);
+            return true;
+        }
+        false
+    }
 }
 
 /// An entry's shape: the words of its summary, lower-cased, without the

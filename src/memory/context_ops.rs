@@ -410,7 +410,15 @@ fn covered(
             at,
         );
         let chosen = crate::context::select::select(ix, &pool.candidates, i.max);
-        let order: Vec<crate::context::Candidate> = chosen.iter().map(|(c, _)| *c).collect();
+        // The renderer takes the order's head (it counts each fact's copies among what it
+        // is given); the whole order only when the head left the brief short.
+        let head = if per_bucket == POOL_PER_BUCKET {
+            RANKED_HEAD
+        } else {
+            usize::MAX
+        };
+        let order: Vec<crate::context::Candidate> =
+            chosen.iter().take(head).map(|(c, _)| *c).collect();
         // The account's longest form (every room with the most a brief can show).
         let reserve = account(ix, i, &pool, &|_| MAX_CONTEXT_ENTRIES).len();
         let r = render(
@@ -424,7 +432,12 @@ fn covered(
             i.max,
             reserve,
         )?;
-        if r.entry_ids.len() >= i.max || !pool.cut || per_bucket == usize::MAX {
+        // A larger pool helps only a brief that ran out of candidates (duplicates
+        // collapsed), not one whose bytes ran out (`over_bytes`): more would not fit.
+        let starved = r.entry_ids.len() < i.max
+            && r.over_bytes == 0
+            && (pool.cut || order.len() < chosen.len());
+        if !starved || per_bucket == usize::MAX {
             let shown = |room: &str| {
                 r.included
                     .iter()
