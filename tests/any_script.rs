@@ -294,6 +294,17 @@ fn console_pages_answer_in_every_script() {
             "Готово: 数据库 🚀",
         ],
     );
+    let plan = root.join("plan.json");
+    std::fs::write(
+        &plan,
+        serde_json::to_string(&json!({"plan_id": "welt", "title": "Платформа 数据 🌍", "epics": [
+            {"ref": "EPIC-1", "room_id": "room-a", "title": "Сервер über 東京"},
+            {"ref": "EPIC-2", "room_id": "room-b", "title": "İstanbul ışık", "depends_on": ["EPIC-1"]}
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    run(root, &["plan", "register", plan.to_str().unwrap()]);
     run(root, &["context", "room-b", "--keyword", "数据库"]);
     let receipts = json_of(root, &["receipts"]);
     let rid = receipts[0]["id"].as_str().unwrap().to_string();
@@ -331,6 +342,7 @@ fn console_pages_answer_in_every_script() {
         "/audit".into(),
         "/audit/diff?since=1h".into(),
         format!("/receipt/{rid}"),
+        "/plan/welt".into(),
     ] {
         let html = get(&path);
         assert!(!html.contains("internal error"), "{path}");
@@ -341,4 +353,7 @@ fn console_pages_answer_in_every_script() {
     let bidi = get("/timeline");
     assert!(!bidi.contains('\u{202e}'), "a raw U+202E reached the page");
     assert!(get("/overlaps").contains("数据库"));
+    assert!(get("/plan/welt").contains("İstanbul ışık"));
+    // The room page's brief has its per-upstream-room account.
+    assert!(get("/room/room-b").contains("id=\"accounts\""));
 }

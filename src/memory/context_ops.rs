@@ -395,7 +395,16 @@ fn covered(
     meaning: Option<&super::semantic_brief::Meaning>,
     at: Option<u32>,
 ) -> Result<Covered> {
-    let mut per_bucket = POOL_PER_BUCKET;
+    // A room's share is at most what the rounds give it: with many upstream rooms each
+    // bucket needs fewer (a brief short of candidates asks for more below).
+    let rooms = i
+        .upstream
+        .iter()
+        .map(|u| u.room_id.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let first = (POOL_PER_BUCKET * 4 / rooms.max(1)).clamp(4, POOL_PER_BUCKET);
+    let mut per_bucket = first;
     loop {
         let (ix, scratch) = ledger.index_and_scratch();
         let fused = meaning.map(|m| m.fused.as_slice());
@@ -412,7 +421,7 @@ fn covered(
         let chosen = crate::context::select::select(ix, &pool.candidates, i.max);
         // The renderer takes the order's head (it counts each fact's copies among what it
         // is given); the whole order only when the head left the brief short.
-        let head = if per_bucket == POOL_PER_BUCKET {
+        let head = if per_bucket == first {
             RANKED_HEAD
         } else {
             usize::MAX
