@@ -9,9 +9,11 @@
 //!    round, each upstream room (nearest first) gives its best remaining entry: what it
 //!    exposes to others first — interfaces, then warnings, then decisions, then code and
 //!    artifacts.
-//! 3. **Binding entries past the first third** come after the first round.
+//! 3. **Binding entries past the first third** that match the keywords come after the
+//!    first round.
 //! 4. **Then the rest** in rank order (project-wide entries of unrelated rooms, keyword
-//!    matches of unrelated rooms).
+//!    matches of unrelated rooms), and last the binding entries past the first third that
+//!    match no keyword.
 //!
 //! Inside a room's share, keyword matches come first by their score (relevance × time),
 //! then what the room exposes first by kind, then the newest; ties go to the later line.
@@ -116,6 +118,7 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
     let mut lists = rooms;
     let mut routine = Routine::new(ix, lists.len());
     let mut later: Vec<Candidate> = Vec::new();
+    let mut binding_quiet: Vec<Candidate> = Vec::new();
     while lists.iter().any(|l| !l.is_empty()) {
         for (r, l) in lists.iter_mut().enumerate() {
             while let Some(c) = l.pop() {
@@ -128,13 +131,27 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
             }
         }
         if round == 1 {
-            out.extend(binding.by_ref().map(|c| (c, Share::Binding)));
+            // Binding keyword matches past the first third; the unmatched ones wait for
+            // the end (they bind, but say nothing about what this room asked).
+            let (matched, quiet): (Vec<Candidate>, Vec<Candidate>) =
+                binding.by_ref().partition(|c| c.relevance > 0.0);
+            out.extend(matched.into_iter().map(|c| (c, Share::Binding)));
+            binding_quiet = quiet;
         }
         round += 1;
     }
     out.extend(later.into_iter().map(|c| (c, Share::Upstream(round))));
-    out.extend(binding.map(|c| (c, Share::Binding)));
+    // No upstream room (no round ran): the same split.
+    let (matched, quiet): (Vec<Candidate>, Vec<Candidate>) =
+        binding.partition(|c| c.relevance > 0.0);
+    out.extend(matched.into_iter().map(|c| (c, Share::Binding)));
     out.extend(rest.into_iter().map(|c| (c, Share::Rest)));
+    out.extend(
+        binding_quiet
+            .into_iter()
+            .chain(quiet)
+            .map(|c| (c, Share::Binding)),
+    );
     out
 }
 
