@@ -204,7 +204,8 @@ pub(crate) fn error(what: &str, e: &postgres::Error) -> io::Error {
                 text.push_str(&format!(": {s}"));
                 src = s.source();
             }
-            text
+            // A reset or refused socket names no database by itself; say whose it was.
+            format!("talking to the database failed ({text})")
         }
     };
     io::Error::other(format!(
