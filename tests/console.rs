@@ -173,8 +173,17 @@ fn the_console_guards_every_request() {
         second_pair, pair,
         "sessions are random, not derived from the token"
     );
-    let r = get(&url, &[("Cookie", "warroom_console=0000")]).unwrap();
+    let port = c.authority().rsplit_once(':').unwrap().1.to_string();
+    assert!(
+        pair.starts_with(&format!("warroom_console_{port}=")),
+        "the cookie is named after the daemon's port: {pair}"
+    );
+    let r = get(&url, &[("Cookie", &format!("warroom_console_{port}=0000"))]).unwrap();
     assert_eq!(r.status, 401);
+    // Another daemon's cookie (another port's name) opens nothing here.
+    let value = pair.split_once('=').unwrap().1;
+    let foreign = format!("warroom_console_1{port}={value}");
+    assert_eq!(get(&url, &[("Cookie", &foreign)]).unwrap().status, 401);
     let r = get(
         &format!("{}&next=/timeline%3Fkind%3Dwarning", c.login_url()),
         &[],
@@ -184,16 +193,56 @@ fn the_console_guards_every_request() {
         r.header("location").as_deref(),
         Some("/timeline?kind=warning")
     );
-    // /logout ends that session only, and clears the cookie.
-    let r = get(&format!("{}/logout", c.base), &[("Cookie", &pair)]).unwrap();
+    // Signing out is a POST from our own page. A GET only shows the button; a POST from
+    // another loopback port (the same *site* to a browser), or one that proves no origin,
+    // is refused — an <img src=/logout> or a form elsewhere signs nobody out.
+    let logout = format!("{}/logout", c.base);
+    let r = get(&logout, &[("Cookie", &pair)]).unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains(r#"method="post""#), "{}", r.body);
+    assert!(r.header("set-cookie").is_none());
+    assert_eq!(get(&url, &[("Cookie", &pair)]).unwrap().status, 200);
+    let other_port = "http://127.0.0.1:1".to_string();
+    for headers in [
+        vec![("Cookie", pair.as_str())],
+        vec![("Cookie", pair.as_str()), ("Sec-Fetch-Site", "same-site")],
+        vec![("Cookie", pair.as_str()), ("Sec-Fetch-Site", "cross-site")],
+        vec![("Cookie", pair.as_str()), ("Origin", other_port.as_str())],
+        vec![("Cookie", pair.as_str()), ("Origin", "null")],
+    ] {
+        let r = request("POST", &logout, &headers, "").unwrap();
+        assert_eq!(r.status, 403, "{headers:?}: {}", r.body);
+        assert!(r.header("set-cookie").is_none());
+        assert_eq!(get(&url, &[("Cookie", &pair)]).unwrap().status, 200);
+    }
+    // From the console's own page: that session only ends, and its cookie is cleared.
+    let r = request(
+        "POST",
+        &logout,
+        &[("Cookie", &pair), ("Sec-Fetch-Site", "same-origin")],
+        "",
+    )
+    .unwrap();
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(
-        r.header("set-cookie")
-            .is_some_and(|v| v.contains("Max-Age=0")),
+        r.header("set-cookie").is_some_and(
+            |v| v.contains("Max-Age=0") && v.starts_with(&format!("warroom_console_{port}="))
+        ),
         "the cookie is cleared"
     );
     assert_eq!(get(&url, &[("Cookie", &pair)]).unwrap().status, 401);
     assert_eq!(get(&url, &[("Cookie", &second_pair)]).unwrap().status, 200);
+    // A script of ours (no Sec-Fetch-Site, our Origin) may sign out too.
+    let ours = format!("http://{}", c.authority());
+    let r = request(
+        "POST",
+        &logout,
+        &[("Cookie", &second_pair), ("Origin", &ours)],
+        "",
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(get(&url, &[("Cookie", &second_pair)]).unwrap().status, 401);
 
     // DNS rebinding and cross-site requests: a foreign Host or Origin is refused even
     // with the credential; our own origin passes.

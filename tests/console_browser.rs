@@ -39,6 +39,34 @@ fn generated_plan(n: usize) -> (Value, usize) {
     )
 }
 
+/// Serves, on a port of its own, a page that asks the browser for `GET logout` (an image)
+/// and posts a form to it at once, as a hostile local page would; its address.
+fn hostile_page(logout: &str) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let body = format!(
+        "<!doctype html><html><body><img src=\"{logout}\">\
+         <form id=f method=post action=\"{logout}\"></form>\
+         <script>setTimeout(function(){{document.getElementById('f').submit()}},200)</script>\
+         </body></html>"
+    );
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten().take(4) {
+            let mut buf = [0u8; 4096];
+            let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+            let _ = s.read(&mut buf);
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}/")
+}
+
 #[test]
 fn the_console_works_in_a_real_browser() {
     let root = common::example_project();
@@ -282,16 +310,34 @@ fn the_console_works_in_a_real_browser() {
     );
     errors.extend(b.console_errors());
 
-    // Signing out: the link in the header ends the session; the page needs a new
+    // A page on another loopback port (the same *site* to the browser, so SameSite does
+    // not hold its requests back) tries to sign the console out: an image of /logout and a
+    // form posted to it. The session survives both.
+    let hostile = hostile_page(&format!("{base}/logout"));
+    b.goto(&hostile);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    // Its refused requests are errors of that page, not of the console's.
+    let _refused = b.console_errors();
+    b.goto(&format!("{base}/timeline"));
+    assert!(
+        !b.eval("return document.title")
+            .as_str()
+            .unwrap()
+            .contains("Sign in"),
+        "a page on another port signed the console out"
+    );
+
+    // Signing out: the button in the header ends the session; the page needs a new
     // sign-in, and the old address (already used) does not give one.
-    b.eval("document.querySelector('header.top a.signout').click(); return true");
+    b.eval("document.querySelector('header.top form.signout button').click(); return true");
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert!(
         b.eval("return document.title")
             .as_str()
             .unwrap()
             .contains("Signed out"),
-        "the sign-out page"
+        "the sign-out page: {}",
+        b.eval("return document.title + ' | ' + document.body.innerText")
     );
     b.goto(&format!("{base}/timeline"));
     assert!(

@@ -96,7 +96,10 @@ impl ConsoleCmd {
             use crate::clock::Clock;
             crate::clock::SystemClock.now().0.max(0) as u64
         };
-        let code = crate::console::signin::mint_code(&token, now);
+        let authority = base
+            .trim_start_matches("http://")
+            .trim_start_matches("https://");
+        let code = crate::console::signin::mint_code(&token, authority, now);
         let lifetime = crate::console::signin::CODE_LIFETIME.as_secs();
         let out = ConsoleOut {
             login_url: format!("{base}/login?code={code}"),

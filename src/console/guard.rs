@@ -2,7 +2,10 @@
 //! credential; and the headers every response carries. `/login` trades a one-time code
 //! (from the URL `warroom-memory console` prints) for a session cookie and redirects to
 //! the page, so the code leaves the address bar at once; `/logout` ends the session
-//! ([`super::signin`]).
+//! ([`super::signin`]) — by POST only, from one of our own pages (`Sec-Fetch-Site:
+//! same-origin`, or our `Origin`), so a page elsewhere (another loopback port is the same
+//! *site* to a browser) cannot sign the console out. The cookie is named after the port,
+//! so two daemons on one host neither read nor clear each other's session.
 
 use std::sync::Arc;
 
@@ -35,15 +38,47 @@ pub(crate) struct Guard {
     hosts: Vec<String>,
 }
 
-/// The session cookie values a request carries.
+/// The request's `Host`, lower-cased (empty when missing or not text).
+fn host_of(h: &http::HeaderMap) -> String {
+    h.get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default()
+}
+
+/// The session cookie's name for the daemon at `host`: `warroom_console_<port>`.
+/// Browsers send a host's cookies to all its ports; a name per port keeps two daemons'
+/// sessions apart (neither is shown, used nor cleared by the other).
+pub(crate) fn cookie_name(host: &str) -> String {
+    match host.rsplit_once(':') {
+        Some((_, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{COOKIE}_{port}")
+        }
+        _ => COOKIE.to_string(),
+    }
+}
+
+/// The session cookie values a request carries for this daemon.
 fn cookies(req: &http::HeaderMap) -> impl Iterator<Item = &str> {
+    let name = cookie_name(&host_of(req));
     req.get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
-        .filter(|(k, _)| *k == COOKIE)
+        .filter(move |(k, _)| *k == name)
         .map(|(_, v)| v)
+}
+
+/// Whether a state-changing request provably came from one of our own pages: the
+/// browser's `Sec-Fetch-Site` says `same-origin`, or (a browser without it, or a script)
+/// `Origin` is present and not `null` — the caller has already refused a foreign one.
+/// Neither: not proven, refused.
+fn same_origin(h: &http::HeaderMap) -> bool {
+    match h.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        Some(site) => site.eq_ignore_ascii_case("same-origin"),
+        None => h.get(header::ORIGIN).is_some_and(|o| o != "null"),
+    }
 }
 
 /// The wall clock in unix seconds, for sign-in codes (the console is an edge).
@@ -94,12 +129,7 @@ pub(crate) async fn check(State(g): State<Arc<Guard>>, req: Request, next: Next)
 }
 
 fn refuse(g: &Guard, req: &Request) -> Option<Response> {
-    let host = req
-        .headers()
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
+    let host = host_of(req.headers());
     if !g.hosts.contains(&host) {
         static FOREIGN_HOST: crate::ratelog::Limiter = crate::ratelog::Limiter::new();
         if let Some(held) = FOREIGN_HOST.allow(std::time::Instant::now()) {
@@ -118,7 +148,9 @@ fn refuse(g: &Guard, req: &Request) -> Option<Response> {
              loopback serves the hosts of its --allow-origin values.",
         ));
     }
-    if let Some(origin) = req.headers().get(header::ORIGIN) {
+    // `Origin: null` is what a browser sends from our own pages too (they carry
+    // `Referrer-Policy: no-referrer`): it proves nothing either way and is judged as absent.
+    if let Some(origin) = req.headers().get(header::ORIGIN).filter(|o| *o != "null") {
         let ours = format!("http://{host}");
         if origin.to_str().map(str::to_ascii_lowercase).ok().as_deref() != Some(&ours) {
             return Some(error_page(
@@ -129,17 +161,29 @@ fn refuse(g: &Guard, req: &Request) -> Option<Response> {
             ));
         }
     }
-    if req.method() != http::Method::GET && req.method() != http::Method::HEAD {
+    let path = req.uri().path();
+    let read = req.method() == http::Method::GET || req.method() == http::Method::HEAD;
+    // The one state-changing route: signing out, by POST from our own page.
+    let sign_out = req.method() == http::Method::POST && path == "/logout";
+    if !read && !sign_out {
         let mut r = error_page(
             StatusCode::METHOD_NOT_ALLOWED,
             "Read only",
-            "The console only reads: it answers GET and HEAD.",
+            "The console only reads: it answers GET and HEAD (and POST /logout, from its \
+             own Sign out button).",
         );
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return Some(r);
     }
-    let path = req.uri().path();
+    if sign_out && !same_origin(req.headers()) {
+        return Some(error_page(
+            StatusCode::FORBIDDEN,
+            "Origin not proven",
+            "Signing out is done with the console's own Sign out button: this request carried \
+             neither `Sec-Fetch-Site: same-origin` nor the console's Origin.",
+        ));
+    }
     if g.authorized(req) {
         crate::conn::Proven::mark(req);
         return None;
@@ -167,11 +211,19 @@ pub(crate) struct Login {
 }
 
 /// `/login?code=…[&next=/path]`: a one-time code for a session cookie, then the page.
-pub(crate) async fn login(State(c): State<super::Shared>, Query(q): Query<Login>) -> Response {
+pub(crate) async fn login(
+    State(c): State<super::Shared>,
+    headers: http::HeaderMap,
+    Query(q): Query<Login>,
+) -> Response {
     let g = &c.guard;
-    if let Err(why) = g.signin.redeem(&q.code, unix_now()) {
+    let host = host_of(&headers);
+    if let Err(why) = g.signin.redeem(&q.code, &host, unix_now()) {
         let why = match why {
-            CodeRefused::Wrong => "That sign-in address is not one this daemon made",
+            CodeRefused::Wrong => {
+                "That sign-in address is not one made for this daemon (another token, \
+                 another address, or garbled)"
+            }
             CodeRefused::Expired => "That sign-in address has expired (it is good for a minute)",
             CodeRefused::Used => "That sign-in address was already used (each is good once)",
         };
@@ -185,7 +237,8 @@ pub(crate) async fn login(State(c): State<super::Shared>, Query(q): Query<Login>
     }
     let value = g.signin.open(std::time::Instant::now());
     let cookie = format!(
-        "{COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+        "{}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+        cookie_name(&host),
         g.signin.max_age().as_secs()
     );
     // Only a path on this site: never an address elsewhere (`//host`, `/\\host`).
@@ -205,7 +258,13 @@ pub(crate) async fn login(State(c): State<super::Shared>, Query(q): Query<Login>
         .into_response()
 }
 
-/// `/logout`: ends this browser's session and clears its cookie.
+/// `GET /logout`: a page with the Sign out button (a GET changes nothing).
+pub(crate) async fn logout_page() -> Response {
+    super::layout::sign_out_page()
+}
+
+/// `POST /logout` (the guard has checked it came from our own page): ends this browser's
+/// session and clears its cookie.
 pub(crate) async fn logout(State(c): State<super::Shared>, req: Request) -> Response {
     for v in cookies(req.headers()) {
         c.guard.signin.end(v);
@@ -216,9 +275,12 @@ pub(crate) async fn logout(State(c): State<super::Shared>, req: Request) -> Resp
         "This browser's console session has ended. To sign in again, run \
          `warroom-memory console` and open the address it prints.",
     );
-    r.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_static("warroom_console=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
+    let clear = format!(
+        "{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
+        cookie_name(&host_of(req.headers()))
     );
+    if let Ok(v) = HeaderValue::from_str(&clear) {
+        r.headers_mut().insert(header::SET_COOKIE, v);
+    }
     r
 }

@@ -48,7 +48,9 @@ pub(crate) fn page(title: &str, active: &str, body: Markup) -> Markup {
                         input type="search" name="q" placeholder="Search the memory" aria-label="Search";
                     }
                     span #live.live title="Live updates" {}
-                    a.signout href="/logout" title="End this browser's console session" { "Sign out" }
+                    form.signout action="/logout" method="post" {
+                        button type="submit" title="End this browser's console session" { "Sign out" }
+                    }
                 }
                 main { (body) }
             }
@@ -66,6 +68,20 @@ pub(crate) fn error_page(status: StatusCode, title: &str, message: &str) -> Resp
         }
     };
     (status, page(title, "", body)).into_response()
+}
+
+/// `GET /logout`: the Sign out button on a page of its own (signing out is a POST).
+pub(crate) fn sign_out_page() -> Response {
+    let body = html! {
+        section.error {
+            h1 { "Sign out" }
+            p { "End this browser's console session?" }
+            form.signout-page action="/logout" method="post" {
+                button type="submit" { "Sign out" }
+            }
+        }
+    };
+    (StatusCode::OK, page("Sign out", "", body)).into_response()
 }
 
 pub(crate) async fn css() -> Response {

@@ -93,7 +93,7 @@ pub fn router(memory: Arc<Memory>, opts: ConsoleOptions, stop: CancellationToken
         .route("/audit/diff", get(audit::diff))
         .route("/events", get(events::stream))
         .route("/login", get(guard::login))
-        .route("/logout", get(guard::logout))
+        .route("/logout", get(guard::logout_page).post(guard::logout))
         .route("/assets/console.css", get(layout::css))
         .route("/assets/console.js", get(layout::js))
         .route("/assets/icon.svg", get(layout::icon))

@@ -50,16 +50,23 @@ fn random_hex(n: usize) -> String {
     hex(&buf)
 }
 
-fn mac(key: &[u8; 32], expiry: u64, nonce: &str) -> blake3::Hash {
-    blake3::keyed_hash(key, format!("{expiry}.{nonce}").as_bytes())
+/// The MAC over a code's expiry, nonce and the daemon's address (`host:port`,
+/// lower-cased): a code is good at the one daemon it was printed for, even when two
+/// daemons share an operator token.
+fn mac(key: &[u8; 32], expiry: u64, nonce: &str, authority: &str) -> blake3::Hash {
+    blake3::keyed_hash(
+        key,
+        format!("{expiry}.{nonce}.{}", authority.to_ascii_lowercase()).as_bytes(),
+    )
 }
 
-/// A sign-in code for the daemon holding `operator_token`, good until `now_unix` +
-/// [`CODE_LIFETIME`] (the command line's clock: it is an edge).
-pub fn mint_code(operator_token: &str, now_unix: u64) -> String {
+/// A sign-in code for the daemon holding `operator_token` at `authority` (`host:port`, as
+/// the printed address names it), good until `now_unix` + [`CODE_LIFETIME`] (the command
+/// line's clock: it is an edge).
+pub fn mint_code(operator_token: &str, authority: &str, now_unix: u64) -> String {
     let expiry = now_unix + CODE_LIFETIME.as_secs();
     let nonce = random_hex(16);
-    let m = mac(&code_key(operator_token), expiry, &nonce);
+    let m = mac(&code_key(operator_token), expiry, &nonce, authority);
     format!("{expiry}.{nonce}.{}", m.to_hex())
 }
 
@@ -106,8 +113,14 @@ impl SignIn {
         self.max_age
     }
 
-    /// Accepts `code` once, before its expiry.
-    pub(crate) fn redeem(&self, code: &str, now_unix: u64) -> Result<(), CodeRefused> {
+    /// Accepts `code` once, before its expiry, when it was made for `authority` (the
+    /// request's `Host`).
+    pub(crate) fn redeem(
+        &self,
+        code: &str,
+        authority: &str,
+        now_unix: u64,
+    ) -> Result<(), CodeRefused> {
         let mut parts = code.trim().splitn(3, '.');
         let (Some(expiry), Some(nonce), Some(given)) = (parts.next(), parts.next(), parts.next())
         else {
@@ -117,7 +130,7 @@ impl SignIn {
             return Err(CodeRefused::Wrong);
         };
         // blake3::Hash compares in constant time.
-        let want = mac(&self.key, expiry, nonce);
+        let want = mac(&self.key, expiry, nonce, authority);
         if nonce.len() != 32 || blake3::Hash::from_hex(given).ok() != Some(want) {
             return Err(CodeRefused::Wrong);
         }
@@ -198,17 +211,33 @@ mod tests {
     #[test]
     fn a_code_is_good_once_and_only_before_its_expiry() {
         let s = signin();
-        let code = mint_code("operator-token-0123456789", 1000);
-        assert_eq!(s.redeem(&code, 1001), Ok(()));
-        assert_eq!(s.redeem(&code, 1002), Err(CodeRefused::Used));
-        let late = mint_code("operator-token-0123456789", 1000);
-        assert_eq!(s.redeem(&late, 1061), Err(CodeRefused::Expired));
-        let other = mint_code("another-token-0123456789", 1000);
-        assert_eq!(s.redeem(&other, 1001), Err(CodeRefused::Wrong));
-        let mut forged = mint_code("operator-token-0123456789", 1000);
+        let at = "127.0.0.1:7391";
+        let code = mint_code("operator-token-0123456789", at, 1000);
+        assert_eq!(s.redeem(&code, at, 1001), Ok(()));
+        assert_eq!(s.redeem(&code, at, 1002), Err(CodeRefused::Used));
+        let late = mint_code("operator-token-0123456789", at, 1000);
+        assert_eq!(s.redeem(&late, at, 1061), Err(CodeRefused::Expired));
+        let other = mint_code("another-token-0123456789", at, 1000);
+        assert_eq!(s.redeem(&other, at, 1001), Err(CodeRefused::Wrong));
+        let mut forged = mint_code("operator-token-0123456789", at, 1000);
         forged.replace_range(0..4, "9999");
-        assert_eq!(s.redeem(&forged, 1001), Err(CodeRefused::Wrong));
-        assert_eq!(s.redeem("garbage", 1001), Err(CodeRefused::Wrong));
+        assert_eq!(s.redeem(&forged, at, 1001), Err(CodeRefused::Wrong));
+        assert_eq!(s.redeem("garbage", at, 1001), Err(CodeRefused::Wrong));
+    }
+
+    #[test]
+    fn a_code_is_good_only_at_the_daemon_it_was_printed_for() {
+        // Two daemons sharing one operator token: the code printed for one opens nothing
+        // at the other, so it stays good once, not once per daemon.
+        let (a, b) = (signin(), signin());
+        let code = mint_code("operator-token-0123456789", "127.0.0.1:7391", 1000);
+        assert_eq!(
+            b.redeem(&code, "127.0.0.1:7392", 1001),
+            Err(CodeRefused::Wrong)
+        );
+        assert_eq!(a.redeem(&code, "127.0.0.1:7391", 1001), Ok(()));
+        let upper = mint_code("operator-token-0123456789", "LOCALHOST:7391", 1000);
+        assert_eq!(a.redeem(&upper, "localhost:7391", 1001), Ok(()));
     }
 
     #[test]
