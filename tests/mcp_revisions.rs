@@ -229,6 +229,16 @@ fn raw_2026_07_28_lines_on_stdio_get_the_revisions_answers() {
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta("2026-07-28")}}),
         json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"_meta": meta("2026-07-28"),
                "name": "memory_publish", "arguments": {"kind": "decision", "summary": "Raw lines work"}}}),
+        // Client strings an error repeats come back scanned and clipped: a 1 MB version,
+        // a token given as the version, a method name of 100 KB.
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": meta(&"9".repeat(1 << 20))}}),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {"_meta": meta(GH_TOKEN)}}),
+        json!({"jsonrpc": "2.0", "id": 9, "method": "x".repeat(100_000), "params": {"_meta": meta("2026-07-28")}}),
+        // This stream speaks 2026-07-28 now: a late `initialize` is refused, saying so,
+        // and the stream goes on as it was.
+        json!({"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+               "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {"_meta": meta("2026-07-28")}}),
     ];
     let mut child = Command::new(BIN)
         .args(["serve", "--root"])
@@ -291,4 +301,92 @@ fn raw_2026_07_28_lines_on_stdio_get_the_revisions_answers() {
     assert_eq!(called["resultType"], "complete", "{called}");
     assert_eq!(called["structuredContent"]["entry"]["room_id"], "room-a");
     assert_eq!(ledger_lines(dir.path()).len(), 1);
+    assert_screened(&answers[&7], &answers[&8], &answers[&9]);
+    let late = &answers[&10]["error"];
+    assert_eq!(late["code"], -32600, "{}", answers[&10]);
+    assert!(
+        late["message"].as_str().unwrap().contains("2026-07-28"),
+        "{late}"
+    );
+    assert_eq!(
+        answers[&11]["result"]["resultType"], "complete",
+        "{}",
+        answers[&11]
+    );
+}
+
+/// A token as a client would paste it where a version goes.
+const GH_TOKEN: &str = "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6";
+
+/// The answers to a 1 MB version, a token as the version and a 100 KB method name: the
+/// errors the revision defines, each client string clipped to 256 bytes, the token
+/// redacted.
+fn assert_screened(huge: &Value, token: &Value, method: &Value) {
+    assert_eq!(
+        huge["error"]["code"],
+        -32022,
+        "{}",
+        warroom_memory::text::prefix(&huge.to_string(), 500)
+    );
+    let requested = huge["error"]["data"]["requested"].as_str().unwrap();
+    assert!(requested.len() <= 256, "{}", requested.len());
+    assert!(huge.to_string().len() < 2_000, "{}", huge.to_string().len());
+    assert_eq!(token["error"]["code"], -32022, "{token}");
+    assert!(
+        !token
+            .to_string()
+            .contains(GH_TOKEN.trim_start_matches("ghp_")),
+        "{token}"
+    );
+    assert!(token.to_string().contains("REDACTED"), "{token}");
+    assert!(
+        method.get("error").is_some(),
+        "{}",
+        warroom_memory::text::prefix(&method.to_string(), 500)
+    );
+    assert!(
+        method.to_string().len() < 5_000,
+        "{}",
+        method.to_string().len()
+    );
+}
+
+/// Over HTTP the same client strings come back screened as over stdio.
+#[test]
+fn http_errors_repeat_client_strings_scanned_and_clipped() {
+    let dir = project();
+    let runtime = tempfile::tempdir().unwrap();
+    let _daemon = start_daemon(dir.path(), runtime.path());
+    let (url, token) = (
+        url_of(dir.path(), runtime.path()),
+        operator_token(dir.path(), runtime.path()),
+    );
+    let auth = format!("Bearer {token}");
+    let send = |version: &str, method: &str| -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let r = xtask::http_client::post(
+            &url,
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                ("X-Warroom-Room", "room-a"),
+                ("X-Warroom-Role", "engineer"),
+                ("MCP-Protocol-Version", version),
+                ("Mcp-Method", method),
+            ],
+            &body.to_string(),
+        )
+        .unwrap();
+        assert!(r.body.len() < 5_000, "{}: {} bytes", r.status, r.body.len());
+        serde_json::from_str(&r.body).unwrap_or_else(|e| panic!("{e}: {}", r.body))
+    };
+    // A version as long as a request head may be (hyper refuses longer heads itself).
+    let huge = send(&"9".repeat(12 << 10), "tools/list");
+    let token = send(GH_TOKEN, "tools/list");
+    let method = send("2026-07-28", &"x".repeat(100_000));
+    assert_screened(&huge, &token, &method);
 }

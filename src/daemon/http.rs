@@ -153,6 +153,7 @@ pub async fn serve(
     // has its own guard (a browser brings a cookie, not a bearer header).
     let router = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(screen_errors))
         .layer(axum::middleware::from_fn_with_state(owners, bind_sessions))
         .layer(axum::middleware::from_fn_with_state(verifier, authenticate))
         .merge(console);
@@ -184,6 +185,47 @@ fn console_hosts(addr: SocketAddr, origins: &[String]) -> Vec<String> {
         hosts.push(host.trim_end_matches('/').to_string());
     }
     hosts
+}
+
+/// Most bytes of a JSON answer read back to screen it (rmcp's answers are whole buffers;
+/// a tool's result is bounded far below this by the tools' own limits).
+const MAX_SCREENED_BODY: usize = 64 << 20;
+
+/// Screens the client strings an error answer repeats ([`crate::mcp::echo`]), as the stdio
+/// wire does; results and event streams pass untouched.
+async fn screen_errors(req: Request, next: Next) -> Response {
+    let resp = next.run(req).await;
+    let json = resp
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/json"));
+    if !json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_SCREENED_BODY).await {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::warn!("http: an answer could not be read back to screen it: {e}");
+            return (
+                http::StatusCode::INTERNAL_SERVER_ERROR,
+                "the answer could not be screened; retry the call",
+            )
+                .into_response();
+        }
+    };
+    let is_error = bytes.windows(8).any(|w| w == b"\"error\":");
+    match is_error
+        .then(|| crate::mcp::echo::screen_body(&bytes))
+        .flatten()
+    {
+        Some(screened) => {
+            parts.headers.remove(http::header::CONTENT_LENGTH);
+            Response::from_parts(parts, axum::body::Body::from(screened))
+        }
+        None => Response::from_parts(parts, axum::body::Body::from(bytes)),
+    }
 }
 
 /// 401 unless the request carries `Authorization: Bearer <token>` with a token the

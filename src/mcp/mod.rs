@@ -7,6 +7,7 @@
 //! and a call that has started writing finishes even if the client goes away, so a
 //! disconnect never leaves half a line behind.
 
+pub mod echo;
 pub mod live;
 pub mod ostwin;
 mod portable;

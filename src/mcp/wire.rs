@@ -15,7 +15,8 @@
 //!   names its protocol version starts it). Notifications sent before either have nobody
 //!   to answer and are dropped (logged).
 //!
-//! Everything else is handed to rmcp unchanged. Writes go through one mutex so the error
+//! Every error written, ours or rmcp's, is screened first ([`super::echo`]: client strings
+//! scanned and clipped). Everything else is handed to rmcp unchanged. Writes go through one mutex so the error
 //! answers written here never interleave with rmcp's responses.
 
 use std::sync::Arc;
@@ -37,6 +38,9 @@ pub struct LineTransport<R, W> {
     writer: Arc<Mutex<W>>,
     max_line: usize,
     initialized: bool,
+    /// The lifecycle began with a request carrying its own protocol version (2026-07-28):
+    /// a later `initialize` is refused, not half-applied.
+    per_request: bool,
     /// The line read so far. It lives here, not in the reading future, because rmcp polls
     /// `receive` inside a `select!` and drops it whenever another branch wins: state
     /// kept in the future would lose the bytes already consumed.
@@ -63,6 +67,7 @@ where
             writer: Arc::new(Mutex::new(writer)),
             max_line,
             initialized: false,
+            per_request: false,
             partial: Vec::new(),
             discarding: false,
         }
@@ -116,6 +121,7 @@ where
         message: String,
     ) -> impl Future<Output = ()> + Send + 'static {
         let writer = self.writer.clone();
+        let message = super::echo::message(&message);
         async move {
             let reply =
                 json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
@@ -169,10 +175,26 @@ where
                 return None;
             }
         };
+        if self.per_request
+            && let JsonRpcMessage::Request(r) = &msg
+            && matches!(r.request, ClientRequest::InitializeRequest(_))
+        {
+            let msg = "this stream already speaks MCP 2026-07-28 (a request carried \
+                       `io.modelcontextprotocol/protocolVersion` in `_meta`), so `initialize` \
+                       is refused; go on with per-request `_meta`, or open a new stream for \
+                       the 2025-11-25 handshake"
+                .to_string();
+            self.answer_error(id, -32600, msg).await;
+            return None;
+        }
         if !self.initialized {
             match &msg {
                 JsonRpcMessage::Request(r) => match opening(&r.request) {
-                    Opening::Starts => self.initialized = true,
+                    Opening::Starts => {
+                        self.initialized = true;
+                        self.per_request =
+                            !matches!(r.request, ClientRequest::InitializeRequest(_));
+                    }
                     Opening::Probe => {}
                     Opening::Refused => {
                         let msg = format!(
@@ -225,8 +247,11 @@ where
 
     fn send(
         &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
+        mut item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let JsonRpcMessage::Error(e) = &mut item {
+            super::echo::screen(&mut e.error);
+        }
         let writer = self.writer.clone();
         async move {
             let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
