@@ -372,6 +372,32 @@ fn a_secret_among_brief_keywords_never_reaches_receipts() {
         stored.contains("[REDACTED:"),
         "the keyword is redacted: {stored}"
     );
+    let kept: Value = serde_json::from_str(stored.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        kept["args"]["brief_keywords"][0], "auth",
+        "only the secret's own word is redacted: {kept}"
+    );
+    // Words that are no secret stay as they were, whatever stands beside them: a keyword
+    // no language spells, and a topic next to an AWS key; two lists that differ in such a
+    // word make two receipts.
+    let key = "AKIAZ3MHJK7LQPN4XR2T";
+    let mut receipts = Vec::new();
+    for kw in [["kw12x345", "sessions"], ["checkout", key], ["cart", key]] {
+        let (code, out, err) = cli_env(
+            root,
+            &["--json", "context", "--keyword", kw[0], "--keyword", kw[1]],
+            &as_b,
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        receipts.push(v["receipt"].as_str().unwrap().to_string());
+        let line = std::fs::read_to_string(&file).unwrap();
+        let last: Value = serde_json::from_str(line.lines().last().unwrap()).unwrap();
+        assert_eq!(last["args"]["brief_keywords"][0], kw[0], "{last}");
+        assert!(!line.contains(key), "{line}");
+    }
+    receipts.dedup();
+    assert_eq!(receipts.len(), 3, "{receipts:?}");
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "receipts get the ledger's mode, not {mode:o}");
     // The replay of that receipt, with redacted keywords, is still byte-identical.
@@ -581,7 +607,8 @@ fn rechain(lines: &[&str], f: impl Fn(usize, &str) -> String) -> String {
 
 /// What one asker can make the server write is bounded: the same brief asked again at the
 /// same ledger position is recorded once (the call returns that receipt), and new
-/// receipts are capped per asker and minute (`receipts_per_minute`).
+/// receipts are capped per asker in any 60 seconds (`receipts_per_minute`; a sliding
+/// window, so a burst across a minute's boundary is not twice the cap).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_asker_cannot_make_receipts_grow_without_bound() {
     let p = planned_project();
@@ -592,7 +619,7 @@ async fn one_asker_cannot_make_receipts_grow_without_bound() {
     )
     .unwrap();
     let file = root.join(".agents/receipts.jsonl");
-    let clock = common::scenario_clock(root, "2027-01-20T10:00:00Z");
+    let clock = common::scenario_clock(root, "2027-01-20T10:00:59Z");
     let manager = agent(root)
         .room("room-b")
         .role("manager")
@@ -624,8 +651,15 @@ async fn one_asker_cannot_make_receipts_grow_without_bound() {
         .await;
     assert!(err.contains("receipts_per_minute"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
-    // A later minute admits new briefs again.
+    // A second later the clock's minute has turned, but the last 60 s still hold three.
     common::scenario_clock(root, "2027-01-20T10:01:00Z");
+    let err = manager
+        .err("memory_get_context", json!({"brief_keywords": ["tokens"]}))
+        .await;
+    assert!(err.contains("receipts_per_minute"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    // Sixty seconds after those three, new briefs are admitted again.
+    common::scenario_clock(root, "2027-01-20T10:01:59Z");
     manager
         .ok("memory_get_context", json!({"brief_keywords": ["tokens"]}))
         .await;

@@ -48,14 +48,14 @@ impl Memory {
     /// Brief keywords are text an agent sends that reaches the receipts file and the
     /// console: they pass the secret policy like every written text (redacted, or the call
     /// refused), before they rank anything, so the brief, its receipt and its replay all
-    /// see the same words.
+    /// see the same words. They are scanned as words: a secret redacts only its own.
     fn scrub_keywords(&self, mut args: ContextArgs) -> Result<ContextArgs> {
         if let Some(kw) = args.brief_keywords.take() {
             let names: Vec<String> = (0..kw.len())
                 .map(|i| format!("brief_keywords[{i}]"))
                 .collect();
             let fields: Vec<(&str, String)> = names.iter().map(String::as_str).zip(kw).collect();
-            args.brief_keywords = Some(self.guard_fields(&fields, &mut Vec::new())?);
+            args.brief_keywords = Some(self.guard_words(&fields, &mut Vec::new())?);
         }
         Ok(args)
     }

@@ -313,6 +313,28 @@ impl Memory {
     ) -> Result<Vec<String>> {
         let texts: Vec<&str> = fields.iter().map(|(_, t)| t.as_str()).collect();
         let scans = crate::secrets::scan_fields_with(&texts, self.secret_rules.as_deref());
+        self.apply_policy(fields, scans, found)
+    }
+
+    /// [`Self::guard_fields`] for a list of words (brief keywords), scanned as words
+    /// ([`crate::secrets::scan_words_with`]: a secret redacts only its own words).
+    pub(crate) fn guard_words(
+        &self,
+        fields: &[(&str, String)],
+        found: &mut Vec<String>,
+    ) -> Result<Vec<String>> {
+        let texts: Vec<&str> = fields.iter().map(|(_, t)| t.as_str()).collect();
+        let scans = crate::secrets::scan_words_with(&texts, self.secret_rules.as_deref());
+        self.apply_policy(fields, scans, found)
+    }
+
+    /// The secret policy over fields' scans: refused, or the redacted texts.
+    fn apply_policy(
+        &self,
+        fields: &[(&str, String)],
+        scans: Vec<crate::secrets::Scan>,
+        found: &mut Vec<String>,
+    ) -> Result<Vec<String>> {
         let mut out = Vec::with_capacity(scans.len());
         for ((field, _), scan) in fields.iter().zip(scans) {
             if !scan.kinds.is_empty()

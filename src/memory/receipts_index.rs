@@ -171,11 +171,13 @@ impl ReceiptIndex {
 }
 
 /// What one asker's briefs may write: the last brief recorded per room and arguments, and
-/// the new receipts of the current minute.
+/// the times (seconds) of its new receipts in the last 60 seconds — a sliding window, so
+/// no 60 seconds anywhere hold more than the cap (a fixed minute let a burst straddling
+/// its boundary record twice the cap).
 #[derive(Default)]
 pub(crate) struct Limits {
     last: HashMap<[u8; 32], (String, String)>,
-    minute: HashMap<(Option<String>, Option<String>), (i64, u32)>,
+    recent: HashMap<(Option<String>, Option<String>), std::collections::VecDeque<i64>>,
 }
 
 impl Limits {
@@ -188,22 +190,22 @@ impl Limits {
             .map(|(_, id)| id.as_str())
     }
 
-    /// Counts a new receipt of `who` in the minute of `now` (seconds); false past `cap`.
+    /// Counts a new receipt of `who` at `now` (seconds); false when the 60 seconds up to
+    /// `now` already hold `cap`. The window keeps at most `cap` times per asker.
     pub(crate) fn admit(
         &mut self,
         who: &(Option<String>, Option<String>),
         now: i64,
         cap: u32,
     ) -> bool {
-        let minute = now.div_euclid(60);
-        let slot = self.minute.entry(who.clone()).or_insert((minute, 0));
-        if slot.0 != minute {
-            *slot = (minute, 0);
+        let times = self.recent.entry(who.clone()).or_default();
+        while times.front().is_some_and(|&t| t <= now - 60) {
+            times.pop_front();
         }
-        if slot.1 >= cap {
+        if times.len() >= cap as usize {
             return false;
         }
-        slot.1 += 1;
+        times.push_back(now);
         true
     }
 
@@ -212,8 +214,11 @@ impl Limits {
         if self.last.len() >= 16_384 {
             self.last.clear(); // a bound, not a cache policy: an old brief is recorded again
         }
-        if self.minute.len() >= 16_384 {
-            self.minute.clear();
+        if self.recent.len() >= 16_384 {
+            self.recent.retain(|_, t| !t.is_empty());
+            if self.recent.len() >= 16_384 {
+                self.recent.clear();
+            }
         }
         self.last.insert(key, (what, id));
     }

@@ -145,6 +145,18 @@ fn allowed(a: &Allow, secret: &[u8], whole: Range<usize>, text: &[u8]) -> bool {
 
 /// Findings in `text`: (byte range of the secret, rule id).
 fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
+    let mut out = find_by_shape(text);
+    let bytes = text.as_bytes();
+    let mut told = shapes::password_shaped_args(bytes);
+    told.retain(|(r, _)| !data::is_data(bytes, r));
+    out.extend(told);
+    out
+}
+
+/// The findings of the rules that know a secret by its own shape and the words around it
+/// (gitleaks' and ours, high-entropy tokens), without the ones that judge a note's prose
+/// (a password pasted with a verb, a note that is one random token: [`shapes`]).
+fn find_by_shape(text: &str) -> Vec<(Range<usize>, &'static str)> {
     let set = rules();
     let bytes = text.as_bytes();
     let mut run = vec![false; set.rules.len()];
@@ -199,7 +211,6 @@ fn find(text: &str) -> Vec<(Range<usize>, &'static str)> {
         }
     }
     out.extend(high_entropy_tokens(bytes));
-    out.extend(shapes::password_shaped_args(bytes));
     out.retain(|(r, _)| !data::is_data(bytes, r));
     out
 }
@@ -348,6 +359,41 @@ pub fn scan_fields_with(fields: &[&str], project: Option<&ProjectRules>) -> Vec<
     })
 }
 
+/// Scans a list of words (brief keywords): the words are read as one line, each after the
+/// other, and a finding redacts only what it covers of each word it overlaps — never a
+/// neighbour (`checkout` beside an AWS key stays `checkout`). Words name topics, they are
+/// not a note: the prose rules that judge a note by a token no language spells (a note
+/// that is one random word, a password pasted with a verb) do not apply, so `kw12x345`
+/// stays a keyword; every rule that knows a secret by its own shape does.
+pub fn scan_words_with(words: &[&str], project: Option<&ProjectRules>) -> Vec<Scan> {
+    let norms: Vec<String> = words.iter().map(|w| normalize(w)).collect();
+    let line = norms.join(" ");
+    let mut found = find_by_shape(&line);
+    if let Some(p) = project {
+        p.apply(line.as_bytes(), &mut found);
+    }
+    let mut at = 0;
+    words
+        .iter()
+        .zip(&norms)
+        .map(|(word, norm)| {
+            let span = at..at + norm.len();
+            at = span.end + 1;
+            let own: Vec<(Range<usize>, &'static str)> = found
+                .iter()
+                .filter(|(r, _)| r.start < span.end && r.end > span.start)
+                .map(|(r, id)| {
+                    (
+                        r.start.max(span.start) - span.start..r.end.min(span.end) - span.start,
+                        *id,
+                    )
+                })
+                .collect();
+            redact(word, norm, own)
+        })
+        .collect()
+}
+
 /// How much of each side of a junction between two fields is scanned together.
 const JUNCTION: usize = 256;
 
@@ -445,3 +491,5 @@ fn redact(text: &str, norm: &str, mut found: Vec<(Range<usize>, &'static str)>) 
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod words_tests;
