@@ -41,6 +41,11 @@ pub const POLL: Duration = Duration::from_millis(200);
 pub const RESOURCE_ENTRIES: usize = 20;
 /// Subscriptions one session may hold.
 pub const MAX_SUBSCRIPTIONS: usize = 64;
+/// URIs a `subscriptions/listen` filter may name (duplicates and unknown shapes counted):
+/// a longer one is refused whole rather than held while the stream lives.
+pub const MAX_FILTER_URIS: usize = 1024;
+
+use super::live_budget::{Budget, MAX_STREAM_URIS, MAX_STREAMS_PER_SESSION};
 
 const UPSTREAM: &str = "warroom://upstream";
 const ROOM_PREFIX: &str = "warroom://room/";
@@ -48,13 +53,18 @@ const ROOM_PREFIX: &str = "warroom://room/";
 /// The process's poller: broadcasts the rooms of every batch of new entries.
 pub struct Feed {
     tx: broadcast::Sender<Arc<Vec<String>>>,
+    /// What every stream and subscription of the process holds ([`super::live_budget`]).
+    pub budget: Budget,
 }
 
 impl Feed {
     /// Starts polling `memory` on a background thread for the life of the process.
     pub fn start(memory: Arc<Memory>) -> Arc<Feed> {
         let (tx, _) = broadcast::channel(256);
-        let feed = Arc::new(Feed { tx: tx.clone() });
+        let feed = Arc::new(Feed {
+            tx: tx.clone(),
+            budget: Budget::default(),
+        });
         std::thread::Builder::new()
             .name("warroom-feed".into())
             .spawn(move || {
@@ -117,18 +127,58 @@ fn rooms(memory: &Memory, target: &Target, who: &Identity) -> Option<Vec<String>
 /// True if a batch of new entries' rooms touches what `target` covers now (the DAG read at
 /// this moment). An empty batch stands for a lagged receiver that missed batches: the
 /// client is told to re-read, to be safe.
-async fn covers(memory: &Arc<Memory>, target: &Target, who: &Identity, batch: &[String]) -> bool {
-    let (m, t, w) = (memory.clone(), target.clone(), who.clone());
-    let covered = tokio::task::spawn_blocking(move || rooms(&m, &t, &w))
-        .await
-        .unwrap_or(Some(Vec::new()));
-    batch.is_empty() || covered.is_none_or(|rs| batch.iter().any(|b| rs.contains(b)))
+async fn covers(
+    memory: &Arc<Memory>,
+    target: &Target,
+    who: &Identity,
+    batch: &Arc<Vec<String>>,
+) -> bool {
+    let targets = vec![target.clone()];
+    covered(memory, &targets, who, batch).await.first() == Some(&true)
 }
 
-/// The session's live state: its subscriptions.
+/// For each of `targets`, whether `batch` touches it: one read of the DAG off the async
+/// workers for all of them, whatever their number.
+async fn covered(
+    memory: &Arc<Memory>,
+    targets: &[Target],
+    who: &Identity,
+    batch: &Arc<Vec<String>>,
+) -> Vec<bool> {
+    if batch.is_empty() {
+        return vec![true; targets.len()];
+    }
+    let (m, t, w, b) = (memory.clone(), targets.to_vec(), who.clone(), batch.clone());
+    tokio::task::spawn_blocking(move || {
+        let mut upstream: Option<Option<Vec<String>>> = None;
+        t.iter()
+            .map(|target| match target {
+                Target::Room(r) => b.contains(r),
+                Target::Upstream => upstream
+                    .get_or_insert_with(|| rooms(&m, target, &w))
+                    .as_ref()
+                    .is_none_or(|rs| b.iter().any(|x| rs.contains(x))),
+            })
+            .collect()
+    })
+    .await
+    .unwrap_or_else(|_| vec![true; targets.len()])
+}
+
+/// The session's live state: its subscriptions and how many listen streams it holds.
 #[derive(Default)]
 pub struct Subscriptions {
     tasks: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
+    streams: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// One open listen stream of a session; counted until dropped.
+struct Open(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Drop for Subscriptions {
@@ -235,9 +285,14 @@ pub fn subscribe(
             None,
         ));
     }
+    let charge = feed
+        .budget
+        .charge(&who, 1)
+        .map_err(|m| McpError::invalid_params(m, None))?;
     let mut rx = feed.tx.subscribe();
     let key = uri.clone();
     let task = tokio::spawn(async move {
+        let _charge = charge;
         loop {
             let batch = match rx.recv().await {
                 Ok(b) => b,
@@ -271,15 +326,17 @@ pub fn unsubscribe(subs: &Subscriptions, uri: &str) {
 }
 
 /// `subscriptions/listen`: the part of `requested` this server serves — the URIs of
-/// [`list`]'s shapes, at most [`MAX_SUBSCRIPTIONS`] of them (the rest are left out of the
-/// acknowledgment, which is how the revision says "not served").
+/// [`list`]'s shapes, each once, at most [`MAX_STREAM_URIS`] of them (the rest are left
+/// out of the acknowledgment, which is how the revision says "not served").
 pub fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let mut seen = std::collections::HashSet::new();
     let uris: Vec<String> = requested
         .resource_subscriptions
         .iter()
         .flatten()
-        .filter(|u| parse(u).is_ok())
-        .take(MAX_SUBSCRIPTIONS)
+        .take(MAX_FILTER_URIS)
+        .filter(|u| parse(u).is_ok() && seen.insert(u.as_str()))
+        .take(MAX_STREAM_URIS)
         .cloned()
         .collect();
     SubscriptionFilter::builder()
@@ -290,19 +347,59 @@ pub fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
 /// Runs one `subscriptions/listen` stream until the client cancels it or goes away:
 /// every batch of new entries is mapped onto each accepted URI (the DAG read at that
 /// moment), and a covered URI gets `notifications/resources/updated`.
+///
+/// Refused at once (the stream ends with the error; nothing is held): a filter naming
+/// more than [`MAX_FILTER_URIS`] URIs, a session already holding
+/// [`MAX_STREAMS_PER_SESSION`] streams, a spent budget ([`super::live_budget`]).
 pub async fn listen(
     feed: &Feed,
+    subs: &Subscriptions,
     memory: Arc<Memory>,
     who: Identity,
     context: SubscriptionContext,
 ) -> Result<(), McpError> {
-    let targets: Vec<(String, Target)> = context
+    let named = context
+        .requested()
+        .resource_subscriptions
+        .as_ref()
+        .map_or(0, Vec::len);
+    if named > MAX_FILTER_URIS {
+        return Err(McpError::invalid_params(
+            format!(
+                "the filter names {named} URIs; a stream may name at most {MAX_FILTER_URIS}                  (and is served {MAX_STREAM_URIS} distinct ones). Fix: name the URIs you read"
+            ),
+            None,
+        ));
+    }
+    use std::sync::atomic::Ordering;
+    if subs.streams.fetch_add(1, Ordering::SeqCst) >= MAX_STREAMS_PER_SESSION {
+        subs.streams.fetch_sub(1, Ordering::SeqCst);
+        return Err(McpError::invalid_params(
+            format!(
+                "this session holds {MAX_STREAMS_PER_SESSION} listen streams, the limit. Fix: \
+                 one stream can name up to {MAX_STREAM_URIS} URIs; cancel streams you no \
+                 longer read"
+            ),
+            None,
+        ));
+    }
+    let _open = Open(subs.streams.clone());
+    // rmcp acknowledges the requested URIs that [`accepted`] serves, repeats included; each
+    // is served once.
+    let mut seen = std::collections::HashSet::new();
+    let (uris, targets): (Vec<String>, Vec<Target>) = context
         .accepted()
         .resource_subscriptions
         .iter()
         .flatten()
+        .filter(|u| seen.insert(u.as_str()))
+        .take(MAX_STREAM_URIS)
         .filter_map(|u| parse(u).ok().map(|t| (u.clone(), t)))
-        .collect();
+        .unzip();
+    let _charge = feed
+        .budget
+        .charge(&who, uris.len())
+        .map_err(|m| McpError::invalid_params(m, None))?;
     let mut rx = feed.tx.subscribe();
     loop {
         let batch = tokio::select! {
@@ -314,13 +411,13 @@ pub async fn listen(
                 Err(broadcast::error::RecvError::Closed) => return Ok(()),
             },
         };
-        for (uri, target) in &targets {
-            if covers(&memory, target, &who, &batch).await
-                && context
-                    .sink()
-                    .notify_resource_updated(uri.clone())
-                    .await
-                    .is_err()
+        let hit = covered(&memory, &targets, &who, &batch).await;
+        for (uri, _) in uris.iter().zip(hit).filter(|(_, h)| *h) {
+            if context
+                .sink()
+                .notify_resource_updated(uri.clone())
+                .await
+                .is_err()
             {
                 return Ok(()); // the stream or the session is gone
             }

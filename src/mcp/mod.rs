@@ -9,6 +9,7 @@
 
 pub mod echo;
 pub mod live;
+pub mod live_budget;
 pub mod ostwin;
 mod portable;
 pub mod profiles;
@@ -350,7 +351,7 @@ impl ServerHandler for Server {
                 None,
             ));
         };
-        live::listen(feed, self.memory.clone(), who, context).await
+        live::listen(feed, &self.subs, self.memory.clone(), who, context).await
     }
 
     #[allow(deprecated)]
