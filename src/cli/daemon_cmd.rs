@@ -31,9 +31,17 @@ pub struct DaemonCmd {
     /// otherwise (DNS-rebinding defence). Clients that send no `Origin` are not affected.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
-    /// Most HTTP connections open at once; past it new ones are closed at once.
+    /// Most HTTP connections open at once. At the cap a new one takes the place of the
+    /// oldest connection that never authenticated, else of the oldest of the credential
+    /// holding the most; failing both it is closed at once.
     #[arg(long, value_name = "N", default_value_t = crate::daemon::http_conn::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+    /// Most HTTP connections one credential (one token; the console's browsers count as
+    /// one) may hold, keep-open listen streams and slow request bodies included; past it
+    /// the request is refused (429) and its connection closed. At most --max-connections.
+    /// [default: 64, or --max-connections when lower]
+    #[arg(long, value_name = "N")]
+    max_connections_per_credential: Option<usize>,
     /// Most MCP sessions open at once over HTTP; past it a new one is refused (503).
     #[arg(long, value_name = "N", default_value_t = crate::daemon::http::DEFAULT_MAX_SESSIONS)]
     max_sessions: usize,
@@ -79,12 +87,23 @@ impl DaemonCmd {
                 .ok()
                 .filter(|t| !t.is_empty()),
         };
+        let per_credential = match self.max_connections_per_credential {
+            Some(n) if n > self.max_connections => anyhow::bail!(
+                "--max-connections-per-credential {n} is more than --max-connections {}: one \
+                 credential could hold every connection. Fix: give it at most {}",
+                self.max_connections,
+                self.max_connections
+            ),
+            Some(n) => n,
+            None => crate::daemon::http_conn::DEFAULT_MAX_PER_CREDENTIAL.min(self.max_connections),
+        };
         Ok(Some(crate::daemon::http::HttpOptions {
             listen,
             token,
             allow_origins: self.allow_origin.clone(),
             credentials: None,
             max_connections: self.max_connections.max(1),
+            max_connections_per_credential: per_credential.max(1),
             max_sessions: self.max_sessions.max(1),
             max_sessions_per_credential: self.max_sessions_per_credential.max(1),
             session_idle: Duration::from_secs(self.session_idle.max(1)),

@@ -185,7 +185,10 @@ fn refuse(g: &Guard, req: &Request) -> Option<Response> {
         ));
     }
     if g.authorized(req) {
-        crate::conn::Proven::mark(req);
+        // Browser sessions are counted together, as one credential of the operator's.
+        if let Err(at) = crate::conn::Proven::mark(req, "console") {
+            return Some(crate::conn::at_share_response(at.limit));
+        }
         return None;
     }
     if path == "/login" || path == "/logout" || path.starts_with("/assets/") {

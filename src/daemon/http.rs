@@ -48,6 +48,8 @@ pub struct HttpOptions {
     pub credentials: Option<CredentialStore>,
     /// Cap on open connections (`--max-connections`).
     pub max_connections: usize,
+    /// Connections one credential may hold (`--max-connections-per-credential`).
+    pub max_connections_per_credential: usize,
     /// Cap on open MCP sessions (`--max-sessions`).
     pub max_sessions: usize,
     /// Cap on the open MCP sessions of one credential (`--max-sessions-per-credential`).
@@ -160,8 +162,11 @@ pub async fn serve(
     super::http_conn::serve(
         listener,
         router,
-        opts.max_connections,
-        opts.header_timeout,
+        super::http_conn::Limits {
+            max_connections: opts.max_connections,
+            per_credential: opts.max_connections_per_credential,
+            header_timeout: opts.header_timeout,
+        },
         stop,
     )
     .await;
@@ -238,7 +243,9 @@ async fn authenticate(State(v): State<Arc<Verifier>>, mut req: Request, next: Ne
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
     if let Some((key, who)) = given.and_then(|g| Some((CredentialKey::of(g), v.check(g)?))) {
-        super::http_conn::Proven::mark(&req);
+        if let Err(at) = super::http_conn::Proven::mark(&req, &key.holder()) {
+            return crate::conn::at_share_response(at.limit);
+        }
         req.extensions_mut().insert(who);
         req.extensions_mut().insert(key);
         return next.run(req).await;

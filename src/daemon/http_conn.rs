@@ -2,12 +2,16 @@
 //! mini-redis's listener and hyper's server guides).
 //!
 //! - **A cap on open connections** (`--max-connections`, default
-//!   [`DEFAULT_MAX_CONNECTIONS`]). At the cap a new connection takes the place of the
-//!   oldest connection that has not yet made an authenticated request ([`Proven`], set
-//!   by the bearer check and the console's guard): idle sockets opened without a
-//!   credential cannot shut agents or the console out. Only when every open connection
-//!   has proven itself is a new one closed at once; the first refusal of a saturation is
-//!   logged, and the recovery — one line per condition, not one per attempt.
+//!   [`DEFAULT_MAX_CONNECTIONS`]), and **a share per credential**
+//!   (`--max-connections-per-credential`, default [`DEFAULT_MAX_PER_CREDENTIAL`]): a
+//!   credential at its share cannot prove another connection (429, closed), so keep-open
+//!   streams or slowly dripped bodies of one token cannot fill the edge. At the cap a new
+//!   connection takes the place of the oldest connection that has not yet made an
+//!   authenticated request ([`Proven`], set by the bearer check and the console's guard);
+//!   when every open connection has proven itself, of the oldest connection of the
+//!   credential holding the most (if it holds more than one). Only when neither exists is
+//!   a new one closed at once; the first refusal of a saturation is logged, and the
+//!   recovery — one line per condition, not one per attempt.
 //! - **Header and idle timeouts** (`--header-timeout`, default [`HEADER_TIMEOUT`]): a
 //!   connection that sends half a request head, or sits idle between requests, is closed
 //!   after it (hyper's header-read timer runs from the moment a connection waits for a
@@ -28,6 +32,8 @@ use tokio_util::sync::CancellationToken;
 
 /// Default cap on open HTTP connections.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Default share of the open connections one credential may hold.
+pub const DEFAULT_MAX_PER_CREDENTIAL: usize = 64;
 /// Default time a connection may take to send a request head, or stay idle between
 /// requests.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
@@ -36,7 +42,7 @@ const DRAIN: Duration = Duration::from_secs(10);
 const BACKOFF_START: Duration = Duration::from_millis(5);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
-pub use crate::conn::Proven;
+pub use crate::conn::{Holders, Proven};
 
 /// An open connection as the accept loop sees it.
 struct Open {
@@ -66,14 +72,53 @@ fn evict_unproven(open: &OpenList) -> bool {
     true
 }
 
+/// Closes the oldest connection of the credential holding the most, when it holds more
+/// than one; false otherwise.
+fn evict_heaviest(open: &OpenList, holders: &Holders) -> bool {
+    let Some((heavy, n)) = holders.heaviest().filter(|(_, n)| *n > 1) else {
+        return false;
+    };
+    let mut list = open.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(i) = list.iter().position(|c| c.proven.holder() == Some(&heavy)) else {
+        return false;
+    };
+    let c = list.remove(i).expect("a position in the list");
+    c.close.cancel();
+    static EVICTED: crate::ratelog::Limiter = crate::ratelog::Limiter::new();
+    if let Some(held) = EVICTED.allow(std::time::Instant::now()) {
+        tracing::warn!(
+            held_back = held,
+            holding = n,
+            "HTTP: at the connection cap with every connection authenticated, closed the              oldest connection of the credential holding the most (such warnings: at most              one per 10 s)"
+        );
+    }
+    true
+}
+
+/// The edge's connection limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Open connections (`--max-connections`).
+    pub max_connections: usize,
+    /// Connections one credential may hold (`--max-connections-per-credential`).
+    pub per_credential: usize,
+    /// Time for a request head, or idle between requests (`--header-timeout`).
+    pub header_timeout: Duration,
+}
+
 /// Serves `router` on `listener` until `stop`, within the limits above.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: axum::Router,
-    max_connections: usize,
-    header_timeout: Duration,
+    limits: Limits,
     stop: CancellationToken,
 ) {
+    let Limits {
+        max_connections,
+        per_credential,
+        header_timeout,
+    } = limits;
+    let holders = Arc::new(Holders::new(per_credential));
     let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
     let mut tasks = tokio::task::JoinSet::new();
     let mut backoff: Option<Duration> = None;
@@ -111,7 +156,7 @@ pub async fn serve(
         let slot = match slots.clone().try_acquire_owned() {
             Ok(s) => Some(s),
             // At the cap: an unproven connection makes room (its task ends at once).
-            Err(_) if evict_unproven(&open) => {
+            Err(_) if evict_unproven(&open) || evict_heaviest(&open, &holders) => {
                 tokio::time::timeout(Duration::from_secs(1), slots.clone().acquire_owned())
                     .await
                     .ok()
@@ -141,14 +186,15 @@ pub async fn serve(
         seq += 1;
         let me = Open {
             seq,
-            proven: Proven::default(),
+            proven: Proven::new(holders.clone()),
             close: CancellationToken::new(),
         };
         let (proven, close, list, id) = (me.proven.clone(), me.close.clone(), open.clone(), seq);
         open.lock().unwrap_or_else(|p| p.into_inner()).push_back(me);
         tasks.spawn(async move {
             let _slot = slot;
-            connection(tcp, router, header_timeout, stop, proven, close).await;
+            connection(tcp, router, header_timeout, stop, proven.clone(), close).await;
+            proven.release();
             list.lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .retain(|c| c.seq != id);

@@ -30,6 +30,11 @@ impl CredentialKey {
     pub fn of(token: &str) -> CredentialKey {
         CredentialKey(*blake3::hash(token.as_bytes()).as_bytes())
     }
+
+    /// The key as a connection's holder name (hex of the digest; never the token).
+    pub fn holder(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// Default cap on the sessions one credential may hold open.
