@@ -720,6 +720,72 @@ fn a_broken_model_directory_is_a_clear_error_and_ranking_stays_lexical() {
     std::fs::remove_file(root.join(".agents/warroom.yaml")).unwrap();
 }
 
+/// A hostile `config.json` (zero attention heads divided by zero inside the runtime, and
+/// every command panicked) and an oversized tokenizer are refused before the runtime sees
+/// them: a warning naming the field or the cap, and lexical service.
+#[cfg(feature = "semantic")]
+#[test]
+fn a_hostile_model_directory_is_refused_before_the_runtime_sees_it() {
+    let (p, _) = paraphrase_project();
+    let root = p.path();
+    let model = root.join("model");
+    std::fs::create_dir_all(&model).unwrap();
+    let config = |heads: u64| {
+        serde_json::json!({"architectures": ["BertModel"], "hidden_size": 384,
+               "num_attention_heads": heads, "num_hidden_layers": 3, "intermediate_size": 1536,
+               "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2,
+               "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "layer_norm_eps": 1e-12,
+               "pad_token_id": 0})
+        .to_string()
+    };
+    std::fs::write(model.join("config.json"), config(0)).unwrap();
+    std::fs::write(model.join("model.safetensors"), b"not read").unwrap();
+    std::fs::write(model.join("tokenizer.json"), b"{}").unwrap();
+    std::fs::write(
+        root.join(".agents/warroom.yaml"),
+        "semantic: { model: model }\n",
+    )
+    .unwrap();
+    let (code, out, err) = cli(root, &["--json", "search", "argon2id", "--room", "*"]);
+    assert_eq!(code, 0, "search goes on lexically: {err}");
+    assert!(out.contains("pw-hash"), "{out}");
+    assert!(err.contains("num_attention_heads"), "{err}");
+    let (code, out, err) = cli(root, &["--json", "semantic", "status"]);
+    assert_eq!(code, 0, "{err}");
+    let s: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        s["error"].as_str().unwrap().contains("num_attention_heads"),
+        "{s}"
+    );
+    let (code, _, err) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "r",
+            "--role",
+            "e",
+            "--summary",
+            "still written",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Heads that do not divide the hidden size.
+    std::fs::write(model.join("config.json"), config(5)).unwrap();
+    let (_, out, _) = cli(root, &["--json", "semantic", "status"]);
+    assert!(out.contains("not a multiple"), "{out}");
+    // A tokenizer past its cap is refused unread past the cap, naming the cap.
+    std::fs::write(model.join("config.json"), config(12)).unwrap();
+    std::fs::write(model.join("tokenizer.json"), vec![b' '; (32 << 20) + 1]).unwrap();
+    let (_, out, _) = cli(root, &["--json", "semantic", "status"]);
+    assert!(
+        out.contains("tokenizer.json") && out.contains("33554432"),
+        "{out}"
+    );
+}
+
 #[cfg(not(feature = "semantic"))]
 #[test]
 fn without_the_feature_semantic_on_says_how_to_get_it_and_ranking_stays_lexical() {

@@ -30,6 +30,8 @@ pub mod fetch;
 pub mod magnitudes;
 #[cfg(feature = "semantic")]
 pub mod model;
+#[cfg(feature = "semantic")]
+pub mod model_check;
 pub mod vectors;
 
 use std::path::PathBuf;

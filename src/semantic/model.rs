@@ -66,6 +66,12 @@ impl Embedder for Dir {
         self.dims
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+        super::model_check::guarded("embedding", || self.embed_unguarded(texts))
+    }
+}
+
+impl Dir {
+    fn embed_unguarded(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
         use candle_core::{DType, Device, Tensor};
         let err = |e: &dyn std::fmt::Display| e.to_string();
         let mut out = Vec::with_capacity(texts.len());
@@ -127,24 +133,38 @@ pub fn load(dir: Option<&Path>) -> Result<Arc<dyn Embedder>, String> {
 }
 
 fn load_dir(dir: &Path) -> Result<Dir, String> {
+    super::model_check::guarded("loading the model directory", || load_checked(dir))
+}
+
+/// The directory's files, checked ([`super::model_check`]) before candle sees them.
+fn load_checked(dir: &Path) -> Result<Dir, String> {
+    use super::model_check::{MAX_CONFIG_BYTES, MAX_TOKENIZER_BYTES, MAX_WEIGHTS_BYTES};
     use candle_core::{DType, Device};
     let fix = "Fix: give `semantic: { model: DIR }` a sentence-transformers directory \
                (config.json, model.safetensors, tokenizer.json), e.g. one `warroom-memory \
                semantic fetch all-MiniLM-L6-v2` made, or remove `model:` for the bundled one";
-    let read = |name: &str| {
-        crate::fsx::read_named(&dir.join(name), "the model's", 1 << 30)
+    let read = |name: &str, cap: u64| {
+        crate::fsx::read_named(&dir.join(name), "the model's", cap)
             .map_err(|e| format!("{e}. {fix}"))
     };
-    let config_bytes = read("config.json")?;
-    let weights = read("model.safetensors")?;
-    let tokenizer_bytes = read("tokenizer.json")?;
-    let config: candle_transformers::models::bert::Config = serde_json::from_slice(&config_bytes)
-        .map_err(|e| {
+    let config_bytes = read("config.json", MAX_CONFIG_BYTES)?;
+    let shape: serde_json::Value = serde_json::from_slice(&config_bytes).map_err(|e| {
         format!(
             "the model's {} is not a BERT config: {e}. {fix}",
             dir.join("config.json").display()
         )
     })?;
+    super::model_check::check_config(&shape)
+        .map_err(|e| format!("the model's {}: {e}. {fix}", dir.display()))?;
+    let tokenizer_bytes = read("tokenizer.json", MAX_TOKENIZER_BYTES)?;
+    let weights = read("model.safetensors", MAX_WEIGHTS_BYTES)?;
+    let config: candle_transformers::models::bert::Config =
+        serde_json::from_value(shape).map_err(|e| {
+            format!(
+                "the model's {} is not a BERT config: {e}. {fix}",
+                dir.join("config.json").display()
+            )
+        })?;
     let mut h = blake3::Hasher::new();
     for part in [&config_bytes, &weights, &tokenizer_bytes] {
         h.update(&(part.len() as u64).to_le_bytes());
