@@ -37,43 +37,82 @@ mod with_the_feature {
         panic!("pocket-encoder's assets are not under {}", src.display());
     }
 
+    /// What the test server answers for a path.
+    #[derive(Clone)]
+    enum Route {
+        Body(Vec<u8>),
+        /// 302 to this address.
+        Redirect(String),
+        /// 200 with a promise of this many bytes, then zeros forever, slowly.
+        Endless(u64),
+    }
+
     /// A server on 127.0.0.1 answering GET /<path> from `files` (404 otherwise); counts
     /// requests.
     fn serve(files: HashMap<String, Vec<u8>>) -> (String, Arc<AtomicUsize>) {
+        serve_routes(
+            files
+                .into_iter()
+                .map(|(k, v)| (k, Route::Body(v)))
+                .collect(),
+        )
+    }
+
+    fn serve_routes(routes: HashMap<String, Route>) -> (String, Arc<AtomicUsize>) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let base = format!("http://{}", l.local_addr().unwrap());
         let hits = Arc::new(AtomicUsize::new(0));
-        let files = Arc::new(Mutex::new(files));
+        let routes = Arc::new(Mutex::new(routes));
         let h = hits.clone();
         std::thread::spawn(move || {
             for s in l.incoming() {
                 let Ok(mut s) = s else { continue };
                 h.fetch_add(1, Ordering::SeqCst);
-                let mut r = BufReader::new(s.try_clone().unwrap());
-                let mut first = String::new();
-                let _ = r.read_line(&mut first);
-                loop {
-                    let mut l = String::new();
-                    if r.read_line(&mut l).unwrap_or(0) == 0 || l == "\r\n" {
-                        break;
+                let routes = routes.clone();
+                std::thread::spawn(move || {
+                    let mut r = BufReader::new(s.try_clone().unwrap());
+                    let mut first = String::new();
+                    let _ = r.read_line(&mut first);
+                    loop {
+                        let mut l = String::new();
+                        if r.read_line(&mut l).unwrap_or(0) == 0 || l == "\r\n" {
+                            break;
+                        }
                     }
-                }
-                let path = first.split(' ').nth(1).unwrap_or("/").to_string();
-                let body = files.lock().unwrap().get(&path).cloned();
-                let _ = match body {
-                    Some(b) => s
-                        .write_all(
+                    let path = first.split(' ').nth(1).unwrap_or("/").to_string();
+                    let route = routes.lock().unwrap().get(&path).cloned();
+                    let _ = match route {
+                        Some(Route::Body(b)) => s
+                            .write_all(
+                                format!(
+                                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                                    b.len()
+                                )
+                                .as_bytes(),
+                            )
+                            .and_then(|()| s.write_all(&b)),
+                        Some(Route::Redirect(to)) => s.write_all(
                             format!(
-                                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                                b.len()
+                                "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                             )
                             .as_bytes(),
-                        )
-                        .and_then(|()| s.write_all(&b)),
-                    None => s.write_all(
-                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                    ),
-                };
+                        ),
+                        Some(Route::Endless(n)) => (|| {
+                            s.write_all(
+                                format!("HTTP/1.1 200 OK\r\nContent-Length: {n}\r\nConnection: close\r\n\r\n")
+                                    .as_bytes(),
+                            )?;
+                            let chunk = vec![0u8; 1 << 16];
+                            loop {
+                                s.write_all(&chunk)?;
+                                std::thread::sleep(std::time::Duration::from_millis(5));
+                            }
+                        })(),
+                        None => s.write_all(
+                            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                        ),
+                    };
+                });
             }
         });
         (base, hits)
@@ -97,7 +136,8 @@ mod with_the_feature {
         std::fs::read_dir(dir)
             .map(|d| {
                 d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                    .filter(|n| n.starts_with('.'))
+                    // The fetches' lock file stays (removing a lock file races its users).
+                    .filter(|n| n.starts_with('.') && n != ".fetch.lock")
                     .collect()
             })
             .unwrap_or_default()
@@ -214,6 +254,155 @@ mod with_the_feature {
         let (code, _, err) = fetch(root, &["no-such-model"]);
         assert_ne!(code, 0);
         assert!(err.contains("all-minilm-l6-v2"), "{err}");
+    }
+
+    /// Bounds whatever the catalogue says: a model pinned past the caps is refused before
+    /// a byte is downloaded; a redirect goes to the same host, or to one the catalogue
+    /// names; an interrupted fetch leaves no partial directory, and one an earlier fetch
+    /// left is removed by the next.
+    #[test]
+    fn a_fetch_is_bounded_whatever_the_catalogue_pins() {
+        let assets = package_assets();
+        let mut routes = HashMap::new();
+        let mut pins = Vec::new();
+        for f in FILES {
+            let b = std::fs::read(assets.join(f)).unwrap();
+            pins.push(json!({"name": f, "sha256": sha(&b), "bytes": b.len()}));
+            routes.insert(format!("/m/{f}"), Route::Body(b));
+        }
+        let (base, hits) = serve_routes(routes.clone());
+        let port = base.rsplit_once(':').unwrap().1.to_string();
+        // Same-host redirects into /m/, and ones to another name of this machine.
+        let (rbase, _) = serve_routes(
+            FILES
+                .iter()
+                .flat_map(|f| {
+                    [
+                        (format!("/same/{f}"), Route::Redirect(format!("/m/{f}"))),
+                        (
+                            format!("/other/{f}"),
+                            Route::Redirect(format!("http://localhost:{port}/m/{f}")),
+                        ),
+                    ]
+                })
+                .chain(routes)
+                .collect(),
+        );
+        let p = project();
+        let root = p.path();
+        let dir = root.join("models");
+        let dir_arg = dir.display().to_string();
+        let catalogue = |entries: Value| {
+            let path = root.join("catalogue.json");
+            std::fs::write(&path, entries.to_string()).unwrap();
+            path.display().to_string()
+        };
+
+        // 10 TB pinned: refused, nothing asked of the server.
+        let huge = catalogue(
+            json!([{"name": "huge", "base": format!("{base}/m/"), "files": [
+            {"name": "model.safetensors", "sha256": "00", "bytes": 10_000_000_000_000u64}]}]),
+        );
+        let (code, _, err) = fetch(root, &["huge", "--catalogue", &huge, "--dir", &dir_arg]);
+        assert_ne!(code, 0);
+        assert!(
+            err.contains("at most 1073741824") && err.contains("Nothing was downloaded"),
+            "{err}"
+        );
+        assert_eq!(hits.load(Ordering::SeqCst), 0);
+
+        // A redirect to another host is refused unless the catalogue names it; one within
+        // the host is followed.
+        let one = |from: &str, hosts: Value| {
+            catalogue(
+                json!([{"name": "pocket-l3", "base": format!("{rbase}/{from}/"),
+                              "files": pins, "redirect_hosts": hosts}]),
+            )
+        };
+        let cat = one("other", json!([]));
+        let (code, _, err) = fetch(root, &["pocket-l3", "--catalogue", &cat, "--dir", &dir_arg]);
+        assert_ne!(code, 0);
+        assert!(
+            err.contains("another host, localhost") && err.contains("redirect_hosts"),
+            "{err}"
+        );
+        assert!(!dir.join("pocket-l3").exists());
+        let cat = one("other", json!(["localhost"]));
+        let (code, _, err) = fetch(root, &["pocket-l3", "--catalogue", &cat, "--dir", &dir_arg]);
+        assert_eq!(code, 0, "{err}");
+        std::fs::remove_dir_all(dir.join("pocket-l3")).unwrap();
+        // A partial directory an interrupted fetch left is removed by the next fetch.
+        std::fs::create_dir_all(dir.join(".pocket-l3.partial-old")).unwrap();
+        std::fs::write(
+            dir.join(".pocket-l3.partial-old/model.safetensors"),
+            b"half",
+        )
+        .unwrap();
+        let cat = one("same", json!([]));
+        let (code, _, err) = fetch(root, &["pocket-l3", "--catalogue", &cat, "--dir", &dir_arg]);
+        assert_eq!(code, 0, "{err}");
+        assert!(dir.join("pocket-l3/model.safetensors").is_file());
+        assert!(
+            leftovers(&dir).iter().all(|n| !n.contains("partial")),
+            "{:?}",
+            leftovers(&dir)
+        );
+
+        // Interrupted mid-download (a server that never ends): the process stops and
+        // leaves no partial directory.
+        let (ebase, _) = serve_routes(HashMap::from([(
+            "/e/model.safetensors".to_string(),
+            Route::Endless(900_000_000),
+        )]));
+        let endless = catalogue(
+            json!([{"name": "endless", "base": format!("{ebase}/e/"), "files": [
+            {"name": "model.safetensors", "sha256": "00", "bytes": 900_000_000u64}]}]),
+        );
+        let mut child = std::process::Command::new(super::common::BIN)
+            .args([
+                "--root",
+                root.to_str().unwrap(),
+                "semantic",
+                "fetch",
+                "endless",
+            ])
+            .args(["--catalogue", &endless, "--dir", &dir_arg])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let partial = || {
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .any(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with(".endless.partial-")
+                })
+        };
+        let t0 = std::time::Instant::now();
+        while !partial() && t0.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(partial(), "the download began");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let t1 = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                t1.elapsed() < std::time::Duration::from_secs(10),
+                "the fetch did not stop"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert!(!status.success());
+        assert!(!partial(), "{:?}", leftovers(&dir));
     }
 }
 
