@@ -155,6 +155,19 @@ fn outputs_section(outputs: &[Output]) -> String {
     s
 }
 
+/// A lower bound of the compact item of the entry at `pos`, from the index alone (no text
+/// read): its fixed parts with the room, the id and one character of summary. A candidate
+/// whose bound passes what is left of the budget is skipped at that cost, whatever its size.
+fn compact_floor(ix: &LedgerIndex, pos: u32) -> usize {
+    "- ****".len()
+        + ix.meta(pos).kind.as_str().len()
+        + " · ".len() * 3
+        + ix.room_of(pos).len()
+        + "YYYY-MM-DD".len()
+        + " · ``\n  x\n".len()
+        + ix.id(pos).len()
+}
+
 /// Renders the context. `header` is the title block (already bounded by the caller),
 /// `overlaps` the "Open overlaps" section (bounded too: three pairs of clipped lines);
 /// `ranked` is the sorted head of the candidates, `candidates` their total number;
@@ -205,6 +218,10 @@ pub fn render(
         } else {
             group_title(kind).len() + 3
         };
+        if compact_floor(ix, c.pos) + head > budget {
+            out.over_bytes += 1;
+            continue;
+        }
         let e = ix.entry(c.pos)?;
         let ts = ix.meta(c.pos).ts;
         let full = item(&e, ts, n, false);
@@ -271,4 +288,31 @@ pub fn render(
     }
     out.markdown = md;
     Ok(out)
+}
+
+#[cfg(test)]
+mod floor_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The bound that lets a candidate be skipped unread never passes its real compact
+        /// item, in any script: skipping by it changes no brief.
+        #[test]
+        fn the_floor_never_passes_the_compact_item(
+            summary in crate::text::tests::any_script().prop_filter("non-empty", |s| !s.trim().is_empty()),
+            room in "[a-z][a-z0-9-]{0,30}",
+            role in "[a-z]{0,12}",
+            ref_ in "[A-Z0-9-]{0,8}",
+            kind in prop_oneof![Just("decision"), Just("interface"), Just("convention"), Just("code")],
+        ) {
+            let line = serde_json::json!({"id": "mem-01jabc", "ts": "2026-01-02T03:04:05Z",
+                "kind": kind, "room_id": room, "author_role": role, "ref": ref_,
+                "summary": summary, "tags": []}).to_string();
+            let ix = crate::index::test_support::index_of(&[line]);
+            let e = ix.entry(0).unwrap();
+            let compact = item(&e, ix.meta(0).ts, 1, true);
+            prop_assert!(compact_floor(&ix, 0) <= compact.len(), "{} > {}", compact_floor(&ix, 0), compact.len());
+        }
+    }
 }

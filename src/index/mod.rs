@@ -46,6 +46,7 @@ pub use interner::Interner;
 pub use query::QueryResult;
 pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
 pub use rows::{Meta, Stored};
+pub use scratch::with_spare_scratch;
 pub use search::{SearchHit, SearchResult, decay};
 pub use text::{FIELDS, QueryTerm, Scoring, Scratch, TextIndex};
 pub use texts::{Text, Texts, fact_key};

@@ -63,3 +63,29 @@ impl Scratch {
         }
     }
 }
+
+/// Accumulators kept for readers between calls (more may be in use at once; past this
+/// many, one is dropped when given back).
+const KEPT: usize = 4;
+
+static SPARE: std::sync::Mutex<Vec<Scratch>> = std::sync::Mutex::new(Vec::new());
+
+/// Runs `f` with an accumulator of the process's spares (or a new one), so a reader that
+/// holds only the shared lock — a brief — scores without the ledger's own accumulator,
+/// which needs the exclusive lock. Each costs 8 bytes per document; at most [`KEPT`] are
+/// kept between calls.
+pub fn with_spare_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut s = SPARE
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .pop()
+        .unwrap_or_default();
+    s.clear();
+    let out = f(&mut s);
+    s.clear();
+    let mut spare = SPARE.lock().unwrap_or_else(|p| p.into_inner());
+    if spare.len() < KEPT {
+        spare.push(s);
+    }
+    out
+}

@@ -157,20 +157,27 @@ impl Memory {
             max,
             coverage: true,
         };
+        // The exclusive lock was for catching up with the files and reading the channels;
+        // the ranking needs only the shared one, so publishes do not wait on briefs.
+        drop(guard);
+        let guard = self.fresh_read()?;
+        let state = &*guard;
         let scorer = self.scorer(now);
         let meaning = self.semantic_in_use().and_then(|u| {
-            let (ix, scratch) = state.ledger.index_and_scratch();
+            let ix = state.ledger.index();
             let scoring = scorer.ranking.scoring();
-            self.brief_meaning(
-                ix,
-                &inputs.room,
-                &inputs.keywords,
-                scoring,
-                scratch,
-                u.weight,
-            )
+            crate::index::with_spare_scratch(|scratch| {
+                self.brief_meaning(
+                    ix,
+                    &inputs.room,
+                    &inputs.keywords,
+                    scoring,
+                    scratch,
+                    u.weight,
+                )
+            })
         });
-        let brief = brief(&mut state.ledger, &scorer, &inputs, meaning.as_ref(), None)?;
+        let brief = brief(&state.ledger, &scorer, &inputs, meaning.as_ref(), None)?;
         let position = state.ledger.position()?;
         drop(guard);
         let output_refs = inputs
@@ -251,7 +258,7 @@ impl Brief {
 /// why each entry is there. Pure given its inputs, so a replay on the ledger as it was
 /// gives the same bytes.
 pub(crate) fn brief(
-    ledger: &mut crate::ledger::Ledger,
+    ledger: &crate::ledger::Ledger,
     scorer: &crate::index::Scorer,
     i: &BriefInputs,
     meaning: Option<&super::semantic_brief::Meaning>,
@@ -332,7 +339,7 @@ pub(crate) fn brief(
 /// the head runs out (many duplicates or oversized items) before `max` entries are chosen.
 #[allow(clippy::too_many_arguments)]
 fn ranked(
-    ledger: &mut crate::ledger::Ledger,
+    ledger: &crate::ledger::Ledger,
     scorer: &crate::index::Scorer,
     i: &BriefInputs,
     scope: &Scope,
@@ -343,14 +350,14 @@ fn ranked(
 ) -> Result<crate::context::render::Rendered> {
     let mut head = RANKED_HEAD;
     loop {
-        let (ix, scratch) = ledger.index_and_scratch();
+        let ix = ledger.index();
         let fused = meaning.map(|m| m.fused.as_slice());
-        let ranked = match at {
+        let ranked = crate::index::with_spare_scratch(|scratch| match at {
             Some(h) => {
                 crate::context::rank::rank_at(ix, scope, &i.keywords, scorer, scratch, head, h)
             }
             None => rank(ix, scope, &i.keywords, scorer, scratch, head, fused),
-        };
+        });
         let r = render(
             ix,
             header,
@@ -386,7 +393,7 @@ type Covered = (
 /// per-upstream-room account appended after the footer (its bytes reserved up front).
 #[allow(clippy::too_many_arguments)]
 fn covered(
-    ledger: &mut crate::ledger::Ledger,
+    ledger: &crate::ledger::Ledger,
     scorer: &crate::index::Scorer,
     i: &BriefInputs,
     scope: &Scope,
@@ -406,18 +413,20 @@ fn covered(
     let first = (POOL_PER_BUCKET * 4 / rooms.max(1)).clamp(4, POOL_PER_BUCKET);
     let mut per_bucket = first;
     loop {
-        let (ix, scratch) = ledger.index_and_scratch();
+        let ix = ledger.index();
         let fused = meaning.map(|m| m.fused.as_slice());
-        let pool = crate::context::pool::pool(
-            ix,
-            scope,
-            &i.keywords,
-            scorer,
-            scratch,
-            per_bucket,
-            fused,
-            at,
-        );
+        let pool = crate::index::with_spare_scratch(|scratch| {
+            crate::context::pool::pool(
+                ix,
+                scope,
+                &i.keywords,
+                scorer,
+                scratch,
+                per_bucket,
+                fused,
+                at,
+            )
+        });
         let chosen = crate::context::select::select(ix, &pool.candidates, i.max);
         // The renderer takes the order's head (it counts each fact's copies among what it
         // is given); the whole order only when the head left the brief short.

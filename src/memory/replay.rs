@@ -178,7 +178,7 @@ impl Memory {
             let mut ledger =
                 crate::ledger::Ledger::open(&file, crate::store::jsonl::AppendOptions::default())?;
             let meaning = self.replay_meaning(&receipt, &mut ledger, &scorer, &mut differences);
-            brief(&mut ledger, &scorer, &inputs, meaning.as_ref(), None)?.output(inputs)
+            brief(&ledger, &scorer, &inputs, meaning.as_ref(), None)?.output(inputs)
         } else {
             let prefix = super::replay_prefix::read(&source, bytes, None).map_err(read_error)?;
             let mut guard = self.fresh()?;
@@ -199,7 +199,7 @@ impl Memory {
                 return self.replay_receipt_with(id, receipts_head, true);
             }
             differences.extend(prefix_disagrees(&receipt, &prefix));
-            brief(&mut state.ledger, &scorer, &inputs, None, Some(h))?.output(inputs)
+            brief(&state.ledger, &scorer, &inputs, None, Some(h))?.output(inputs)
         };
         let sha256 = sha256_hex(&out.markdown);
         let ids = |v: &[crate::api::context::IncludedOut]| {

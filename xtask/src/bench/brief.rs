@@ -61,6 +61,8 @@ pub struct Latency {
 pub struct BriefReport {
     pub levels: Vec<Level>,
     pub latency: Vec<Latency>,
+    /// One room's oversized conventions (and short ones, for comparison).
+    pub oversized: Vec<super::brief_oversized::Oversized>,
 }
 
 fn plan_of(epics: &[Epic]) -> RegisterPlanArgs {
@@ -82,7 +84,7 @@ fn plan_of(epics: &[Epic]) -> RegisterPlanArgs {
 }
 
 /// A memory over `gens` (in a fresh directory under `work`), the plan registered.
-fn memory_of(
+pub(crate) fn memory_of(
     work: &std::path::Path,
     epics: &[Epic],
     gens: &[&Gen],
@@ -276,9 +278,18 @@ pub fn run(sizes: &[usize], note: &dyn Fn(&str)) -> anyhow::Result<BriefReport> 
         note(&format!("bench brief: latency at {n} entries"));
         lat.push(latency(work.path(), n)?);
     }
+    let mut oversized = Vec::new();
+    for (n, big) in [(2_000, false), (2_000, true), (20_000, true)] {
+        note(&format!(
+            "bench brief: {n} {} conventions from one room",
+            if big { "oversized" } else { "short" }
+        ));
+        oversized.push(super::brief_oversized::measure(work.path(), n, big)?);
+    }
     Ok(BriefReport {
         levels,
         latency: lat,
+        oversized,
     })
 }
 
@@ -306,6 +317,21 @@ pub fn markdown(r: &BriefReport) -> String {
         s.push_str(&format!(
             "| {} | {:.2} ms | {:.2} ms |\n",
             l.entries, l.p50_ms, l.p90_ms
+        ));
+    }
+    s.push_str(
+        "\n| one room's conventions | bytes each | another room's brief p50 | p90 | a publish while briefs run p50 | p90 | a publish alone p50 |\n|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for o in &r.oversized {
+        s.push_str(&format!(
+            "| {} | {} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |\n",
+            o.conventions,
+            o.bytes_each,
+            o.brief_p50_ms,
+            o.brief_p90_ms,
+            o.publish_p50_ms,
+            o.publish_p90_ms,
+            o.alone_p50_ms
         ));
     }
     s
