@@ -157,7 +157,7 @@ impl Ledger {
 
     /// Where this ledger's index stands: lines and bytes read, and the chain link of the
     /// last line read (one line is read back to hash it; nothing is hashed per line).
-    pub fn position(&self) -> Result<crate::receipts::LedgerPosition> {
+    pub fn position(&self) -> Result<LedgerPosition> {
         let bytes = self.source.offset();
         let lines = self.source.next_line().saturating_sub(1);
         let io = |e| Error::Io {
@@ -180,7 +180,7 @@ impl Ledger {
                 crate::chain::head_at(&self.path, self.opts.jail.as_deref(), bytes).map_err(io)?
             }
         };
-        Ok(crate::receipts::LedgerPosition { lines, bytes, head })
+        Ok(LedgerPosition { lines, bytes, head })
     }
 
     /// Bytes of the file consumed so far.
@@ -374,4 +374,17 @@ pub fn new_entry_id(now: Timestamp) -> String {
     // `Ulid::generate` is used only for its random bits; the time part comes from our clock.
     let ulid = ulid::Ulid::from_parts(ms, ulid::Ulid::generate().random());
     format!("mem-{ulid}")
+}
+
+/// Where the ledger stood when a brief was computed.
+#[derive(
+    Debug, Clone, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema, PartialEq,
+)]
+pub struct LedgerPosition {
+    /// Lines read (the brief saw lines 1..=lines).
+    pub lines: u64,
+    /// Bytes of those lines.
+    pub bytes: u64,
+    /// The chain link of line `lines` (32 zeros for an empty ledger).
+    pub head: String,
 }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::context::{IncludedOut, OmittedOut, UpstreamOut};
 
 /// The receipts file's name, in the ledger's directory.
-pub const FILE: &str = "receipts.jsonl";
+pub use crate::config::RECEIPTS_FILE as FILE;
 
 /// Who asked for a brief: the session's identity (none: an operator).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -42,16 +42,7 @@ pub struct AskedArgs {
     pub plan_id: Option<String>,
 }
 
-/// Where the ledger stood when a brief was computed.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
-pub struct LedgerPosition {
-    /// Lines read (the brief saw lines 1..=lines).
-    pub lines: u64,
-    /// Bytes of those lines.
-    pub bytes: u64,
-    /// The chain link of line `lines` (32 zeros for an empty ledger).
-    pub head: String,
-}
+pub use crate::ledger::LedgerPosition;
 
 /// The ranking settings a brief was computed with.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -135,7 +126,7 @@ pub struct Receipt {
     pub siblings: Option<Vec<String>>,
     /// The open overlaps the brief showed, with why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlaps: Option<Vec<crate::memory::PairRef>>,
+    pub overlaps: Option<Vec<crate::api::context::PairRef>>,
     /// Per upstream room, what the selection had and showed (absent before selections).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accounts: Vec<crate::api::context::RoomAccount>,

@@ -3,7 +3,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::audit::diff::{DiffCounts, DiffViolation, SupersedeChange};
 use crate::entry::Entry;
 
 /// Arguments of `memory_history`.
@@ -103,4 +102,49 @@ pub struct DiffPage {
     pub offset: usize,
     /// Offset of the next page, if any.
     pub next_offset: Option<usize>,
+}
+
+/// An entry retired by an added one.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SupersedeChange {
+    /// The retired entry (absent if its id is in neither version).
+    pub old: Option<Entry>,
+    /// The entry that retired it.
+    pub new: Entry,
+    /// Unified diff of the summaries.
+    pub summary_diff: String,
+    /// Unified diff of the details (empty if both are empty or equal).
+    pub detail_diff: String,
+}
+
+/// A line of A that B changed or lost.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct DiffViolation {
+    /// `changed` (B has the same id with other content) or `missing`.
+    pub kind: String,
+    /// Line number in A.
+    pub line: u64,
+    /// Byte offset in A.
+    pub offset: u64,
+    /// The entry id, if the line has one.
+    pub id: Option<String>,
+    /// The line as it was in A.
+    pub before: String,
+    /// Line number in B of the line with the same id, for `changed`.
+    pub after_line: Option<u64>,
+    /// Unified diff of A's line and B's line (pretty-printed JSON), for `changed`.
+    pub diff: Option<String>,
+}
+
+/// Counts of a diff.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct DiffCounts {
+    /// Entries added (superseding ones included).
+    pub added: usize,
+    /// Entries superseded by an addition.
+    pub superseded: usize,
+    /// Lines of A changed or missing in B.
+    pub violations: usize,
+    /// Added lines that are not valid entries.
+    pub malformed_added: usize,
 }

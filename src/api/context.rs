@@ -135,7 +135,7 @@ pub struct ContextOutput {
     /// among this room, its upstream and its siblings, about the same subject, neither
     /// superseding the other — with why. Reconcile them in the channel or by superseding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlaps: Option<Vec<crate::memory::PairRef>>,
+    pub overlaps: Option<Vec<PairRef>>,
     /// Per upstream room: live, eligible and shown entries (fetch the rest with
     /// memory_query room_id=ROOM). Left out of the tool's output schema for tools/list's
     /// byte budget; the markdown's last line says the same.
@@ -144,4 +144,16 @@ pub struct ContextOutput {
     pub accounts: Vec<RoomAccount>,
     /// The id of this brief's receipt (`warroom-memory context --replay ID`).
     pub receipt: Option<String>,
+}
+
+/// An open overlap as a brief and its receipt record it: the two ids and rooms and why
+/// (the summaries are in the brief's markdown).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct PairRef {
+    /// The older entry's id and room.
+    pub a: (String, String),
+    /// The newer entry's id and room.
+    pub b: (String, String),
+    /// Why they are about the same subject.
+    pub why: Vec<String>,
 }

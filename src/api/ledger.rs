@@ -117,7 +117,7 @@ pub struct PublishOutput {
     /// entry contradicts, duplicates or refines them: supersede, or reconcile in the
     /// channel. Absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub related: Vec<crate::memory::Related>,
+    pub related: Vec<Related>,
     /// Not done after the write, which is kept: do not retry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -128,7 +128,7 @@ pub struct PublishOutput {
 
 impl PublishOutput {
     /// The output for `entry` and what was found related to it.
-    pub fn new(entry: Entry, related: Vec<crate::memory::Related>, warnings: Vec<String>) -> Self {
+    pub fn new(entry: Entry, related: Vec<Related>, warnings: Vec<String>) -> Self {
         let next_step = (!related.is_empty()).then(|| {
             format!(
                 "Other rooms already published about this subject ({}). If yours contradicts \
@@ -259,4 +259,24 @@ pub struct GetOutput {
     pub replaced_by_more: usize,
     /// Line number of the entry in the ledger file.
     pub line: u64,
+}
+
+/// One related entry and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Related {
+    /// The related entry's id.
+    pub id: String,
+    /// Its room.
+    pub room_id: String,
+    /// Its kind (decision, interface, convention, warning).
+    pub kind: String,
+    /// Its summary.
+    pub summary: String,
+    /// Why it is related: `same ref EPIC-007`, `identifiers: require_user`, `words: …`,
+    /// `cosine 0.74`.
+    pub why: Vec<String>,
+    /// How strongly (for ordering: each part's strength summed).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub score: f64,
 }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use similar::TextDiff;
 
 use super::{Line, lines};
+pub use crate::api::audit::{DiffCounts, DiffViolation, SupersedeChange};
 use crate::entry::{Entry, EntryRef, Kind};
 
 /// Longest text diff kept per field (bytes); longer ones are clipped with a note.
@@ -30,38 +31,6 @@ pub struct AddedGroup {
     pub entries: Vec<Entry>,
 }
 
-/// An entry retired by an added one.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct SupersedeChange {
-    /// The retired entry (absent if its id is in neither version).
-    pub old: Option<Entry>,
-    /// The entry that retired it.
-    pub new: Entry,
-    /// Unified diff of the summaries.
-    pub summary_diff: String,
-    /// Unified diff of the details (empty if both are empty or equal).
-    pub detail_diff: String,
-}
-
-/// A line of A that B changed or lost.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct DiffViolation {
-    /// `changed` (B has the same id with other content) or `missing`.
-    pub kind: String,
-    /// Line number in A.
-    pub line: u64,
-    /// Byte offset in A.
-    pub offset: u64,
-    /// The entry id, if the line has one.
-    pub id: Option<String>,
-    /// The line as it was in A.
-    pub before: String,
-    /// Line number in B of the line with the same id, for `changed`.
-    pub after_line: Option<u64>,
-    /// Unified diff of A's line and B's line (pretty-printed JSON), for `changed`.
-    pub diff: Option<String>,
-}
-
 /// A line added in B that is not a valid entry.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MalformedAddition {
@@ -71,19 +40,6 @@ pub struct MalformedAddition {
     pub offset: u64,
     /// Why it is not an entry.
     pub message: String,
-}
-
-/// Counts of a diff.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-pub struct DiffCounts {
-    /// Entries added (superseding ones included).
-    pub added: usize,
-    /// Entries superseded by an addition.
-    pub superseded: usize,
-    /// Lines of A changed or missing in B.
-    pub violations: usize,
-    /// Added lines that are not valid entries.
-    pub malformed_added: usize,
 }
 
 /// The full report.

@@ -127,21 +127,20 @@ impl DbCmd {
                     let files = crate::plan::sources::plan_files(&paths);
                     if !files.is_empty() {
                         reports.push(
-                            crate::store::pg::transfer::import_plans(&db, &files, &paths.jail())
+                            super::db_transfer::import_plans(&db, &files, &paths.jail())
                                 .with_context(|| format!("importing the plans into {url}"))?,
                         );
                     }
                 }
                 for (stream, file) in jobs {
                     let mut last_note = std::time::Instant::now();
-                    let report =
-                        crate::store::pg::transfer::import(&db, &stream, &file, &mut |done| {
-                            if last_note.elapsed().as_secs_f64() >= 1.0 {
-                                note(&format!("import: {} lines of {}", done, file.display()));
-                                last_note = std::time::Instant::now();
-                            }
-                        })
-                        .with_context(|| format!("importing {} into {url}", file.display()))?;
+                    let report = super::db_transfer::import(&db, &stream, &file, &mut |done| {
+                        if last_note.elapsed().as_secs_f64() >= 1.0 {
+                            note(&format!("import: {} lines of {}", done, file.display()));
+                            last_note = std::time::Instant::now();
+                        }
+                    })
+                    .with_context(|| format!("importing {} into {url}", file.display()))?;
                     if report.torn_tail_bytes > 0 {
                         note(&format!(
                             "warning: {} ends with {} bytes without a newline (a torn line); \

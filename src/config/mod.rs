@@ -18,6 +18,8 @@ pub use file::{ConfigFile, OnOff, SecretsConfig, SemanticConfig, parse_ranking};
 
 /// Name of the optional config file inside `.agents/`.
 pub const CONFIG_FILE: &str = "warroom.yaml";
+/// The context receipts file's name, in the ledger's directory.
+pub const RECEIPTS_FILE: &str = "receipts.jsonl";
 
 /// How the project root was found (reported by `serve` at startup).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,7 +113,7 @@ impl Paths {
     /// Default layout under `root`.
     /// The context receipts' stream: `receipts.jsonl` beside the ledger.
     pub fn receipts(&self) -> PathBuf {
-        self.ledger.with_file_name(crate::receipts::FILE)
+        self.ledger.with_file_name(RECEIPTS_FILE)
     }
 
     /// Paths under `root` in our default layout.

@@ -30,10 +30,11 @@ mod semantic_arrivals;
 mod semantic_brief;
 mod semantic_ops;
 
+pub use crate::api::context::PairRef;
+pub use crate::api::ledger::Related;
 pub use audit_view::AuditView;
 pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
-pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide, PairRef};
-pub use overlaps::Related;
+pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide};
 pub use overlaps_view::OverlapsView;
 pub use receipts_ops::Replay;
 pub use semantic_ops::{Backfilled, SemanticStatus};

@@ -17,6 +17,7 @@
 //! the index read a round at a time; the console keeps its result between views,
 //! [`super::overlaps_view`]).
 
+use crate::api::context::PairRef;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -61,18 +62,6 @@ pub struct Overlap {
     pub b: OverlapSide,
     /// Why they are about the same subject (same ref, identifiers, words: open overlaps
     /// use the lexical evidence only, docs/overlaps.md).
-    pub why: Vec<String>,
-}
-
-/// An open overlap as a brief and its receipt record it: the two ids and rooms and why
-/// (the summaries are in the brief's markdown).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PairRef {
-    /// The older entry's id and room.
-    pub a: (String, String),
-    /// The newer entry's id and room.
-    pub b: (String, String),
-    /// Why they are about the same subject.
     pub why: Vec<String>,
 }
 

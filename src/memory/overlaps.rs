@@ -26,6 +26,7 @@
 //! entries of different rooms, neither superseding the other, for the brief, the console's
 //! `/overlaps` and the `overlaps` command.
 
+use crate::api::ledger::Related;
 use std::collections::BTreeSet;
 
 use crate::entry::{Entry, Kind};
@@ -39,26 +40,6 @@ pub const CANDIDATES: usize = 20;
 pub const MIN_SHARED_TERMS: usize = 2;
 /// …and the share of the shorter entry's content words they must make.
 pub const MIN_OVERLAP: f64 = 0.3;
-
-/// One related entry and why.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
-pub struct Related {
-    /// The related entry's id.
-    pub id: String,
-    /// Its room.
-    pub room_id: String,
-    /// Its kind (decision, interface, convention, warning).
-    pub kind: String,
-    /// Its summary.
-    pub summary: String,
-    /// Why it is related: `same ref EPIC-007`, `identifiers: require_user`, `words: …`,
-    /// `cosine 0.74`.
-    pub why: Vec<String>,
-    /// How strongly (for ordering: each part's strength summed).
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub score: f64,
-}
 
 /// Kinds an entry of `k` is compared with (none: not compared).
 pub fn comparable(k: Kind) -> &'static [Kind] {

@@ -20,7 +20,11 @@
 mod listen;
 pub mod schema;
 mod source;
-pub mod transfer;
+
+/// The table, filter and order key of a stream's rows (for `db import`/`export`).
+pub(crate) fn source_rows(stream: &super::Stream, param: usize) -> (&'static str, String, String) {
+    source::rows(stream, param)
+}
 
 pub use source::{PgLock, PgSource};
 

@@ -13,11 +13,12 @@ use serde::Serialize;
 use super::corpus::Corpus;
 use super::measure::{Micros, publish_args};
 use warroom_memory::api::ledger::SearchArgs;
+use warroom_memory::cli::db_transfer as transfer;
 use warroom_memory::clock::{FixedClock, Timestamp};
 use warroom_memory::config::{Identity, Paths, Settings};
 use warroom_memory::memory::Memory;
 use warroom_memory::store::Stream;
-use warroom_memory::store::pg::{Db, DbUrl, transfer};
+use warroom_memory::store::pg::{Db, DbUrl};
 
 /// One size, both backends.
 #[derive(Debug, Clone, Serialize)]

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use postgres::fallible_iterator::FallibleIterator;
 
-use super::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS, LOCK_RECEIPTS};
-use super::{Db, error};
 use crate::store::Stream;
+use crate::store::pg::schema::{LOCK_CHANNEL, LOCK_LEDGER, LOCK_PLANS, LOCK_RECEIPTS};
+use crate::store::pg::{Db, error};
 
 /// Lines inserted per transaction by an import.
 const BATCH: usize = 5_000;
@@ -59,7 +59,7 @@ fn keys(stream: &Stream, line: &[u8]) -> (Option<String>, Option<String>) {
 
 /// A stream's lock (namespace, key), table, name and row filter (`$1` is the key).
 fn parts(stream: &Stream) -> (i32, String, &'static str, String, String) {
-    let (table, filter, key) = super::source::rows(stream, 1);
+    let (table, filter, key) = crate::store::pg::source_rows(stream, 1);
     let (ns, name) = match stream {
         Stream::Ledger => (LOCK_LEDGER, "ledger".to_string()),
         Stream::Channel(room) => (LOCK_CHANNEL, format!("channel:{room}")),
@@ -254,7 +254,7 @@ impl Db {
     ) -> io::Result<u64> {
         let mut c = self.client()?;
         let what = "exporting from the database";
-        let (table, filter, key) = super::source::rows(stream, 1);
+        let (table, filter, key) = crate::store::pg::source_rows(stream, 1);
         let mut rows = c
             .client()
             .query_raw(
