@@ -12,8 +12,8 @@ use crate::clock::Timestamp;
 use crate::entry::{Entry, EntryRef};
 use crate::error::{Error, Result};
 use crate::index::{LedgerIndex, Loc, Scratch};
+use crate::snapshot::SnapshotPlace;
 use crate::store::jsonl::{AppendOptions, Poll, RawLine};
-use crate::store::snapshot::SnapshotPlace;
 use crate::store::{Backend, Keys, Lock, Source, Stream};
 
 /// A ledger file with its derived index.

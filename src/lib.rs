@@ -42,6 +42,7 @@ pub mod scenario;
 pub mod schema;
 pub mod secrets;
 pub mod semantic;
+pub mod snapshot;
 pub mod store;
 pub mod text;
 pub mod validate;

@@ -103,7 +103,7 @@ fn environment(
     let snapshot_dir = match &o.snapshot_dir {
         Some(d) if d.as_os_str() == "off" => None,
         Some(d) => Some(absolute(cwd, d)),
-        None => crate::store::snapshot::SnapshotPlace::default_dir(),
+        None => crate::snapshot::SnapshotPlace::default_dir(),
     };
     let number = |var: &str, fix: &str| -> Result<Option<u64>> {
         env(var)
@@ -117,9 +117,8 @@ fn environment(
         "WARROOM_SNAPSHOT_MIN_ENTRIES",
         "give a number of entries, e.g. 20000",
     )?
-    .map_or(crate::store::snapshot::DEFAULT_MIN_ENTRIES, |n| n as usize);
-    settings.snapshot =
-        snapshot_dir.map(|dir| crate::store::snapshot::SnapshotPlace { dir, min_entries });
+    .map_or(crate::snapshot::DEFAULT_MIN_ENTRIES, |n| n as usize);
+    settings.snapshot = snapshot_dir.map(|dir| crate::snapshot::SnapshotPlace { dir, min_entries });
     if let Some(v) = env("WARROOM_SEMANTIC").filter(|v| !v.is_empty()) {
         settings.semantic.on = match v.as_str() {
             "on" | "true" | "1" => true,

@@ -4,6 +4,8 @@
 //!
 //! Layers, bottom to top: the core (everything not listed below) → `mcp` (the protocol
 //! edge) and `console` (the web edge) → `daemon` and `scenario` (transport edge; acceptance runner) → `cli`.
+//! Inside the core every top-level module has a rank of its own ([`layer`]): production
+//! code imports only lower ranks, so no import cycle can form (issue #67).
 //! Also: the two tool profiles (`mcp::tools`, `mcp::ostwin`) never import each other (they
 //! share `mcp::registry`), and only `clock` reads the wall clock.
 
@@ -98,6 +100,108 @@ fn no_module_imports_one_above_it() {
     assert!(
         wrong.is_empty(),
         "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Every top-level module's place in the core's one-way order (ARCHITECTURE.md § Layers):
+/// a module's code imports only modules of a lower rank. Leaves (0–3: text, errors, clock,
+/// files, secrets, validation, the entry), the storage seam and the index (3–4), what
+/// is built on the index (5–6: channels, context selection, the snapshot, the ledger,
+/// semantic), configuration and the domain on top (7–9: config, render, plans, receipts,
+/// audit), the service (`memory`, 10), then the edges (11–14). A module missing here
+/// fails the test: give it its place.
+fn layer(module: &str) -> Option<u8> {
+    Some(match module {
+        "cancel" | "conn" | "error" | "fsx" | "par" | "progress" | "ratelog" | "schema"
+        | "text" => 0,
+        "clock" | "layout" | "secrets" => 1,
+        "chain" | "validate" => 2,
+        "entry" | "store" => 3,
+        "index" => 4,
+        "channel" | "context" | "snapshot" => 5,
+        "api" | "ledger" | "semantic" => 6,
+        "config" | "render" => 7,
+        "plan" | "project" | "receipts" => 8,
+        "audit" => 9,
+        "memory" | "scenario" => 10,
+        "console" | "render_audit" => 11,
+        "mcp" => 12,
+        "daemon" => 13,
+        "cli" => 14,
+        _ => return None,
+    })
+}
+
+/// A file's code without its tests: test files, and each item marked `#[cfg(test)]` (a
+/// `mod x;` line, or a block to its closing brace): a test module assembles layers to test
+/// one, so it may reach above its module.
+fn production(rel: &str, text: &str) -> Option<String> {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if name == "tests.rs" || name.ends_with("_tests.rs") || rel.contains("/tests/") {
+        return None;
+    }
+    let mut out = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != "#[cfg(test)]" {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        // Skip the marked item: its lines until the braces it opens are closed (or a line
+        // ending in `;` before any brace).
+        let mut depth = 0i32;
+        let mut opened = false;
+        for item in lines.by_ref() {
+            let code = item.split("//").next().unwrap_or("");
+            depth += code.matches('{').count() as i32 - code.matches('}').count() as i32;
+            opened |= code.contains('{');
+            if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(';')) {
+                break;
+            }
+        }
+    }
+    Some(out)
+}
+
+#[test]
+fn every_module_has_a_layer_and_imports_only_below_it() {
+    let (mut wrong, mut unplaced) = (Vec::new(), BTreeSet::new());
+    for (rel, text) in all_sources() {
+        let me = top_module(&rel);
+        if me == "lib" || me == "main" {
+            continue;
+        }
+        let Some(code) = production(&rel, &text) else {
+            continue;
+        };
+        let Some(mine) = layer(&me) else {
+            unplaced.insert(me);
+            continue;
+        };
+        for m in imports(&code) {
+            if m == me {
+                continue;
+            }
+            match layer(&m) {
+                Some(theirs) if theirs < mine => {}
+                Some(theirs) => wrong.push(format!(
+                    "{rel} ({me}, layer {mine}) imports crate::{m} (layer {theirs})"
+                )),
+                None => {
+                    unplaced.insert(m);
+                }
+            }
+        }
+    }
+    assert!(
+        unplaced.is_empty(),
+        "modules without a layer (add them to `layer`): {unplaced:?}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "imports against the order (a module imports only lower layers):\n{}",
         wrong.join("\n")
     );
 }

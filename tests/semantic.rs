@@ -890,7 +890,7 @@ fn the_paraphrase_set_is_found_the_same_with_the_ledger_in_postgresql() {
 #[test]
 fn a_two_stage_search_over_twenty_thousand_vectors_finds_the_entry_by_meaning() {
     use warroom_memory::semantic::{self, SemanticSettings, Vectors, cache::CachePlace};
-    use warroom_memory::store::snapshot::SnapshotPlace;
+    use warroom_memory::snapshot::SnapshotPlace;
     const N: usize = 20_000;
     const TARGET: usize = 12_345;
     let p = project();

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::resume::ProjectVerifier;
 use crate::clock::Timestamp;
-use crate::store::snapshot::SnapshotPlace;
+use crate::snapshot::SnapshotPlace;
 
 /// The first bytes of the file.
 const MAGIC: &[u8; 8] = b"WRMVFY01";

@@ -69,7 +69,7 @@ pub struct Continuation {
 pub fn verify_project_continued(
     paths: &Paths,
     opts: &VerifyOptions<'_>,
-    place: &crate::store::snapshot::SnapshotPlace,
+    place: &crate::snapshot::SnapshotPlace,
     now: crate::clock::Timestamp,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(VerifyReport, Continuation)> {

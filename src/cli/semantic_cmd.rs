@@ -214,7 +214,7 @@ fn fetch(
             .snapshot
             .as_ref()
             .map(|p| p.dir.clone())
-            .or_else(crate::store::snapshot::SnapshotPlace::default_dir)
+            .or_else(crate::snapshot::SnapshotPlace::default_dir)
             .ok_or_else(|| {
                 anyhow::anyhow!("no cache directory (no $HOME). Fix: give one with --dir")
             })?

@@ -233,7 +233,7 @@ pub struct Settings {
     pub crash_after_bytes: Option<u64>,
     /// Where the cold-start snapshot of a big ledger is kept (None: never; the CLI's
     /// default is the user's cache directory).
-    pub snapshot: Option<crate::store::snapshot::SnapshotPlace>,
+    pub snapshot: Option<crate::snapshot::SnapshotPlace>,
     /// `verify` accepts unchained lines after chained ones (`allow_unchained`).
     pub allow_unchained: bool,
     /// Semantic ranking (`semantic:`; `WARROOM_SEMANTIC`).

@@ -1,4 +1,4 @@
-//! The index as bytes, for the cold-start snapshot (see [`crate::store::snapshot`] for where it
+//! The index as bytes, for the cold-start snapshot (see [`crate::snapshot`] for where it
 //! lives and when it is trusted). Only state that cannot be recomputed in one linear pass
 //! is written; maps keyed by name (ids, terms, interners, cells) are rebuilt on load.
 //!

@@ -158,10 +158,10 @@ impl Memory {
         let plans_backend = backend.clone();
         let label = paths.ledger_label();
         let place = settings.snapshot.clone().or_else(|| {
-            crate::store::snapshot::SnapshotPlace::default_dir().map(|dir| {
-                crate::store::snapshot::SnapshotPlace {
+            crate::snapshot::SnapshotPlace::default_dir().map(|dir| {
+                crate::snapshot::SnapshotPlace {
                     dir,
-                    min_entries: crate::store::snapshot::DEFAULT_MIN_ENTRIES,
+                    min_entries: crate::snapshot::DEFAULT_MIN_ENTRIES,
                 }
             })
         });

@@ -94,7 +94,7 @@ pub struct Backfilled {
 /// The semantic state for `settings`, for the ledger `label` whose index is `ix`.
 pub(crate) fn open(
     settings: &SemanticSettings,
-    place: Option<&crate::store::snapshot::SnapshotPlace>,
+    place: Option<&crate::snapshot::SnapshotPlace>,
     label: &str,
     ix: &LedgerIndex,
 ) -> Option<Arc<SemanticState>> {

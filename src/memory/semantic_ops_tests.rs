@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::SemanticState;
 use crate::semantic::cache::CachePlace;
 use crate::semantic::id_key;
-use crate::store::snapshot::SnapshotPlace;
+use crate::snapshot::SnapshotPlace;
 
 /// A unit vector of 8 dimensions pointing mostly along `axis`.
 fn unit(axis: usize) -> Vec<f32> {

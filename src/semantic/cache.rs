@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use super::Vectors;
 use super::magnitudes::RowsFile;
-use crate::store::snapshot::SnapshotPlace;
+use crate::snapshot::SnapshotPlace;
 
 /// Caches of more rows than this are read from their file when scored, not held (below,
 /// a search scores every row, [`super::EXACT_UP_TO`], and reads them all).

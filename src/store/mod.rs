@@ -16,7 +16,6 @@
 
 pub mod jsonl;
 pub mod pg;
-pub mod snapshot;
 
 use std::io;
 use std::path::{Path, PathBuf};

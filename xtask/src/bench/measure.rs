@@ -349,7 +349,7 @@ pub fn measure(
     // The same ledger with a snapshot: a first start (read everything, write the
     // snapshot), then a restart that reads the snapshot.
     let settings = Settings {
-        snapshot: Some(warroom_memory::store::snapshot::SnapshotPlace {
+        snapshot: Some(warroom_memory::snapshot::SnapshotPlace {
             dir: work.join("snapshot-cache"),
             min_entries: 0,
         }),

@@ -328,11 +328,11 @@ pub fn fill_cache(
 fn cache_of(
     ledger: &std::path::Path,
 ) -> anyhow::Result<warroom_memory::semantic::cache::CachePlace> {
-    let dir = warroom_memory::store::snapshot::SnapshotPlace::default_dir()
+    let dir = warroom_memory::snapshot::SnapshotPlace::default_dir()
         .ok_or_else(|| anyhow::anyhow!("no cache directory (set HOME or XDG_CACHE_HOME)"))?;
-    let place = warroom_memory::store::snapshot::SnapshotPlace {
+    let place = warroom_memory::snapshot::SnapshotPlace {
         dir,
-        min_entries: warroom_memory::store::snapshot::DEFAULT_MIN_ENTRIES,
+        min_entries: warroom_memory::snapshot::DEFAULT_MIN_ENTRIES,
     };
     let info = pocket_encoder::model_info();
     let label = ledger.canonicalize()?.display().to_string();
