@@ -279,3 +279,104 @@ fn the_checker_sees_grouped_and_inline_paths() {
         ["cli", "render", "render_audit"]
     );
 }
+
+/// The files of `dir` (under `src/`) that each file's production code names through
+/// `super::…` or `crate::<dir>::…`.
+fn sibling_imports(dir: &str) -> std::collections::BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
+    let mut texts = std::collections::BTreeMap::new();
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "rs") {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            let rel = format!("{dir}/{name}.rs");
+            if let Some(code) = production(&rel, &std::fs::read_to_string(&p).unwrap()) {
+                texts.insert(name, code);
+            }
+        }
+    }
+    let names: BTreeSet<String> = texts.keys().cloned().collect();
+    let mut out = std::collections::BTreeMap::new();
+    for (name, code) in &texts {
+        let code: String = code
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut to = BTreeSet::new();
+        for prefix in ["super::".to_string(), format!("crate::{dir}::")] {
+            let mut rest = code.as_str();
+            while let Some((_, after)) = rest.split_once(prefix.as_str()) {
+                rest = after;
+                let listed: Vec<String> = match after.strip_prefix('{') {
+                    Some(group) => group
+                        .split('}')
+                        .next()
+                        .unwrap_or("")
+                        .split(',')
+                        .map(|n| n.trim().split("::").next().unwrap_or("").to_string())
+                        .collect(),
+                    None => vec![
+                        after
+                            .chars()
+                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                            .collect(),
+                    ],
+                };
+                for n in listed {
+                    if names.contains(&n) && &n != name && n != "mod" {
+                        to.insert(n);
+                    }
+                }
+            }
+        }
+        out.insert(name.clone(), to);
+    }
+    out
+}
+
+/// A cycle among `graph`'s nodes, if there is one.
+fn cycle(graph: &std::collections::BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        g: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == n) {
+            return Some(path.split_at(i).1.to_vec());
+        }
+        if done.contains(n) {
+            return None;
+        }
+        path.push(n.to_string());
+        for m in g.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, g, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(n.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_files_of_index_and_secrets_import_one_way() {
+    for dir in ["index", "secrets"] {
+        let g = sibling_imports(dir);
+        assert!(g.len() > 10, "read {dir}/: {g:?}");
+        assert_eq!(cycle(&g), None, "an import cycle among the files of {dir}/");
+    }
+    // The check sees one.
+    let g: std::collections::BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["a".to_string()])),
+    ]
+    .into();
+    assert!(cycle(&g).is_some());
+}

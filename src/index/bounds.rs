@@ -19,7 +19,7 @@
 //! part without detail and ref, so it is at most `tf~` and the same block maxima bound it.
 
 use super::postings::{List, Postings};
-use super::text::{B, CodeNorms, Doc, K1, Posting, QueryTerm, Scoring, fielded_parts};
+use super::score::{B, CodeNorms, Doc, K1, Posting, QueryTerm, Scoring, fielded_parts};
 
 /// log2 of the postings per block. Unit tests use blocks of 4 so that small ledgers have
 /// many; the binary uses 128.

@@ -25,6 +25,7 @@ mod query;
 mod rank;
 mod records;
 mod rows;
+mod score;
 mod scratch;
 mod search;
 mod slot_order;
@@ -35,6 +36,7 @@ mod text_add;
 mod text_job;
 mod texts;
 pub(crate) mod tokens;
+mod topk;
 mod vocab;
 mod walk;
 

@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use super::records::{self, REC};
-use super::text::Posting;
+use super::score::Posting;
 
 /// The summary bits of a posting whose frequencies are kept aside.
 const ESCAPE: u8 = 7;

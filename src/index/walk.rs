@@ -28,8 +28,8 @@
 
 use super::candidates::{ABSENT, BATCH, Batch, PassRate};
 use super::postings::List;
-use super::search::{SearchHit, TopK, decay};
-use super::text::{CodeNorms, K1, QueryTerm, Scoring, saturate};
+use super::score::{CodeNorms, K1, QueryTerm, Scoring, saturate};
+use super::topk::{SearchHit, TopK, decay};
 use super::{Compiled, LedgerIndex, Scorer};
 use crate::clock::Timestamp;
 

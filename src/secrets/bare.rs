@@ -27,8 +27,8 @@
 use std::ops::Range;
 
 use super::letters::{foreign, random_letters, random_lower, typed_id, wordy};
+use super::line::words;
 use super::looks::{given, shaped, upper};
-use super::shapes::words;
 
 /// Words after which, within five words, a value is an id and not a secret.
 const NAMES_AN_ID: &[&str] = &[

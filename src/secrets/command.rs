@@ -20,11 +20,11 @@
 
 use std::ops::Range;
 
+use super::line::{anywhere_digits, words};
 use super::looks::{
     diceware, given_after_flag, loose, lower_random, random_alnum, random_anywhere, random_other,
     shaped, word_with_digits,
 };
-use super::shapes::{anywhere_digits, words};
 
 /// A bare argument naming a secret, whose value follows it: `nmcli … password X`,
 /// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`,

@@ -44,6 +44,7 @@ mod command;
 mod data;
 mod formats;
 mod letters;
+mod line;
 mod looks;
 mod own;
 mod pairs;

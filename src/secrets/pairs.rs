@@ -126,7 +126,7 @@ fn value_range(line: &[u8], mut s: usize, mut e: usize) -> Range<usize> {
 
 /// The words of a line, with quotes, brackets and a trailing comma trimmed.
 fn trimmed_words(line: &[u8]) -> Vec<Range<usize>> {
-    super::shapes::words(line, 0)
+    super::line::words(line, 0)
         .into_iter()
         .map(|w| {
             let (mut a, mut b) = (w.start, w.end);

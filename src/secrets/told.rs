@@ -39,11 +39,11 @@ use std::ops::Range;
 
 use super::codes::{self, bare};
 use super::letters::{random_letters, random_lower};
+use super::line::words;
 use super::looks::{
     diceware, given, given_after_flag, lower_random, random_mixed, random_printable, shaped,
     strong, word_with_digits,
 };
-use super::shapes::words;
 
 /// Findings in a sentence that names a password.
 pub(super) fn told(line: &[u8], out: &mut Vec<Range<usize>>) {
