@@ -3,7 +3,8 @@
 //!
 //! Rules (checked for the whole `tools/list` by `tests/tool_surface.rs`):
 //! - standard JSON Schema 2020-12 only: Rust-specific `format`s (`uint32`, `double`, …)
-//!   are dropped, an unsigned integer gets `minimum: 0` instead;
+//!   are dropped, an unsigned integer gets `minimum: 0` instead (inputs only: on the
+//!   output side the bound tells a client nothing it must check, and costs tokens);
 //! - `type` is always one string, never an array: an optional input is simply not
 //!   required (null unions are removed; a null argument counts as absent, see
 //!   [`super::registry::parse_args`]); an output field that can really be null is
@@ -113,13 +114,16 @@ fn walk(v: &mut Value, side: Side, defs: &Map<String, Value>, inline: &dyn Fn(&s
         for k in ["description", "title", "default", "examples"] {
             m.remove(k);
         }
+        if m.get("minimum") == Some(&json!(0)) {
+            m.remove("minimum");
+        }
     } else if m.get("default") == Some(&Value::Null) {
         m.remove("default");
     }
     if let Some(Value::String(d)) = m.get_mut("description") {
         *d = d.split_whitespace().collect::<Vec<_>>().join(" ");
     }
-    fix_format(m);
+    fix_format(m, side);
     consts_to_enum(m);
     for (k, c) in m.iter_mut() {
         // Property names and enum values are data, not schemas.
@@ -136,15 +140,15 @@ fn walk(v: &mut Value, side: Side, defs: &Map<String, Value>, inline: &dyn Fn(&s
     }
 }
 
-/// Drops Rust-specific formats; an unsigned integer gets `minimum: 0`.
-fn fix_format(m: &mut Map<String, Value>) {
+/// Drops Rust-specific formats; an unsigned integer input gets `minimum: 0`.
+fn fix_format(m: &mut Map<String, Value>, side: Side) {
     let Some(f) = m.get("format").and_then(Value::as_str) else {
         return;
     };
     let unsigned = f.starts_with("uint");
     if unsigned || f.starts_with("int") || f == "double" || f == "float" {
         m.remove("format");
-        if unsigned && !m.contains_key("minimum") {
+        if unsigned && side == Side::Input && !m.contains_key("minimum") {
             m.insert("minimum".into(), json!(0));
         }
     }
