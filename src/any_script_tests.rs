@@ -33,7 +33,7 @@ proptest! {
     /// Identifiers are at least three bytes, lower-cased, and never cut inside a character.
     #[test]
     fn identifiers_are_lowercase_words_of_the_text(t in any_script()) {
-        for id in crate::memory::overlaps::identifiers(&t) {
+        for id in crate::overlap::identifiers(&t) {
             prop_assert!(id.len() >= 3, "{id:?}");
             prop_assert_eq!(id.to_lowercase(), id.clone());
         }

@@ -30,6 +30,7 @@ pub mod layout;
 pub mod ledger;
 pub mod mcp;
 pub mod memory;
+pub mod overlap;
 pub mod par;
 pub mod plan;
 pub mod progress;

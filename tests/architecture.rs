@@ -122,7 +122,7 @@ fn layer(module: &str) -> Option<u8> {
         "channel" | "context" | "snapshot" => 5,
         "api" | "ledger" | "semantic" => 6,
         "config" | "render" => 7,
-        "plan" | "project" | "receipts" => 8,
+        "overlap" | "plan" | "project" | "receipts" => 8,
         "audit" => 9,
         "memory" | "scenario" => 10,
         "console" | "render_audit" => 11,

@@ -24,11 +24,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Memory;
-use super::index_rounds::{Basis, Locked, Rounds};
-use super::overlaps::{Features, comparable, judge, strength};
+use super::index_rounds::Locked;
 use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::index::LedgerIndex;
+use crate::overlap::rounds::{Basis, Rounds};
+use crate::overlap::{Features, comparable, judge, strength};
 
 /// Entries of the brief's rooms looked up for its "Open overlaps" section (newest first).
 pub const BRIEF_ENTRIES: usize = 32;
@@ -145,7 +146,7 @@ const DETAILS_ROUND: usize = 2048;
 
 /// A whole-ledger pass's open pairs, found and ordered, not yet built.
 pub(crate) struct Pass {
-    pool: super::overlap_pool::Pool,
+    pool: crate::overlap::pool::Pool,
     /// (older, newer, strength), strongest first, then the newest pair.
     pairs: Vec<(usize, usize, f64)>,
     /// The ledger the pass was computed on (as of its length then).
@@ -172,12 +173,12 @@ pub(crate) fn pass(
         Ok(())
     })?;
     let basis = basis.expect("set by the round");
-    let pool = super::overlap_pool::Pool::build(rd, &basis, cores, keep)?;
+    let pool = crate::overlap::pool::Pool::build(rd, &basis, cores, keep)?;
     // Newest first, as `scope` orders them.
     let todo: Vec<usize> = (0..pool.len()).rev().collect();
     let threads = cores.min(todo.len() / PER_THREAD).max(1);
     let look = |mine: Vec<usize>| -> Vec<(usize, usize, f64)> {
-        let mut scratch = super::overlap_pool::Scratch::new(&pool);
+        let mut scratch = crate::overlap::pool::Scratch::new(&pool);
         let mut pairs = Vec::new();
         for i in mine {
             done.fetch_add(1, Ordering::Relaxed);

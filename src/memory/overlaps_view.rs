@@ -20,11 +20,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::Memory;
-use super::index_rounds::{Basis, Locked};
+use super::index_rounds::Locked;
 use super::open_overlaps::{Found, build_pairs, pass};
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::index::LedgerIndex;
+use crate::overlap::rounds::Basis;
 
 /// A pass's pairs, kept.
 struct Kept {

@@ -108,7 +108,7 @@ impl Memory {
         Ok(PublishOutput::new(stored, related, warnings))
     }
 
-    /// [`super::overlaps::related`] for the entry just written at `pos`, with its vector
+    /// [`crate::overlap::related`] for the entry just written at `pos`, with its vector
     /// when semantic ranking is on.
     fn related_to(
         &self,
@@ -120,7 +120,7 @@ impl Memory {
         let sem = self.semantic().zip(vector);
         let near: Vec<u32> = sem.map_or_else(Vec::new, |(s, v)| {
             let vs = s.vectors.read().unwrap_or_else(|p| p.into_inner());
-            vs.nearest(v, super::overlaps::CANDIDATES, &|p| {
+            vs.nearest(v, crate::overlap::CANDIDATES, &|p| {
                 (p as usize) < ix.len() && p != pos
             })
             .into_iter()
@@ -134,7 +134,7 @@ impl Memory {
                 .map(f64::from)
                 .filter(|&c| c >= s.overlap_cosine)
         };
-        super::overlaps::related(ix, e, Some(pos), self.now(), &cosine, &near)
+        crate::overlap::related(ix, e, Some(pos), self.now(), &cosine, &near)
     }
 
     fn build_entry(&self, args: PublishArgs, who: &Identity) -> Result<Entry> {

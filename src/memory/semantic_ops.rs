@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::Memory;
-use super::index_rounds::Rounds as _;
 use crate::error::{Error, Result};
 use crate::index::{Compiled, LedgerIndex, Scorer, SearchHit};
+use crate::overlap::rounds::Rounds as _;
 use crate::semantic::cache::CachePlace;
 use crate::semantic::{Embedder, Fused, POOL, SemanticSettings, Vectors, entry_text, fuse, id_key};
 
@@ -357,7 +357,7 @@ impl Memory {
         let rd = super::index_rounds::Locked(self);
         let (mut basis, mut missing, mut entries) = (None, Vec::new(), 0);
         rd.round(&mut |ix| {
-            basis = Some(super::index_rounds::Basis::of(ix));
+            basis = Some(crate::overlap::rounds::Basis::of(ix));
             let v = s.vectors.read().unwrap_or_else(|p| p.into_inner());
             missing = (0..ix.len() as u32)
                 .filter(|&p| !v.belongs(p, id_key(ix.id(p))))

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::index::test_support::index_of;
-use crate::memory::overlaps::{Features, strength};
+use crate::overlap::{Features, strength};
 
 /// A small ledger whose entries share words, identifiers and refs in every mix: rooms,
 /// kinds and refs drawn from few values, summaries from a small vocabulary (some words

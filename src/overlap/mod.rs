@@ -22,9 +22,12 @@
 //!
 //! Superseded entries and the author's own room are never related.
 //!
-//! [`super::open_overlaps`] turns the same evidence into *open overlaps*: pairs of live
+//! [`crate::memory`]'s open overlaps turns the same evidence into *open overlaps*: pairs of live
 //! entries of different rooms, neither superseding the other, for the brief, the console's
 //! `/overlaps` and the `overlaps` command.
+
+pub mod pool;
+pub mod rounds;
 
 use crate::api::ledger::Related;
 use std::collections::BTreeSet;

@@ -21,15 +21,15 @@
 use foldhash::HashMap;
 use std::hash::Hash;
 
-use super::index_rounds::{Basis, Rounds};
-use super::overlaps::{Features, comparable, shared_count, strength_of};
+use super::rounds::{Basis, Rounds};
+use super::{Features, comparable, shared_count, strength_of};
 use crate::entry::Kind;
 use crate::error::Result;
 
 /// Postings one entry's look-up reads at most (its keys' lists, rarest first).
 pub const BUDGET: usize = 1024;
 /// Strongest partners kept per entry looked up (as many as a publish's `related` shows).
-pub const KEEP: usize = super::overlaps::MAX_RELATED;
+pub const KEEP: usize = super::MAX_RELATED;
 /// Entries whose texts are read at once while the pool is built.
 const BATCH: usize = 2048;
 
@@ -425,5 +425,5 @@ fn keys(terms: &[u64], ids: &[u64], ref_: u32) -> Vec<Key> {
 }
 
 #[cfg(test)]
-#[path = "overlap_pool_tests.rs"]
+#[path = "pool_tests.rs"]
 mod tests;
