@@ -106,16 +106,10 @@ pub fn describe_char(c: char) -> String {
     }
 }
 
-/// Text safe to echo in an error message (which reaches the client, and logs and pages
-/// through it): secrets redacted by the scanner, control, direction-changing and invisible
-/// characters escaped (`\u{202e}`), at most 80 characters. The scan runs on a bounded prefix before clipping, so a token cut in half
-/// by the clip is still recognised whole.
-pub fn printable(value: &str) -> String {
-    let head: String = value.chars().take(256).collect();
-    let scanned = crate::secrets::scan(&head).text;
-    let mut out: String = scanned
-        .chars()
-        .take(80)
+/// `text` with control characters escaped (`\n`, `\u{7}`) and invisible or
+/// direction-changing ones too (`\u{202e}`), so an echo shows what was sent.
+pub fn escape_hidden(text: &str) -> String {
+    text.chars()
         .flat_map(|c| {
             if c.is_control() {
                 c.escape_default().collect::<Vec<_>>()
@@ -125,7 +119,17 @@ pub fn printable(value: &str) -> String {
                 vec![c]
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Text safe to echo in an error message (which reaches the client, and logs and pages
+/// through it): secrets redacted by the scanner, control, direction-changing and invisible
+/// characters escaped (`\u{202e}`), at most 80 characters. The scan runs on a bounded prefix before clipping, so a token cut in half
+/// by the clip is still recognised whole.
+pub fn printable(value: &str) -> String {
+    let head: String = value.chars().take(256).collect();
+    let scanned = crate::secrets::scan(&head).text;
+    let mut out = escape_hidden(crate::text::prefix_chars(&scanned, 80));
     if scanned.chars().count() > 80 || value.chars().count() > 256 {
         out.push('…');
     }

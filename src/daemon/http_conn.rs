@@ -53,46 +53,53 @@ struct Open {
 
 type OpenList = Arc<Mutex<VecDeque<Open>>>;
 
-/// Closes the oldest open connection that has not proven itself; false if none.
-fn evict_unproven(open: &OpenList) -> bool {
+/// Closes the oldest open connection `pick` chooses; false if none. Each reason's warning
+/// is logged at most once per 10 s.
+fn evict(
+    open: &OpenList,
+    pick: impl Fn(&Open) -> bool,
+    limiter: &crate::ratelog::Limiter,
+    why: &str,
+) -> bool {
     let mut list = open.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(i) = list.iter().position(|c| !c.proven.is_set()) else {
+    let Some(i) = list.iter().position(pick) else {
         return false;
     };
     let c = list.remove(i).expect("a position in the list");
     c.close.cancel();
-    static EVICTED: crate::ratelog::Limiter = crate::ratelog::Limiter::new();
-    if let Some(held) = EVICTED.allow(std::time::Instant::now()) {
+    if let Some(held) = limiter.allow(std::time::Instant::now()) {
         tracing::warn!(
             held_back = held,
-            "HTTP: at the connection cap, closed an unauthenticated connection for a new one \
-             (such warnings: at most one per 10 s)"
+            "HTTP: at the connection cap, {why} (such warnings: at most one per 10 s)"
         );
     }
     true
 }
 
+/// Closes the oldest open connection that has not proven itself; false if none.
+fn evict_unproven(open: &OpenList) -> bool {
+    static EVICTED: crate::ratelog::Limiter = crate::ratelog::Limiter::new();
+    evict(
+        open,
+        |c| !c.proven.is_set(),
+        &EVICTED,
+        "closed an unauthenticated connection for a new one",
+    )
+}
+
 /// Closes the oldest connection of the credential holding the most, when it holds more
 /// than one; false otherwise.
 fn evict_heaviest(open: &OpenList, holders: &Holders) -> bool {
-    let Some((heavy, n)) = holders.heaviest().filter(|(_, n)| *n > 1) else {
-        return false;
-    };
-    let mut list = open.lock().unwrap_or_else(|p| p.into_inner());
-    let Some(i) = list.iter().position(|c| c.proven.holder() == Some(&heavy)) else {
-        return false;
-    };
-    let c = list.remove(i).expect("a position in the list");
-    c.close.cancel();
     static EVICTED: crate::ratelog::Limiter = crate::ratelog::Limiter::new();
-    if let Some(held) = EVICTED.allow(std::time::Instant::now()) {
-        tracing::warn!(
-            held_back = held,
-            holding = n,
-            "HTTP: at the connection cap with every connection authenticated, closed the              oldest connection of the credential holding the most (such warnings: at most              one per 10 s)"
-        );
-    }
-    true
+    let Some((heavy, _)) = holders.heaviest().filter(|(_, n)| *n > 1) else {
+        return false;
+    };
+    evict(
+        open,
+        |c| c.proven.holder() == Some(heavy.as_str()),
+        &EVICTED,
+        "every connection authenticated: closed the oldest of the credential holding the most",
+    )
 }
 
 /// The edge's connection limits.

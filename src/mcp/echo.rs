@@ -28,18 +28,7 @@ pub fn client_string(s: &str) -> String {
     // still seen whole.
     let head = crate::text::prefix(s, MAX_ECHO * 4);
     let scanned = crate::secrets::scan(head).text;
-    let escaped: String = scanned
-        .chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else if crate::secrets::invisible(c) {
-                c.escape_unicode().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect();
+    let escaped = crate::validate::escape_hidden(&scanned);
     if head.len() < s.len() {
         crate::text::clip_within(&format!("{escaped}…"), MAX_ECHO)
     } else {
