@@ -1,6 +1,6 @@
 //! The index as it was at a ledger position, without a copy: a *horizon* `h` makes every
 //! entry at position `h` or later invisible and undoes the supersedes they made. What a
-//! receipt's replay ranks on (`memory::replay`), instead of re-indexing the ledger's
+//! receipt's replay ranks on (`memory::receipts::replay`), instead of re-indexing the ledger's
 //! prefix.
 //!
 //! Why this is exact — equal to an index rebuilt from the prefix, not an approximation:

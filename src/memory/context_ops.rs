@@ -64,7 +64,7 @@ impl Memory {
         &self,
         args: &ContextArgs,
         who: &Identity,
-    ) -> Result<(ContextOutput, super::receipts_ops::Served)> {
+    ) -> Result<(ContextOutput, super::receipts::Served)> {
         let room = who.room_or_own("room_id", args.room_id.clone())?;
         if let Some(p) = &args.plan_id {
             path_component("plan_id", p)?;
@@ -188,7 +188,7 @@ impl Memory {
                 id: o.id.clone(),
             })
             .collect();
-        let served = super::receipts_ops::Served {
+        let served = super::receipts::Served {
             now,
             max,
             ledger: position,
@@ -261,7 +261,7 @@ pub(crate) fn brief(
     ledger: &crate::ledger::Ledger,
     scorer: &crate::index::Scorer,
     i: &BriefInputs,
-    meaning: Option<&super::semantic_brief::Meaning>,
+    meaning: Option<&super::semantic::brief::Meaning>,
     at: Option<u32>,
 ) -> Result<Brief> {
     debug_assert!(
@@ -345,7 +345,7 @@ fn ranked(
     scope: &Scope,
     header: &str,
     tail: &str,
-    meaning: Option<&super::semantic_brief::Meaning>,
+    meaning: Option<&super::semantic::brief::Meaning>,
     at: Option<u32>,
 ) -> Result<crate::context::render::Rendered> {
     let mut head = RANKED_HEAD;
@@ -399,7 +399,7 @@ fn covered(
     scope: &Scope,
     header: &str,
     tail: &str,
-    meaning: Option<&super::semantic_brief::Meaning>,
+    meaning: Option<&super::semantic::brief::Meaning>,
     at: Option<u32>,
 ) -> Result<Covered> {
     // A room's share is at most what the rounds give it: with many upstream rooms each

@@ -6,36 +6,36 @@
 //! the state, refreshes it from the files (picking up what other processes appended), does
 //! its work and returns typed results from [`crate::api`]. Nothing here knows about MCP,
 //! JSON-RPC or terminal output.
+//!
+//! By feature: the agents' operations are files here (`publish`, `read`, `context_ops`,
+//! `channels`, `plans`, `audit_ops`, `live_ops`, `open_overlaps`); three features with
+//! state of their own are folders — [`semantic`] (the model, vectors, arrivals, the
+//! brief's meaning), [`receipts`] (writing, indexing and replaying briefs' receipts) and
+//! [`views`] (what the console's pages keep). Overlap finding itself is
+//! [`crate::overlap`], pure on the index.
 
 mod audit_ops;
-mod audit_view;
-mod browse;
 mod channels;
 mod context_ops;
 mod index_rounds;
 mod live_ops;
 pub(crate) mod open_overlaps;
-mod overlaps_view;
 mod plans;
 mod provenance;
 mod publish;
 mod read;
-mod receipts_index;
-mod receipts_ops;
-mod replay;
-mod replay_prefix;
-mod semantic_arrivals;
-mod semantic_brief;
-mod semantic_ops;
+mod receipts;
+mod semantic;
+mod views;
 
 pub use crate::api::context::PairRef;
 pub use crate::api::ledger::Related;
-pub use audit_view::AuditView;
-pub use browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
 pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide};
-pub use overlaps_view::OverlapsView;
-pub use receipts_ops::Replay;
-pub use semantic_ops::{Backfilled, SemanticStatus};
+pub use receipts::Replay;
+pub use semantic::{Backfilled, SemanticStatus};
+pub use views::audit::AuditView;
+pub use views::browse::{EntryDetail, MAX_CHAIN, MAX_NEWS, RoomSummary, TimelinePage};
+pub use views::overlaps::OverlapsView;
 
 pub use live_ops::Cursor;
 
@@ -71,8 +71,12 @@ pub(crate) struct State {
     pub(crate) plans: plans::PlanState,
 }
 
-/// The shared memory of one project.
+/// The shared memory of one project. Its fields by the feature they serve: the core (the
+/// files or database, the clock, the derived state, a team's secret rules), the people's
+/// views ([`views`]), the receipts of briefs ([`receipts`]), semantic ranking
+/// ([`semantic`]).
 pub struct Memory {
+    // ── The core ──
     paths: Paths,
     settings: Settings,
     /// The clock of writes (timestamps of entries, messages, plans).
@@ -85,25 +89,28 @@ pub struct Memory {
     /// Derived state. Reads share it (many sessions of a daemon side by side); catching up
     /// with the files and writing take it alone, and only when there is something to do.
     state: RwLock<State>,
+    /// A team's own secret rules (`.gitleaks.toml`), compiled at open.
+    secret_rules: Option<Arc<crate::secrets::ProjectRules>>,
+    // ── The people's views ──
     /// The audit page's verification, continued from view to view ([`Memory::audit_view`]).
-    verified: std::sync::Mutex<Option<audit_view::Verified>>,
+    verified: std::sync::Mutex<Option<views::audit::Verified>>,
     /// Set while a background full pass runs.
     full_pass_running: std::sync::atomic::AtomicBool,
     /// The console's open overlaps, kept between views ([`Memory::overlaps_kept`]).
-    overlaps: overlaps_view::Keeper,
+    overlaps: views::overlaps::Keeper,
+    // ── Receipts ──
     /// Where each receipt is (built on first use, then followed).
-    receipt_index: std::sync::Mutex<Option<receipts_index::ReceiptIndex>>,
-    /// What briefs may still write ([`receipts_index::Limits`]).
-    receipt_limits: std::sync::Mutex<receipts_index::Limits>,
-    /// Semantic ranking (`semantic: on`): the model and the entries' vectors.
-    semantic: Option<Arc<semantic_ops::SemanticState>>,
-    /// Set by a server that runs for long ([`Memory::embed_arrivals`]): what others append
-    /// is embedded in the background.
-    arrivals: std::sync::OnceLock<Arc<semantic_arrivals::Arrivals>>,
-    /// A team's own secret rules (`.gitleaks.toml`), compiled at open.
-    secret_rules: Option<Arc<crate::secrets::ProjectRules>>,
+    receipt_index: std::sync::Mutex<Option<receipts::index::ReceiptIndex>>,
+    /// What briefs may still write ([`receipts::index::Limits`]).
+    receipt_limits: std::sync::Mutex<receipts::index::Limits>,
     /// Set once this process gave the receipts file the ledger's mode.
     receipts_mode: std::sync::atomic::AtomicBool,
+    // ── Semantic ranking ──
+    /// Semantic ranking (`semantic: on`): the model and the entries' vectors.
+    semantic: Option<Arc<semantic::SemanticState>>,
+    /// Set by a server that runs for long ([`Memory::embed_arrivals`]): what others append
+    /// is embedded in the background.
+    arrivals: std::sync::OnceLock<Arc<semantic::arrivals::Arrivals>>,
 }
 
 impl std::fmt::Debug for Memory {
@@ -163,8 +170,7 @@ impl Memory {
                 }
             })
         });
-        let semantic =
-            semantic_ops::open(&settings.semantic, place.as_ref(), &label, ledger.index());
+        let semantic = semantic::open(&settings.semantic, place.as_ref(), &label, ledger.index());
         Ok(Memory {
             paths,
             settings,
@@ -251,14 +257,14 @@ impl Memory {
     /// For a server that runs for long (the daemon, a direct `serve`), with semantic
     /// ranking on and its model loaded: from now on the entries other processes append
     /// are embedded in the background, and so are the entries without a vector now if
-    /// they are few ([`semantic_arrivals`]). Once per memory; a no-op otherwise.
+    /// they are few ([`semantic::arrivals`]). Once per memory; a no-op otherwise.
     pub fn embed_arrivals(&self) {
         let Some(s) = self.semantic.as_ref().filter(|s| s.embedder.is_some()) else {
             return;
         };
         let state = self.state.read().unwrap_or_else(|p| p.into_inner());
         self.arrivals
-            .get_or_init(|| semantic_arrivals::Arrivals::start(s, state.ledger.index()));
+            .get_or_init(|| semantic::arrivals::Arrivals::start(s, state.ledger.index()));
     }
 
     /// The state, up to date with the files, shared with other readers. The check for

@@ -15,7 +15,7 @@
 //! `overlaps` command ([`pass`]: every live entry's strongest partners found through
 //! [`super::overlap_pool`]'s inverted lists, for every room or from one room's entries,
 //! the index read a round at a time; the console keeps its result between views,
-//! [`super::overlaps_view`]).
+//! [`super::views::overlaps`]).
 
 use crate::api::context::PairRef;
 use std::collections::HashMap;

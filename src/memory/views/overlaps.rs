@@ -19,12 +19,12 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::Memory;
-use super::index_rounds::Locked;
-use super::open_overlaps::{Found, build_pairs, pass};
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::index::LedgerIndex;
+use crate::memory::Memory;
+use crate::memory::index_rounds::Locked;
+use crate::memory::open_overlaps::{Found, build_pairs, pass};
 use crate::overlap::rounds::Basis;
 
 /// A pass's pairs, kept.

@@ -7,11 +7,11 @@
 
 use std::sync::atomic::Ordering;
 
-use super::Memory;
 use crate::audit::resume::{ProjectVerifier, Resumed};
 use crate::audit::verify::{VerifyOptions, VerifyReport};
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
+use crate::memory::Memory;
 
 /// The kept verification and when its parts ran.
 pub(crate) struct Verified {

@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use super::Memory;
 use crate::index::{LedgerIndex, Scoring, Scratch};
+use crate::memory::Memory;
 use crate::receipts::SemanticUsed;
 use crate::semantic::{POOL, baseline, fuse, id_key};
 

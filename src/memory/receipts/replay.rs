@@ -4,14 +4,14 @@
 //! must be equal; what it cannot must agree with what it can and with the receipts'
 //! hash chain).
 
-use super::Memory;
-use super::context_ops::{BriefInputs, BriefOutput, brief};
 use crate::clock::{Timestamp, parse_rfc3339};
 use crate::error::{Error, Result};
 use crate::index::Scorer;
+use crate::memory::Memory;
+use crate::memory::context_ops::{BriefInputs, BriefOutput, brief};
 use crate::receipts::{Receipt, sha256_hex};
 
-pub use super::receipts_ops::Replay;
+pub use super::Replay;
 
 impl Memory {
     /// Recomputes the brief of receipt `id` from the ledger as it was at its position.
@@ -247,7 +247,7 @@ impl Memory {
             ));
         }
         if out.overlaps != receipt.overlaps {
-            let pairs = |o: &Option<Vec<super::PairRef>>| {
+            let pairs = |o: &Option<Vec<crate::memory::PairRef>>| {
                 o.iter()
                     .flatten()
                     .map(|p| format!("{}↔{} ({})", p.a.0, p.b.0, p.why.join("; ")))
@@ -330,7 +330,7 @@ impl Memory {
         ledger: &mut crate::ledger::Ledger,
         scorer: &Scorer,
         differences: &mut Vec<String>,
-    ) -> Option<super::semantic_brief::Meaning> {
+    ) -> Option<crate::memory::semantic::brief::Meaning> {
         let used = receipt.ranking.semantic.as_ref()?;
         match self.semantic_in_use() {
             Some(here) if here.model_id == used.model_id => {

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
-use super::semantic_ops::SemanticState;
+use super::SemanticState;
 use crate::index::LedgerIndex;
 use crate::semantic::id_key;
 

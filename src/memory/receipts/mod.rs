@@ -3,8 +3,11 @@
 //! position, with the receipt's arguments, scope and time, compared byte for byte by its
 //! SHA-256 (see [`crate::receipts`]).
 
+pub(super) mod index;
+mod replay;
+mod replay_prefix;
+
 use super::Memory;
-use super::receipts_index::ReceiptIndex;
 use crate::api::context::{ContextArgs, ContextOutput};
 use crate::clock::Timestamp;
 use crate::config::Identity;
@@ -14,6 +17,7 @@ use crate::receipts::{
     AskedArgs, Asker, LedgerPosition, OutputRef, RankingUsed, Receipt, new_id, sha256_hex,
 };
 use crate::store::{Keys, Stream};
+use index::ReceiptIndex;
 
 /// What a replay found.
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]

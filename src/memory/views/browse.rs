@@ -7,12 +7,12 @@
 //! followed through the index; only the entry's own line and its successor's are read
 //! back from storage to show the links.
 
-use super::Memory;
-use super::audit_ops::status;
 use crate::api::audit::HistoryEntry;
 use crate::channel::Message;
 use crate::error::{Error, Result};
 use crate::index::Filter;
+use crate::memory::Memory;
+use crate::memory::audit_ops::status;
 
 /// Longest supersede chain a page follows each way (a longer one says so).
 pub const MAX_CHAIN: usize = 64;

@@ -1,6 +1,7 @@
 //! Semantic ranking in the core (see [`crate::semantic`]): the embedder and the vectors
 //! beside the index, what a publish embeds, `semantic backfill` and `semantic status`, and
-//! the fused re-ranking of a search. Storing and saving the vectors is `semantic_save`.
+//! the fused re-ranking of a search. Storing and saving the vectors is [`save`]; the background embedding of arrivals
+//! [`arrivals`]; the brief's ranking by meaning [`brief`].
 //!
 //! Nothing here fails a call because of the model: a model that does not load leaves the
 //! memory lexical (the reason is logged and shown by `semantic status`); an embedding that
@@ -8,6 +9,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
+
+pub(super) mod arrivals;
+pub(super) mod brief;
 
 use super::Memory;
 use crate::error::{Error, Result};
@@ -36,7 +40,7 @@ pub(crate) struct SemanticState {
     /// From which cosine a publish's neighbour is the same subject on its own.
     pub overlap_cosine: f64,
     unsaved: AtomicUsize,
-    /// Set when a server's background thread saves the cache ([`super::semantic_arrivals`]):
+    /// Set when a server's background thread saves the cache ([`arrivals`]):
     /// a publish then never pays for a save (~0.3 s at 1M entries).
     pub(crate) saves_in_background: AtomicBool,
     /// Set while [`SemanticState::save`] writes the file: a store then does not wait.
@@ -452,9 +456,7 @@ impl Memory {
     }
 }
 
-#[path = "semantic_save.rs"]
 mod save;
 
 #[cfg(test)]
-#[path = "semantic_ops_tests.rs"]
 mod tests;
