@@ -676,6 +676,26 @@ fn overlap_cosine_decides_when_a_neighbour_by_meaning_is_the_same_subject() {
     );
 }
 
+/// A publish goes through whatever the model directory holds.
+#[cfg(feature = "semantic")]
+fn a_publish_is_never_failed_by_the_model(root: &Path) {
+    let (code, _, err) = cli(
+        root,
+        &[
+            "publish",
+            "--kind",
+            "decision",
+            "--room",
+            "r",
+            "--role",
+            "e",
+            "--summary",
+            "still written",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+}
+
 #[cfg(feature = "semantic")]
 #[test]
 fn a_broken_model_directory_is_a_clear_error_and_ranking_stays_lexical() {
@@ -700,21 +720,7 @@ fn a_broken_model_directory_is_a_clear_error_and_ranking_stays_lexical() {
     let s: Value = serde_json::from_str(&out).unwrap();
     assert!(s["error"].as_str().unwrap().contains("config.json"), "{s}");
     // A publish is never failed by the model.
-    let (code, _, err) = cli(
-        root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "r",
-            "--role",
-            "e",
-            "--summary",
-            "still written",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    a_publish_is_never_failed_by_the_model(root);
     // A vector cache made with another model is not used: the bundled model's backfill
     // starts from nothing, whatever another model's file held.
     std::fs::remove_file(root.join(".agents/warroom.yaml")).unwrap();
@@ -757,21 +763,7 @@ fn a_hostile_model_directory_is_refused_before_the_runtime_sees_it() {
         s["error"].as_str().unwrap().contains("num_attention_heads"),
         "{s}"
     );
-    let (code, _, err) = cli(
-        root,
-        &[
-            "publish",
-            "--kind",
-            "decision",
-            "--room",
-            "r",
-            "--role",
-            "e",
-            "--summary",
-            "still written",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    a_publish_is_never_failed_by_the_model(root);
     // Heads that do not divide the hidden size.
     std::fs::write(model.join("config.json"), config(5)).unwrap();
     let (_, out, _) = cli(root, &["--json", "semantic", "status"]);
