@@ -52,6 +52,10 @@ async fn tools_list_describes_every_tool_for_an_agent() {
         let writes = ["memory_publish", "memory_register_plan", "channel_post"];
         let read_only = !writes.contains(&t.name.as_ref());
         assert_eq!(ann.read_only_hint, Some(read_only), "{}", t.name);
+        assert_eq!(ann.open_world_hint, Some(false), "{}", t.name);
+        // Said of writes only (the specification defines it for them): none destroys.
+        let destructive = (!read_only).then_some(false);
+        assert_eq!(ann.destructive_hint, destructive, "{}", t.name);
     }
     let publish = tools.iter().find(|t| t.name == "memory_publish").unwrap();
     let required: Vec<&str> = publish.input_schema["required"]

@@ -14,7 +14,7 @@ pub struct HistoryArgs {
     /// Room (glob ok).
     #[serde(default)]
     pub room_id: Option<String>,
-    /// Newest N (1–200, default 50), oldest first.
+    /// Newest N (1–200, default 50).
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
     pub last_n: Option<u32>,
@@ -47,7 +47,7 @@ pub struct HistoryOutput {
 /// Arguments of `memory_diff`: what changed in the ledger between two points.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct DiffArgs {
-    /// From this time (RFC 3339, date, or age like 24h).
+    /// From: RFC 3339, a date, or an age (24h).
     #[serde(default)]
     pub since: Option<String>,
     /// To this time (default: now).

@@ -8,7 +8,7 @@ use crate::channel::Message;
 /// Arguments of `channel_post`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ChannelPostArgs {
-    /// Default (and with an identity, only): your room.
+    /// Your room (the only one, with an identity).
     #[serde(default)]
     pub room_id: Option<String>,
     /// Default: your role.
@@ -23,9 +23,9 @@ pub struct ChannelPostArgs {
     /// Epic/task ref.
     #[serde(default, rename = "ref")]
     pub ref_: Option<String>,
-    /// Text, ≤ 1 MiB (1048576 bytes).
+    /// Text, ≤ 1 MiB.
     pub body: String,
-    /// Retry key: the same key and content return the first result. ≤ 128 bytes.
+    /// Retry key (≤ 128 bytes): same key and content, first result.
     #[serde(default)]
     pub idempotency_key: Option<String>,
 }
@@ -33,13 +33,13 @@ pub struct ChannelPostArgs {
 /// Arguments of `channel_read`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct ChannelReadArgs {
-    /// Default (and with an identity, only): your room.
+    /// Your room (the only one, with an identity).
     #[serde(default)]
     pub room_id: Option<String>,
     /// Only this type, e.g. done.
     #[serde(default, rename = "type")]
     pub type_: Option<String>,
-    /// From this time (RFC 3339, date, or age like 24h).
+    /// From: RFC 3339, a date, or an age (24h).
     #[serde(default)]
     pub since: Option<String>,
     /// Only from this role.
@@ -51,7 +51,7 @@ pub struct ChannelReadArgs {
     /// Only this ref.
     #[serde(default, rename = "ref")]
     pub ref_: Option<String>,
-    /// Newest N (1–200, default 50), oldest first.
+    /// Newest N (1–200, default 50).
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
     pub last_n: Option<u32>,

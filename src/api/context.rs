@@ -9,14 +9,14 @@ pub struct ContextArgs {
     /// Room to brief. Default: yours.
     #[serde(default)]
     pub room_id: Option<String>,
-    /// Rank by these. Default: the epic's plan keywords; [] = recency and DAG distance.
+    /// Rank by these (default: the epic's plan keywords; []: recency, DAG distance).
     #[serde(default)]
     pub brief_keywords: Option<Vec<String>>,
     /// 1–15, default 15.
     #[serde(default)]
     #[schemars(range(min = 1, max = 15))]
     pub max_entries: Option<u32>,
-    /// The room's plan, if its id is in several. Default: the newest.
+    /// The room's plan if it is in several (default: the newest).
     #[serde(default)]
     pub plan_id: Option<String>,
 }

@@ -11,16 +11,16 @@ use crate::entry::{Entry, Kind};
 /// Filters shared by `memory_query` and `memory_search` (all given filters must hold).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct FilterArgs {
-    /// Entries with any of these tags.
+    /// Any of these tags.
     #[serde(default)]
     pub tags: Option<Vec<String>>,
     /// Only this kind.
     #[serde(default)]
     pub kind: Option<Kind>,
-    /// Only this room (glob ok; "*" = every room, yours included).
+    /// Only this room (glob ok; "*": all, yours too).
     #[serde(default)]
     pub room_id: Option<String>,
-    /// Skip this room (glob ok). Default: your own room.
+    /// Skip this room (glob ok; default: yours).
     #[serde(default)]
     pub exclude_room: Option<String>,
     /// Only this author role.
@@ -29,10 +29,10 @@ pub struct FilterArgs {
     /// Only this epic/task ref, e.g. EPIC-007.
     #[serde(default, rename = "ref")]
     pub ref_: Option<String>,
-    /// From this time: RFC 3339, a date, or an age (24h, 7d).
+    /// From: RFC 3339, a date, or an age (24h, 7d).
     #[serde(default)]
     pub since: Option<String>,
-    /// Up to this time (same formats).
+    /// Up to (same formats).
     #[serde(default)]
     pub until: Option<String>,
 }
@@ -62,11 +62,11 @@ pub struct PublishArgs {
     /// Id of the live entry this replaces.
     #[serde(default)]
     pub supersedes: Option<String>,
-    /// Retry key: the same key and content return the first result. ≤ 128 bytes.
+    /// Retry key (≤ 128 bytes): same key and content, first result.
     #[serde(default)]
     pub idempotency_key: Option<String>,
-    /// room (a working note, in no other brief), downstream or project (default: project
-    /// for a convention, else downstream).
+    /// room (a working note: no other brief), downstream or project; default: project for
+    /// conventions, else downstream.
     #[serde(default)]
     #[schemars(schema_with = "crate::entry::audience_schema")]
     pub audience: Option<crate::entry::Audience>,

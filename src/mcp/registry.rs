@@ -43,14 +43,16 @@ pub struct ToolDef {
     pub call: Call,
 }
 
-/// The annotations every tool carries: read-only ones are idempotent; none is
-/// destructive or reaches outside the project.
+/// The annotations every tool carries: whether it only reads, that none reaches outside
+/// the project, and for a tool that writes, that it destroys nothing. Hints the
+/// specification defines only for tools that write (destructive, idempotent) are left out
+/// of read-only ones, and a hint equal to its default (idempotent: false) is not repeated:
+/// every agent pays for these bytes in its context.
 fn annotations(d: &ToolDef) -> ToolAnnotations {
-    ToolAnnotations::new()
+    let a = ToolAnnotations::new()
         .read_only(d.read_only)
-        .destructive(false)
-        .idempotent(d.read_only)
-        .open_world(false)
+        .open_world(false);
+    if d.read_only { a } else { a.destructive(false) }
 }
 
 pub(super) fn describe<A: JsonSchema + 'static, O: JsonSchema + 'static>(d: &ToolDef) -> Tool {

@@ -32,8 +32,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_query",
         title: "Query shared memory",
-        description: "List live entries by filters, newest first (≤ 50). Your own room is hidden unless \
-            room_id or exclude_room names it.",
+        description: "Live entries by filters, newest first (≤ 50); your own room only if room_id \
+            or exclude_room names it.",
         read_only: true,
         describe: describe::<QueryArgs, crate::api::ledger::QueryOutput>,
         call: |m, who, args| run("memory_query", args, |a| m.query(a, who), render::query),
@@ -41,8 +41,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_search",
         title: "Search shared memory",
-        description: "Find live entries by words or identifiers in summary, tags, detail and ref, most \
-            relevant first. Filters as in memory_query.",
+        description: "Live entries by words or identifiers (summary, tags, detail, ref), most \
+            relevant first; filters as in memory_query.",
         read_only: true,
         describe: describe::<SearchArgs, crate::api::ledger::SearchOutput>,
         call: |m, who, args| run("memory_search", args, |a| m.search(a, who), render::search),
@@ -74,8 +74,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_diff",
         title: "What changed in the ledger",
-        description: "What changed between two times or two git revisions: entries added, superseded \
-            (with a text diff) and append-only violations. Paged.",
+        description: "What changed between two times or git revisions: entries added, superseded \
+            (with a text diff), append-only violations. Paged.",
         read_only: true,
         describe: describe::<DiffArgs, DiffPage>,
         call: |m, _who, args| {
@@ -91,7 +91,7 @@ pub static TOOLS: &[ToolDef] = &[
         name: "memory_get_context",
         title: "Predecessor context for a war-room",
         description: "Call before your room's first task: a brief (≤ 15 entries, ≤ 10 KB) of what \
-            every upstream room exposes, project-wide conventions and upstream done outputs.",
+            binds the project and what every upstream room exposes.",
         read_only: true,
         describe: describe::<ContextArgs, ContextOutput>,
         call: |m, who, args| {
@@ -106,8 +106,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_register_plan",
         title: "Register a plan (epics, rooms, dependencies)",
-        description: "Register a plan's epics, rooms and dependencies so each room gets \
-            predecessor context. Cycles and unknown refs are refused.",
+        description: "Register a plan (epics, rooms, dependencies) so each room gets predecessor \
+            context; cycles and unknown refs are refused.",
         read_only: false,
         describe: describe::<RegisterPlanArgs, RegisterPlanOutput>,
         call: |m, who, mut args| {
