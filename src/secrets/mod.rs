@@ -42,11 +42,11 @@ mod bare;
 mod codes;
 mod command;
 mod data;
-mod formats;
 mod letters;
 mod line;
 mod looks;
-mod own;
+#[cfg(test)]
+mod own_tests;
 mod pairs;
 mod project;
 mod rules;

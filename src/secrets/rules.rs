@@ -6,6 +6,11 @@
 //! github.com/gitleaks/gitleaks, MIT licence in `gitleaks.LICENSE`). Refresh it by copying
 //! a newer `config/gitleaks.toml` over it; `tests` in this module check every rule still
 //! compiles. Each rule is compiled like Go's RE2 (ASCII `\w`, `\s`, `\b`) as a byte regex.
+//!
+//! `own.toml` holds our rules in the same format, after gitleaks' (they only add): token
+//! formats it leaves to a context keyword, and rules that read a context (URLs, command
+//! lines, config lines). Each carries `tps` and `fps`, the examples it must and must not
+//! find a secret in, which `own_tests` checks rule by rule as gitleaks' generator does.
 
 use std::sync::OnceLock;
 
@@ -13,21 +18,23 @@ use aho_corasick::AhoCorasick;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Deserialize;
 
-use super::formats::FORMATS;
-use super::own::OWN;
-
 const GITLEAKS: &str = include_str!("gitleaks.toml");
+/// Our own rules, in the same format, each with the examples it must find and must not.
+pub(super) const OWN: &str = include_str!("own.toml");
 
 #[derive(Deserialize)]
-struct File {
+pub(super) struct File {
     allowlist: Option<AllowFile>,
     #[serde(default)]
-    rules: Vec<RuleFile>,
+    pub(super) rules: Vec<RuleFile>,
 }
 
+/// A rule as gitleaks writes it; `tps` and `fps` are the examples gitleaks keeps beside
+/// each rule in its Go generator (texts it must find a secret in, and must not), which
+/// `own.toml` carries in the file itself.
 #[derive(Deserialize)]
-struct RuleFile {
-    id: String,
+pub(super) struct RuleFile {
+    pub(super) id: String,
     regex: Option<String>,
     entropy: Option<f64>,
     #[serde(default)]
@@ -36,6 +43,13 @@ struct RuleFile {
     secret_group: Option<usize>,
     #[serde(default)]
     allowlists: Vec<AllowFile>,
+    /// Read only by the rules' own tests (`own_tests`).
+    #[serde(default)]
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(super) tps: Vec<String>,
+    #[serde(default)]
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(super) fps: Vec<String>,
 }
 
 /// An allowlist as gitleaks writes it (the bundled file's and a team's, see
@@ -177,11 +191,11 @@ pub fn rules() -> &'static RuleSet {
     SET.get_or_init(build)
 }
 
-fn build() -> RuleSet {
-    let file: File = toml::from_str(GITLEAKS).expect("the bundled gitleaks.toml parses");
+/// A rule file's rules compiled; `lenient` (gitleaks' file) sets aside a rule whose regex
+/// Rust's engine does not take (`skipped`), where ours must all compile.
+pub(super) fn compiled(file: &File, lenient: bool, skipped: &mut Vec<String>) -> Vec<Rule> {
     let mut rules = Vec::new();
-    let mut skipped = Vec::new();
-    for r in file.rules {
+    for r in &file.rules {
         let Some(pattern) = &r.regex else {
             continue; // path-only rules find files, not text
         };
@@ -198,19 +212,23 @@ fn build() -> RuleSet {
                     .filter_map(|a| allow(a, true).expect("the bundled allowlists compile"))
                     .collect(),
             }),
-            Err(e) => skipped.push(format!("{}: {e}", r.id)),
+            Err(e) if lenient => skipped.push(format!("{}: {e}", r.id)),
+            Err(e) => panic!("our own rule {} does not compile: {e}", r.id),
         }
     }
-    for (id, pattern, group, keywords) in OWN.iter().chain(FORMATS) {
-        rules.push(Rule {
-            id: (*id).to_string(),
-            re: compile(pattern).expect("our own secret patterns compile"),
-            entropy: None,
-            group: Some(*group).filter(|&g| g > 0),
-            keywords: keywords.iter().map(|k| (*k).to_string()).collect(),
-            allow: Vec::new(),
-        });
-    }
+    rules
+}
+
+/// `own.toml` parsed (its tests read the examples).
+pub(super) fn own_file() -> File {
+    toml::from_str(OWN).expect("the bundled own.toml parses")
+}
+
+fn build() -> RuleSet {
+    let file: File = toml::from_str(GITLEAKS).expect("the bundled gitleaks.toml parses");
+    let mut skipped = Vec::new();
+    let mut rules = compiled(&file, true, &mut skipped);
+    rules.extend(compiled(&own_file(), false, &mut skipped));
     let global = file
         .allowlist
         .as_ref()
