@@ -24,98 +24,18 @@
 //! example, and so is one inside a path, an address or a URL. A line is prose when three
 //! or more of its words are lower-case words and they are at least a third of its words.
 
+use super::words::lists;
 use std::ops::Range;
 
 use super::letters::{foreign, random_letters, random_lower, typed_id, wordy};
 use super::line::words;
 use super::looks::{given, shaped, upper};
 
-/// Words after which, within five words, a value is an id and not a secret.
-const NAMES_AN_ID: &[&str] = &[
-    "id",
-    "ids",
-    "uid",
-    "uuid",
-    "guid",
-    "ulid",
-    "hash",
-    "sha",
-    "commit",
-    "digest",
-    "checksum",
-    "ticket",
-    "issue",
-    "pr",
-    "run",
-    "build",
-    "job",
-    "version",
-    "release",
-    "tag",
-    "branch",
-    "ref",
-    "image",
-    "bucket",
-    "survey",
-    "asset",
-    "index",
-    "table",
-    "column",
-    "video",
-    "slug",
-    "named",
-    "called",
-    "name",
-    "host",
-    "hostname",
-    "model",
-    "dataset",
-    "project",
-    "tenant",
-    "org",
-    "workspace",
-    "trace",
-    "request",
-    "record",
-    "sha1",
-    "sha256",
-    "sha512",
-    "md5",
-    "sum",
-    "sha256sum",
-    "fingerprint",
-    "etag",
-    "integrity",
-    // An example of a format, not a value (`share codes like q7Xk2mPz9T`).
-    "like",
-    "e.g.",
-    "eg",
-    "example",
-];
-
-/// Words before `key` that make it an id, not a secret (`file key`, `primary key`).
-const NOT_SECRET_KEY: [&str; 14] = [
-    "file",
-    "object",
-    "cache",
-    "primary",
-    "foreign",
-    "partition",
-    "sort",
-    "idempotency",
-    "routing",
-    "public",
-    "shard",
-    "lookup",
-    "dedup",
-    "translation",
-];
-
 /// True if the word before `key` at `k` makes it an id (`file key`, `primary key`).
 pub(super) fn id_key(lower: &[String], k: usize) -> bool {
     bare_word(&lower[k]) == "key"
         && k.checked_sub(1)
-            .is_some_and(|p| NOT_SECRET_KEY.contains(&bare_word(&lower[p])))
+            .is_some_and(|p| lists().not_secret_key.matches(bare_word(&lower[p])))
 }
 
 fn bare_word(w: &str) -> &str {
@@ -380,7 +300,9 @@ pub(super) fn id_words(lower: &[String]) -> Vec<bool> {
     let secret_id =
         |p: usize| bare_word(&lower[p]) == "id" && p > 0 && bare_word(&lower[p - 1]) == "secret";
     (0..lower.len())
-        .map(|p| (NAMES_AN_ID.contains(&bare_word(&lower[p])) && !secret_id(p)) || id_key(lower, p))
+        .map(|p| {
+            (lists().names_an_id.matches(bare_word(&lower[p])) && !secret_id(p)) || id_key(lower, p)
+        })
         .collect()
 }
 

@@ -4,6 +4,7 @@
 //! a wallet's recovery phrase after `phrase:`/`seed:`/`mnemonic:`, and digits a sentence
 //! gives as a code whatever it opens (`the installer menu asks for 5924`).
 
+use super::words::lists;
 use std::ops::Range;
 
 /// A word without its punctuation and possessive (`thermostat's` → `thermostat`).
@@ -19,23 +20,9 @@ pub(super) fn door_lock(lower: &[String], k: usize) -> bool {
     let w = bare(&lower[k]);
     matches!(w.as_str(), "padlock" | "lockbox")
         || (matches!(w.as_str(), "lock" | "locks")
-            && lower[k.saturating_sub(3)..k].iter().any(|a| {
-                matches!(
-                    bare(a).as_str(),
-                    "door"
-                        | "cipher"
-                        | "combination"
-                        | "keypad"
-                        | "gate"
-                        | "bike"
-                        | "locker"
-                        | "cabinet"
-                        | "mailbox"
-                        | "shed"
-                        | "smart"
-                        | "digital"
-                )
-            }))
+            && lower[k.saturating_sub(3)..k]
+                .iter()
+                .any(|a| lists().lock_kind.matches(&bare(a))))
 }
 
 /// True if a sentence is about a PIN or a code that may be digits only: a PIN or
@@ -46,77 +33,17 @@ pub(super) fn door_lock(lower: &[String], k: usize) -> bool {
 pub(super) fn pin_sentence(lower: &[String]) -> bool {
     let door_code = lower.iter().enumerate().any(|(k, w)| {
         matches!(bare(w).as_str(), "code" | "codes")
-            && lower[k.saturating_sub(3)..k].iter().any(|a| {
-                matches!(
-                    bare(a).as_str(),
-                    "door"
-                        | "gate"
-                        | "alarm"
-                        | "access"
-                        | "entry"
-                        | "lock"
-                        | "safe"
-                        | "garage"
-                        | "building"
-                        | "lockbox"
-                        | "unlock"
-                        | "bridge"
-                        | "meeting"
-                        | "conference"
-                        | "participant"
-                        | "pairing"
-                        | "pairs"
-                        | "pair"
-                        | "setup"
-                        | "activation"
-                        | "admin"
-                        | "master"
-                        | "security"
-                        | "installer"
-                        | "verification"
-                        | "arming"
-                        | "panel"
-                        | "cage"
-                        | "room"
-                        | "locker"
-                        | "cabinet"
-                        | "vault"
-                        | "office"
-                        | "storage"
-                        | "after-hours"
-                        | "hours"
-                        | "night"
-                        | "staff"
-                        | "entrance"
-                        | "backup"
-                        | "2fa"
-                        | "mfa"
-                        | "box"
-                        | "rack"
-                        | "engineer"
-                )
-            })
+            && lower[k.saturating_sub(3)..k]
+                .iter()
+                .any(|a| lists().code_owner.matches(&bare(a)))
     });
     // A locker, a safe or a door that opens with digits (`the locker … opens with 4910`).
     let opens = lower
         .iter()
         .any(|w| matches!(bare(w).as_str(), "opens" | "unlocks"))
-        && lower.iter().any(|w| {
-            matches!(
-                bare(w).as_str(),
-                "door"
-                    | "gate"
-                    | "locker"
-                    | "safe"
-                    | "cabinet"
-                    | "lockbox"
-                    | "cage"
-                    | "shed"
-                    | "drawer"
-                    | "till"
-                    | "cupboard"
-            )
-        });
+        && lower
+            .iter()
+            .any(|w| lists().opens_with_digits.matches(&bare(w)));
     door_code
         || opens
         || (0..lower.len()).any(|k| door_lock(lower, k))
@@ -126,115 +53,9 @@ pub(super) fn pin_sentence(lower: &[String]) -> bool {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
             // …or a setting's last part (`lock_screen_pin`).
             let bare = bare.rsplit('_').next().unwrap_or(bare);
-            matches!(
-                bare,
-                "pin"
-                    | "puk"
-                    | "safe"
-                    | "disarm"
-                    | "disarms"
-                    | "passcode"
-                    | "pincode"
-                    | "keypad"
-                    | "combination"
-                    | "combo"
-                    | "unlock"
-                    | "unlocks"
-                    | "unlocked"
-            )
+            lists().says_pin.matches(bare)
         })
 }
-
-/// Words before `code` that make it no secret: an exit, status or error code, a postal,
-/// country or area code, a product's, an order's or a promotion's (`the zip code is 94107`).
-const NOT_CODE: [&str; 86] = [
-    "exit",
-    "status",
-    "error",
-    "return",
-    "http",
-    "response",
-    "zip",
-    "postal",
-    "post",
-    "postcode",
-    "area",
-    "country",
-    "dialing",
-    "dialling",
-    "dial",
-    "source",
-    "bar",
-    "qr",
-    "product",
-    "sku",
-    "item",
-    "part",
-    "material",
-    "commodity",
-    "tariff",
-    "hs",
-    "tax",
-    "vat",
-    "iata",
-    "icao",
-    "airport",
-    "airline",
-    "flight",
-    "route",
-    "station",
-    "currency",
-    "language",
-    "lang",
-    "locale",
-    "region",
-    "iso",
-    "colour",
-    "color",
-    "hex",
-    "char",
-    "character",
-    "op",
-    "machine",
-    "escape",
-    "event",
-    "reason",
-    "result",
-    "fault",
-    "tracking",
-    "order",
-    "promo",
-    "discount",
-    "coupon",
-    "project",
-    "cost",
-    "budget",
-    "billing",
-    "account",
-    "accounting",
-    "ledger",
-    "gl",
-    "department",
-    "course",
-    "class",
-    "customer",
-    "client",
-    "vendor",
-    "supplier",
-    "carrier",
-    "booking",
-    "reference",
-    "ref",
-    "confirmation",
-    "invoice",
-    "ticket",
-    "sort",
-    "swift",
-    "bank",
-    "branch",
-    "routing",
-    "naics",
-];
 
 /// True if word `k` is a code in the wide sense, whatever it opens (`the thermostat's
 /// installer code is 5924`, `the POS manager override is 8581`): `code` not after a word
@@ -252,15 +73,12 @@ pub(super) fn code_word(lower: &[String], k: usize) -> bool {
             Some("is" | "was" | "now" | "stays" | "changed" | "became" | "becomes" | "")
         );
     match w.as_str() {
-        "code" | "codes" => handing && !before.iter().any(|a| NOT_CODE.contains(&bare(a).as_str())),
+        "code" | "codes" => handing && !before.iter().any(|a| lists().not_code.matches(&bare(a))),
         "override" | "overrides" => {
             handing
-                && before.iter().any(|a| {
-                    matches!(
-                        bare(a).as_str(),
-                        "manager" | "supervisor" | "admin" | "master" | "pos" | "till" | "register"
-                    )
-                })
+                && before
+                    .iter()
+                    .any(|a| lists().override_role.matches(&bare(a)))
         }
         _ => false,
     }

@@ -18,6 +18,7 @@
 //! A sentence that starts in lower case looks like a command too; the prose checks
 //! ([`super::told`]) read it as well.
 
+use super::words::lists;
 use std::ops::Range;
 
 use super::line::{anywhere_digits, words};
@@ -30,25 +31,12 @@ use super::looks::{
 /// `rclone config create … pass X`, `aws configure set aws_secret_access_key X`,
 /// `neo4j-admin dbms set-initial-password X`.
 fn secret_word(w: &[u8]) -> bool {
-    const ENDS: [&str; 11] = [
-        "psk",
-        "password",
-        "passwd",
-        "pass",
-        "passphrase",
-        "pwd",
-        "secret",
-        "token",
-        "secret_key",
-        "secret_access_key",
-        "api_key",
-    ];
     let w = String::from_utf8_lossy(w).to_ascii_lowercase();
     // `wifi-sec.psk`, `auth.password` — settings are dotted.
     w.bytes()
         .all(|b| b.is_ascii_lowercase() || b"_-.".contains(&b))
         && !w.starts_with('-')
-        && ENDS.iter().any(|s| w.ends_with(s))
+        && lists().secret_argument.matches(&w)
 }
 
 /// A flag naming a key, token or secret whose value is one (`--setup-key`, `--auth-key`,

@@ -50,9 +50,11 @@ mod own_tests;
 mod pairs;
 mod project;
 mod rules;
+mod sentence;
 mod shapes;
 mod told;
 mod value;
+mod words;
 
 use std::ops::Range;
 

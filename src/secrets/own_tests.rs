@@ -3,7 +3,7 @@
 //! redacts, no `fps` text has one the rule finds; then the cases our rules were written
 //! for, through the whole scanner.
 
-use super::rules::{compiled, own_file, Rule};
+use super::rules::{Rule, compiled, own_file};
 use super::scan;
 use crate::secrets::tests::{gone, kept};
 
@@ -54,7 +54,6 @@ fn rabbitmq_users_password_even_of_repeated_words() {
         "rabbitmqctl list_users",
     ]);
 }
-
 
 #[test]
 fn transifex_unleash_and_bitwarden_tokens_and_their_look_alikes() {

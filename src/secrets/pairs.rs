@@ -13,6 +13,7 @@
 //! must have a password's shape ([`pair_value`]); `admin:8080`, `root/bin` and
 //! `admin:repo_hook` do not.
 
+use super::words::lists;
 use std::ops::Range;
 
 use super::letters::random_letters;
@@ -20,35 +21,6 @@ use super::looks::{
     diceware, given, given_after_flag, lower_random, not_email, strong, word_with_digits,
 };
 use super::value::{looks_secret, placeholder, reference};
-
-/// Accounts every system has, which are not everyday words.
-const ACCOUNTS: [&str; 17] = [
-    "root",
-    "admin",
-    "administrator",
-    "sa",
-    "postgres",
-    "elastic",
-    "neo4j",
-    "cassandra",
-    "guest",
-    "superuser",
-    "sysadmin",
-    "minioadmin",
-    "ubuntu",
-    "tester",
-    "testuser",
-    "demo",
-    "alice",
-];
-
-/// Accounts that are also everyday words: they count only tight against the value.
-const WORD_ACCOUNTS: [&str; 8] = [
-    "ops", "ci", "backup", "deploy", "user", "test", "jenkins", "grafana",
-];
-
-/// Words after which the next word is an account name.
-const INTRODUCE: [&str; 5] = ["user", "username", "login", "as", "account"];
 
 /// How strongly `name` is an account: 2 for a well-known account or an address, 1 for one
 /// that is also a word, 0 for none. Trailing digits are allowed (`admin2`, `tester1`).
@@ -61,9 +33,9 @@ fn account(name: &[u8]) -> u8 {
             && n.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"@._+-".contains(&b))
     });
-    if email || ACCOUNTS.contains(&bare) {
+    if email || lists().accounts.matches(bare) {
         2
-    } else if WORD_ACCOUNTS.contains(&bare) {
+    } else if lists().word_accounts.matches(bare) {
         1
     } else {
         0
@@ -168,8 +140,8 @@ fn tight(line: &[u8], w: Range<usize>, out: &mut Vec<Range<usize>>) {
         }
         let keyed = k >= 2
             && pieces[k - 1].0 == b'='
-            && INTRODUCE.contains(
-                &String::from_utf8_lossy(&line[pieces[k - 2].1.clone()])
+            && lists().introduce_account.matches(
+                String::from_utf8_lossy(&line[pieces[k - 2].1.clone()])
                     .to_ascii_lowercase()
                     .trim_start_matches('-'),
             );
@@ -200,7 +172,7 @@ fn spaced(line: &[u8], ws: &[Range<usize>], out: &mut Vec<Range<usize>>) {
     for k in 0..ws.len() {
         let name = &line[ws[k].clone()];
         let introduced =
-            k > 0 && INTRODUCE.contains(&lower(&ws[k - 1]).as_str()) && name_like(name);
+            k > 0 && lists().introduce_account.matches(&lower(&ws[k - 1])) && name_like(name);
         let strength = if introduced { 2 } else { account(name) };
         if strength == 0 {
             continue;

@@ -6,6 +6,7 @@
 //! random-looking tokens: what is known to be public (integrity hashes, public keys, data
 //! URIs) or is not random at all (base64 of text, identifiers made of words).
 
+use super::words::lists;
 use std::ops::Range;
 
 use super::letters::{foreign, random_letters, wordy};
@@ -69,25 +70,7 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
     ) {
         return true;
     }
-    const WORDS: &[&str] = &[
-        "xxxx",
-        "****",
-        "....",
-        "changeme",
-        "change_me",
-        "change-me",
-        "placeholder",
-        "your_",
-        "your-",
-        "yourpass",
-        "redacted",
-        "dummy",
-        "replace_me",
-        "replace-me",
-        "<",
-        "example.com",
-    ];
-    WORDS.iter().any(|w| s.contains(w))
+    lists().placeholder.matches(&s)
 }
 
 /// True if `v` says where code or a tool reads the secret from: `process.env.PGPASSWORD`,
@@ -95,21 +78,7 @@ pub(super) fn placeholder(secret: &[u8]) -> bool {
 /// value (`!vault |`), Home Assistant's `!secret name`, HTTPie's `:=@file`.
 pub(super) fn read_from(v: &[u8]) -> bool {
     let lower = String::from_utf8_lossy(v).to_ascii_lowercase();
-    const FROM: [&str; 12] = [
-        "process.env.",
-        "os.environ",
-        "os.getenv(",
-        "system.getenv(",
-        "env[",
-        "env.fetch(",
-        "getenv(",
-        "arn:",
-        "!vault",
-        "rails.application.credentials",
-        "!secret",
-        "=@",
-    ];
-    FROM.iter().any(|f| lower.starts_with(f))
+    lists().read_from.matches(&lower)
 }
 
 /// A value naming where the secret is kept, not the secret: a relative or home path
@@ -293,22 +262,10 @@ fn public(bytes: &[u8], r: Range<usize>, judge: bool) -> bool {
     const HASH_PREFIXES: [&[u8]; 5] = [b"sha1-", b"sha256-", b"sha384-", b"sha512-", b"md5-"];
     // …or labelled as one just before it (`"sha512": "…"`, `content-digest: sha-256=:…`).
     let label = String::from_utf8_lossy(before).to_ascii_lowercase();
-    const HASH_LABELS: [&str; 10] = [
-        "h1:",
-        "sha1",
-        "sha256",
-        "sha384",
-        "sha512",
-        "sha-256",
-        "sha-512",
-        "digest",
-        "checksum",
-        "integrity",
-    ];
     // An HMAC's algorithm names what a *key* is for (`algorithm hmac-sha256; secret "…"`):
     // the value after it is the key, not a digest.
     if HASH_PREFIXES.iter().any(|p| lower.starts_with(p))
-        || (HASH_LABELS.iter().any(|l| label.contains(l)) && !label.contains("hmac"))
+        || (lists().hash_label.matches(&label) && !label.contains("hmac"))
     {
         return true;
     }
