@@ -92,25 +92,12 @@ pub struct Memory {
     /// A team's own secret rules (`.gitleaks.toml`), compiled at open.
     secret_rules: Option<Arc<crate::secrets::ProjectRules>>,
     // ── The people's views ──
-    /// The audit page's verification, continued from view to view ([`Memory::audit_view`]).
-    verified: std::sync::Mutex<Option<views::audit::Verified>>,
-    /// Set while a background full pass runs.
-    full_pass_running: std::sync::atomic::AtomicBool,
-    /// The console's open overlaps, kept between views ([`Memory::overlaps_kept`]).
-    overlaps: views::overlaps::Keeper,
+    views: views::ViewsState,
     // ── Receipts ──
-    /// Where each receipt is (built on first use, then followed).
-    receipt_index: std::sync::Mutex<Option<receipts::index::ReceiptIndex>>,
-    /// What briefs may still write ([`receipts::index::Limits`]).
-    receipt_limits: std::sync::Mutex<receipts::index::Limits>,
-    /// Set once this process gave the receipts file the ledger's mode.
-    receipts_mode: std::sync::atomic::AtomicBool,
+    receipts: receipts::ReceiptsState,
     // ── Semantic ranking ──
-    /// Semantic ranking (`semantic: on`): the model and the entries' vectors.
-    semantic: Option<Arc<semantic::SemanticState>>,
-    /// Set by a server that runs for long ([`Memory::embed_arrivals`]): what others append
-    /// is embedded in the background.
-    arrivals: std::sync::OnceLock<Arc<semantic::arrivals::Arrivals>>,
+    /// The model, the entries' vectors and the embedding of arrivals (`semantic: on`).
+    semantic: semantic::Semantic,
 }
 
 impl std::fmt::Debug for Memory {
@@ -183,15 +170,13 @@ impl Memory {
                 channels: crate::channel::Channels::new(channel_backend, Some(jail)),
                 plans: plans::PlanState::new(&plans_backend),
             }),
-            verified: std::sync::Mutex::new(None),
-            full_pass_running: std::sync::atomic::AtomicBool::new(false),
-            overlaps: Default::default(),
-            receipts_mode: std::sync::atomic::AtomicBool::new(false),
             secret_rules,
-            semantic,
-            arrivals: std::sync::OnceLock::new(),
-            receipt_index: std::sync::Mutex::new(None),
-            receipt_limits: std::sync::Mutex::default(),
+            semantic: semantic::Semantic {
+                state: semantic,
+                arrivals: std::sync::OnceLock::new(),
+            },
+            views: Default::default(),
+            receipts: Default::default(),
         })
     }
 
@@ -238,7 +223,7 @@ impl Memory {
         let mut state = self.state.write().unwrap_or_else(|p| p.into_inner());
         let before = state.ledger.index().len();
         state.ledger.refresh()?;
-        if let (Some(a), Some(s)) = (self.arrivals.get(), &self.semantic) {
+        if let (Some(a), Some(s)) = (self.semantic.arrivals.get(), &self.semantic.state) {
             a.queue_new(s, state.ledger.index(), before);
         }
         state.plans.refresh(&self.paths)?;
@@ -249,7 +234,7 @@ impl Memory {
     /// cache was last saved). A server calls it as it ends: its memory lives as long as
     /// the process (the live feed's thread holds it), so dropping it never does this.
     pub fn save_derived(&self) {
-        if let Some(s) = &self.semantic {
+        if let Some(s) = &self.semantic.state {
             s.save_if_unsaved();
         }
     }
@@ -259,11 +244,17 @@ impl Memory {
     /// are embedded in the background, and so are the entries without a vector now if
     /// they are few ([`semantic::arrivals`]). Once per memory; a no-op otherwise.
     pub fn embed_arrivals(&self) {
-        let Some(s) = self.semantic.as_ref().filter(|s| s.embedder.is_some()) else {
+        let Some(s) = self
+            .semantic
+            .state
+            .as_ref()
+            .filter(|s| s.embedder.is_some())
+        else {
             return;
         };
         let state = self.state.read().unwrap_or_else(|p| p.into_inner());
-        self.arrivals
+        self.semantic
+            .arrivals
             .get_or_init(|| semantic::arrivals::Arrivals::start(s, state.ledger.index()));
     }
 

@@ -19,6 +19,17 @@ use crate::receipts::{
 use crate::store::{Keys, Stream};
 use index::ReceiptIndex;
 
+/// What writing and listing receipts keep, owned here and held by `Memory` as one field.
+#[derive(Default)]
+pub(super) struct ReceiptsState {
+    /// Where each receipt is (built on first use, then followed).
+    pub(super) index: std::sync::Mutex<Option<ReceiptIndex>>,
+    /// What briefs may still write ([`index::Limits`]).
+    pub(super) limits: std::sync::Mutex<index::Limits>,
+    /// Set once this process gave the receipts file the ledger's mode.
+    pub(super) mode: std::sync::atomic::AtomicBool,
+}
+
 /// What a replay found.
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct Replay {
@@ -87,7 +98,8 @@ impl Memory {
             sha256_hex(&out.markdown)
         );
         let recorded = self
-            .receipt_limits
+            .receipts
+            .limits
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .recorded(&key, &what)
@@ -99,7 +111,8 @@ impl Memory {
         }
         let cap = self.settings.receipts_per_minute;
         if !self
-            .receipt_limits
+            .receipts
+            .limits
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .admit(&asker, ts.0, cap)
@@ -186,7 +199,8 @@ impl Memory {
         {
             self.give_receipts_the_ledgers_mode(&path);
         }
-        self.receipt_limits
+        self.receipts
+            .limits
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remember(key, what, id.clone());
@@ -195,7 +209,8 @@ impl Memory {
 
     /// True if this process already gave the receipts file the ledger's mode (and sets it).
     fn receipts_mode_set(&self) -> bool {
-        self.receipts_mode
+        self.receipts
+            .mode
             .swap(true, std::sync::atomic::Ordering::Relaxed)
     }
 
@@ -229,7 +244,11 @@ impl Memory {
         f: impl FnOnce(&ReceiptIndex) -> Result<T>,
     ) -> Result<T> {
         let path = self.paths().receipts();
-        let mut guard = self.receipt_index.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self
+            .receipts
+            .index
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let ix = guard.get_or_insert_with(|| {
             ReceiptIndex::new(self.backend().source(
                 Stream::Receipts,

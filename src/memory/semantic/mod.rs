@@ -30,6 +30,15 @@ const SAVE_EVERY: usize = 256;
 const QUERIES_KEPT: usize = 256;
 
 /// The semantic side of one memory.
+/// What semantic ranking keeps, owned here and held by `Memory` as one field.
+pub(super) struct Semantic {
+    /// The model and the entries' vectors; None when `semantic` is off.
+    pub(super) state: Option<Arc<SemanticState>>,
+    /// Set by a server that runs for long ([`Memory::embed_arrivals`]): what others append
+    /// is embedded in the background.
+    pub(super) arrivals: std::sync::OnceLock<Arc<arrivals::Arrivals>>,
+}
+
 pub(crate) struct SemanticState {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// Why the model did not load, when it did not.
@@ -233,7 +242,7 @@ pub(crate) struct FusedSearch {
 
 impl Memory {
     pub(crate) fn semantic(&self) -> Option<&Arc<SemanticState>> {
-        self.semantic.as_ref()
+        self.semantic.state.as_ref()
     }
 
     /// Re-ranks a search: the lexical pool (`lexical`, scored up to [`POOL`]) and the
@@ -249,7 +258,7 @@ impl Memory {
         limit: usize,
         scorer: &Scorer,
     ) -> Option<FusedSearch> {
-        let s = self.semantic.as_ref()?;
+        let s = self.semantic.state.as_ref()?;
         let q = s.query(text)?;
         let terms = ix.text().query(text);
         let ideal: f64 = terms.iter().map(|t| t.idf).sum();
@@ -302,7 +311,7 @@ impl Memory {
     pub fn semantic_status(&self) -> Result<SemanticStatus> {
         let state = self.fresh_read()?;
         let entries = state.ledger.index().len();
-        let Some(s) = &self.semantic else {
+        let Some(s) = &self.semantic.state else {
             return Ok(SemanticStatus {
                 on: false,
                 model: None,
@@ -343,7 +352,7 @@ impl Memory {
         stop: &AtomicBool,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Backfilled> {
-        let Some(s) = &self.semantic else {
+        let Some(s) = &self.semantic.state else {
             return Err(Error::invalid(
                 "semantic",
                 "semantic ranking is off",

@@ -57,7 +57,11 @@ impl Memory {
     /// verified prefix changed. Callers at the same moment wait for one computation.
     pub fn audit_view(&self, head: Option<&str>) -> Result<AuditView> {
         check_head_arg(head)?;
-        let mut slot = self.verified.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self
+            .views
+            .verified
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let resumed = match slot.as_mut() {
             Some(kept) => match kept.v.resume(self.paths(), Some(self.now())) {
                 Ok(Resumed::Continued(n)) => {
@@ -82,7 +86,7 @@ impl Memory {
         }
         let kept = slot.as_ref().expect("set above");
         let now = self.now();
-        let running = self.full_pass_running.load(Ordering::Acquire);
+        let running = self.views.full_pass_running.load(Ordering::Acquire);
         Ok(AuditView {
             report: kept.v.report(head, None),
             at: now,
@@ -101,6 +105,7 @@ impl Memory {
     /// pages go on being served meanwhile.
     pub fn verify_full_pass(&self) -> Result<bool> {
         if self
+            .views
             .full_pass_running
             .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
@@ -114,10 +119,14 @@ impl Memory {
                 self.0.store(false, Ordering::Release);
             }
         }
-        let _running = Running(&self.full_pass_running);
+        let _running = Running(&self.views.full_pass_running);
         let r = ProjectVerifier::full(self.paths(), &self.verify_opts(), &mut |_, _| {});
         r.map(|v| {
-            let mut slot = self.verified.lock().unwrap_or_else(|p| p.into_inner());
+            let mut slot = self
+                .views
+                .verified
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             *slot = Some(Verified {
                 v,
                 full_at: self.now(),

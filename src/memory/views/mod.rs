@@ -6,3 +6,15 @@
 pub(super) mod audit;
 pub(super) mod browse;
 pub(super) mod overlaps;
+
+/// What the views keep between requests, owned here and held by `Memory` as one field.
+#[derive(Default)]
+pub(super) struct ViewsState {
+    /// The audit page's verification, continued from view to view
+    /// ([`crate::memory::Memory::audit_view`]).
+    pub(super) verified: std::sync::Mutex<Option<audit::Verified>>,
+    /// Set while a background full pass runs.
+    pub(super) full_pass_running: std::sync::atomic::AtomicBool,
+    /// The console's open overlaps, kept between views.
+    pub(super) overlaps: overlaps::Keeper,
+}

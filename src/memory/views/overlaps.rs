@@ -113,7 +113,7 @@ impl Memory {
         if let Some(r) = room {
             crate::validate::path_component("room", r)?;
         }
-        let kept = self.overlaps.kept();
+        let kept = self.views.overlaps.kept();
         let Some(kept) = kept else {
             return Ok(None);
         };
@@ -149,7 +149,7 @@ impl Memory {
             entries: ix.len(),
             computed_at: kept.at,
             at: self.now(),
-            running: self.overlaps.running.load(Ordering::Acquire),
+            running: self.views.overlaps.running.load(Ordering::Acquire),
             took: kept.took,
             next_pass: next_pass(kept.at, kept.took),
         }))
@@ -160,8 +160,13 @@ impl Memory {
     /// one waits for it, then finds its pairs current. The index is read in rounds, so
     /// publishes go on meanwhile.
     pub fn overlaps_refresh(&self) -> Result<bool> {
-        let _one = self.overlaps.pass.lock().unwrap_or_else(|p| p.into_inner());
-        let kept = self.overlaps.kept();
+        let _one = self
+            .views
+            .overlaps
+            .pass
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let kept = self.views.overlaps.kept();
         if let Some(k) = kept {
             let state = self.fresh_read()?;
             if k.basis == Basis::of(state.ledger.index()) {
@@ -175,8 +180,8 @@ impl Memory {
                 self.0.store(false, Ordering::Release);
             }
         }
-        self.overlaps.running.store(true, Ordering::Release);
-        let _running = Running(&self.overlaps.running);
+        self.views.overlaps.running.store(true, Ordering::Release);
+        let _running = Running(&self.views.overlaps.running);
         let start = self.now();
         let p = pass(&Locked(self), None, &AtomicUsize::new(0), false)?;
         let at = self.now();
@@ -187,14 +192,19 @@ impl Memory {
             at,
             took: at.0.saturating_sub(start.0).max(0),
         };
-        *self.overlaps.kept.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(kept));
+        *self
+            .views
+            .overlaps
+            .kept
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(kept));
         Ok(true)
     }
 
     /// [`Memory::overlaps_refresh`] when the next pass is due ([`PACE`]): what a view
     /// starts. Returns false without a pass while the kept pairs are younger than that.
     pub fn overlaps_refresh_paced(&self) -> Result<bool> {
-        let kept = self.overlaps.kept();
+        let kept = self.views.overlaps.kept();
         if let Some(k) = kept
             && self.now() < next_pass(k.at, k.took)
             && k.basis.holds(self.fresh_read()?.ledger.index())
