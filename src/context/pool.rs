@@ -142,17 +142,18 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
     let cells = ix.cells();
     let dists: Vec<Option<u32>> = cells.iter().map(|c| r.distance(c.room, c.plan)).collect();
     let mut out = Pool::default();
-    // Matches per slot (`cell << 3 | kind`), each slot's best `k` only.
-    let mut matched: HashMap<u32, Vec<Candidate>> = HashMap::new();
+    // Matches per slot (`cell << 3 | kind`), each slot's best `k` only; a full slot's
+    // floor (its worst kept score, as a bound on relevance / distance), and whether an
+    // eligible match was passed over.
+    let slots = cells.len() << 3;
+    let mut matched: Vec<Vec<Candidate>> = vec![Vec::new(); slots];
+    let mut floor = vec![f64::NEG_INFINITY; slots];
+    let mut cut_matches = vec![false; slots];
     let mut matched_other = 0usize;
-    // Slots that had an eligible match past their best `k`.
-    let mut cut_matches: std::collections::HashSet<u32> = Default::default();
     // Newest first: newer matches score higher (the time factor), so each slot's floor
     // rises at once and older matches are passed over without a look-up. The result is
     // the same in any order (each slot keeps its best in the total order).
-    let mut touched: Vec<u32> = scratch.touched().to_vec();
-    touched.sort_unstable_by(|a, b| b.cmp(a));
-    for &pos in &touched {
+    for pos in newest_first(scratch.touched()) {
         let slot = ix.slot(pos);
         if slot & SLOT_DEAD != 0 {
             continue;
@@ -172,21 +173,23 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
         // The time factor is at most 1: relevance / distance bounds the score, so a match
         // below a full slot's worst is not looked up (its columns are a cache miss).
         let rel = scratch.get(pos);
-        let top = matched.entry(slot).or_default();
-        if top.len() >= k
-            && rel / f64::from(dist.unwrap_or(1).max(1)) < top[k - 1].log_score.exp() * (1.0 - 1e-9)
-        {
+        let s = slot as usize;
+        if rel / f64::from(dist.unwrap_or(1).max(1)) < floor[s] {
             // Maybe cut (the skipped match may be a working note): a larger pool is
             // asked for in vain at worst.
-            cut_matches.insert(slot);
+            cut_matches[s] = true;
             continue;
         }
         if !audience_allows(ix.audience_of(pos), kind, dist) {
             continue;
         }
         let c = r.candidate(pos, ix.meta(pos), rel, dist, group);
+        let top = &mut matched[s];
         if keep_best(top, c, k) {
-            cut_matches.insert(slot);
+            cut_matches[s] = true;
+        }
+        if top.len() >= k {
+            floor[s] = top[k - 1].log_score.exp() * (1.0 - 1e-9);
         }
     }
     let (mut live_up, mut live_wide, mut live_other) = (0usize, 0usize, 0usize);
@@ -200,8 +203,8 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
                 continue;
             }
             let slot = ((i as u32) << 3) | kind.index() as u32;
-            let mut bucket = matched.remove(&slot).unwrap_or_default();
-            out.cut |= cut_matches.contains(&slot);
+            let mut bucket = std::mem::take(&mut matched[slot as usize]);
+            out.cut |= cut_matches[slot as usize];
             let group = match (dist, is_project_wide(kind)) {
                 (Some(_), _) => {
                     live_up += live;
@@ -242,6 +245,29 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
     out
 }
 
+/// The positions of `touched` (distinct), newest (highest) first: a bitmap of the
+/// positions read from its top word down, linear in the highest position / 64 plus the
+/// positions, where a sort of a common word's hundreds of thousands costs milliseconds.
+fn newest_first(touched: &[u32]) -> impl Iterator<Item = u32> {
+    let len = touched.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut bits = vec![0u64; len.div_ceil(64)];
+    for &p in touched {
+        bits[(p >> 6) as usize] |= 1 << (p & 63);
+    }
+    bits.into_iter()
+        .enumerate()
+        .rev()
+        .flat_map(|(w, mut word)| {
+            std::iter::from_fn(move || {
+                (word != 0).then(|| {
+                    let b = 63 - word.leading_zeros();
+                    word &= !(1u64 << b);
+                    ((w as u32) << 6) | b
+                })
+            })
+        })
+}
+
 /// Keeps `c` in `top` (sorted best first, at most `k`); true if a candidate was pushed
 /// out or `c` did not enter (the slot had more than `k`).
 fn keep_best(top: &mut Vec<Candidate>, c: Candidate, k: usize) -> bool {
@@ -259,3 +285,18 @@ fn keep_best(top: &mut Vec<Candidate>, c: Candidate, k: usize) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod order_tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn newest_first_is_a_descending_sort(mut ps in proptest::collection::hash_set(0u32..5000, 0..300)) {
+            let touched: Vec<u32> = ps.drain().collect();
+            let mut sorted = touched.clone();
+            sorted.sort_unstable_by(|a, b| b.cmp(a));
+            prop_assert_eq!(super::newest_first(&touched).collect::<Vec<_>>(), sorted);
+        }
+    }
+}
