@@ -513,12 +513,22 @@ struct BriefCmd {
     /// Ledger sizes to time the brief at (comma-separated; 0 for none).
     #[arg(long, value_delimiter = ',', default_value = "100000,1000000")]
     sizes: Vec<usize>,
+    /// Every brief with semantic ranking on (the bundled model; every world's entries
+    /// embedded first). Needs xtask built with `--features semantic`.
+    #[arg(long)]
+    semantic: bool,
 }
 
 impl BriefCmd {
     fn run(self, json: bool) -> anyhow::Result<Outcome> {
         let sizes: Vec<usize> = self.sizes.into_iter().filter(|&n| n > 0).collect();
-        let report = bench::brief::run(&sizes, &|m| note(m))?;
+        if self.semantic && !cfg!(feature = "semantic") {
+            anyhow::bail!(
+                "--semantic needs the product's semantic ranking: build with `cargo xtask` \
+                 replaced by `cargo run -p xtask --release --features semantic --`"
+            );
+        }
+        let report = bench::brief::run(&sizes, self.semantic, &|m| note(m))?;
         emit(json, &report, bench::brief::markdown);
         Ok(Outcome::Ok)
     }

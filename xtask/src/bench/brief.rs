@@ -89,6 +89,16 @@ pub(crate) fn memory_of(
     epics: &[Epic],
     gens: &[&Gen],
 ) -> anyhow::Result<(Memory, tempfile::TempDir)> {
+    memory_with(work, epics, gens, false)
+}
+
+/// [`memory_of`], with semantic ranking on (every entry embedded first) if `semantic`.
+fn memory_with(
+    work: &std::path::Path,
+    epics: &[Epic],
+    gens: &[&Gen],
+    semantic: bool,
+) -> anyhow::Result<(Memory, tempfile::TempDir)> {
     let dir = tempfile::tempdir_in(work)?;
     let paths = Paths::under(dir.path());
     std::fs::create_dir_all(paths.ledger.parent().unwrap())?;
@@ -102,11 +112,16 @@ pub(crate) fn memory_of(
         warroom_memory::clock::parse_rfc3339(&g.entry.ts).map_or(0, |t| t.0)
     });
     let clock = Arc::new(FixedClock::new(Timestamp(last + 3600)));
-    let settings = Settings {
+    let mut settings = Settings {
         fsync: false,
         ..Settings::default()
     };
+    settings.semantic.on = semantic;
     let m = Memory::open(paths, settings, clock)?;
+    if semantic {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        m.semantic_backfill(2, &stop, &mut |_, _| {})?;
+    }
     m.register_plan(plan_of(epics), &Identity::default())?;
     Ok((m, dir))
 }
@@ -161,7 +176,12 @@ fn baselines(
 
 /// Recall at one noise level (`BENCH_BRIEF_DEBUG=1`: every needed entry a brief missed,
 /// on stderr).
-fn level(work: &std::path::Path, notes: usize, marked: bool) -> anyhow::Result<Level> {
+fn level(
+    work: &std::path::Path,
+    notes: usize,
+    marked: bool,
+    semantic: bool,
+) -> anyhow::Result<Level> {
     let (epics, gens) = world(notes, marked, 7 + notes as u64);
     let index_of = |id: &str| {
         id.strip_prefix("mem-b")
@@ -175,7 +195,7 @@ fn level(work: &std::path::Path, notes: usize, marked: bool) -> anyhow::Result<L
         }
         let seen: Vec<usize> = (0..gens.len()).filter(|&i| gens[i].epic < r).collect();
         let refs: Vec<&Gen> = seen.iter().map(|&i| &gens[i]).collect();
-        let (m, _dir) = memory_of(work, &epics, &refs)?;
+        let (m, _dir) = memory_with(work, &epics, &refs, semantic)?;
         let who = Identity {
             room_id: Some(epic.room.clone()),
             role: Some("manager".into()),
@@ -261,7 +281,9 @@ fn latency(work: &std::path::Path, entries: usize) -> anyhow::Result<Latency> {
 }
 
 /// Runs the bench: every noise level, unmarked and marked, then latency at `sizes`.
-pub fn run(sizes: &[usize], note: &dyn Fn(&str)) -> anyhow::Result<BriefReport> {
+/// `semantic`: every brief with semantic ranking on (xtask built with `--features
+/// semantic`), the figures to set beside the lexical ones.
+pub fn run(sizes: &[usize], semantic: bool, note: &dyn Fn(&str)) -> anyhow::Result<BriefReport> {
     let work = tempfile::tempdir()?;
     let mut levels = Vec::new();
     for marked in [false, true] {
@@ -270,7 +292,7 @@ pub fn run(sizes: &[usize], note: &dyn Fn(&str)) -> anyhow::Result<BriefReport> 
                 "bench brief: {notes} notes a room{}",
                 if marked { ", marked" } else { "" }
             ));
-            levels.push(level(work.path(), notes, marked)?);
+            levels.push(level(work.path(), notes, marked, semantic)?);
         }
     }
     let mut lat = Vec::new();
