@@ -56,14 +56,16 @@ pub struct RankingUsed {
     /// Semantic ranking, when the brief's keywords were fused with a model's cosines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub semantic: Option<SemanticUsed>,
-    /// How the entries were chosen: `coverage` ([`crate::context::select`]); absent in a
-    /// receipt written before selections, whose replay takes the ranked head in order.
+    /// How the entries were chosen ([`crate::context::select::Version`]): `coverage-2`,
+    /// or `coverage` in a receipt written before matches by meaning alone came after the
+    /// matches by words; absent in one written before selections, whose replay takes the
+    /// ranked head in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<String>,
 }
 
 /// The selection a brief served now records.
-pub const SELECTION: &str = "coverage";
+pub const SELECTION: crate::context::select::Version = crate::context::select::Version::CURRENT;
 
 /// The model and weight a brief's ranking fused the keywords' BM25F with.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -470,6 +470,106 @@ fn the_brief_ranks_by_meaning_with_semantic_on_and_replays_identically() {
     );
 }
 
+/// Selection `coverage-2` (docs/brief.md): inside an upstream room's share, its entry that
+/// shares a word with the keywords comes first, before its entries near them in meaning
+/// alone (which still come before the rest of their kind); the receipt records the
+/// selection and replays identically.
+#[cfg(feature = "semantic")]
+#[test]
+fn in_a_share_a_match_by_words_comes_before_matches_by_meaning_alone() {
+    let p = project();
+    let root = p.path();
+    let cache = Cache::new();
+    let on = cache.on();
+    let plan = serde_json::json!({"plan_id": "ship", "epics": [
+        {"ref": "E1", "room_id": "room-up"},
+        {"ref": "E2", "room_id": "room-q", "depends_on": ["E1"]},
+    ]});
+    let file = root.join("plan.json");
+    std::fs::write(&file, plan.to_string()).unwrap();
+    assert_eq!(
+        cli(root, &["plan", "register", file.to_str().unwrap()]).0,
+        0
+    );
+    let id = |out: &str| -> String {
+        let v: Value = serde_json::from_str(out).unwrap();
+        v["entry"]["id"].as_str().unwrap().to_string()
+    };
+    let (code, out, err) = publish_json(
+        root,
+        &on,
+        "interface",
+        "room-up",
+        "The label service prints a parcel label from an order id",
+    );
+    assert_eq!(code, 0, "{err}");
+    let words = id(&out);
+    let mut meaning = Vec::new();
+    for summary in [
+        "Couriers collect the boxed shipments from the loading dock at five",
+        "Each package gets a tracking number when it leaves the warehouse",
+        "Deliveries to the customer's door are booked in two-hour windows",
+        "Отправления передаются курьеру в коробках с номером отслеживания",
+    ] {
+        let (code, out, err) = publish_json(root, &on, "interface", "room-up", summary);
+        assert_eq!(code, 0, "{err}");
+        meaning.push(id(&out));
+    }
+    for summary in [
+        "The CI runner caches cargo builds between jobs",
+        "Log lines carry a trace id and the service name",
+        "Secrets live in the vault, never in the repository",
+    ] {
+        assert_eq!(publish_json(root, &on, "decision", "room-up", summary).0, 0);
+    }
+    let (code, _, err) = cli_env(root, &["semantic", "backfill"], &on);
+    assert_eq!(code, 0, "{err}");
+
+    let args = [
+        "--json",
+        "context",
+        "room-q",
+        "--keyword",
+        "parcel",
+        "--keyword",
+        "shipping",
+    ];
+    let (code, out, err) = cli_env(root, &args, &on);
+    assert_eq!(code, 0, "{err}");
+    let b: Value = serde_json::from_str(&out).unwrap();
+    let reasons: Vec<(&str, &str)> = b["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["id"].as_str().unwrap(), i["reason"].as_str().unwrap()))
+        .collect();
+    let reason = |id: &str| reasons.iter().find(|r| r.0 == id).map(|r| r.1);
+    assert_eq!(reason(&words), Some("upstream-1-match"), "{reasons:?}");
+    // Near by meaning: matches too (a cosine, no word in common), in later rounds.
+    let near: Vec<&str> = meaning.iter().filter_map(|m| reason(m)).collect();
+    assert!(
+        near.iter().any(|r| r.ends_with("-match")),
+        "some are matches by meaning: {reasons:?}"
+    );
+    assert!(
+        near.iter().all(|r| *r != "upstream-1-match"),
+        "none before the match by words: {reasons:?}"
+    );
+    let receipt = b["receipt"].as_str().unwrap();
+    let (_, out, _) = cli_env(root, &["--json", "receipts", "--room", "room-q"], &on);
+    assert!(out.contains("coverage-2"), "{out}");
+    let (code, out, err) = cli_env(root, &["context", "--replay", receipt], &on);
+    assert_eq!(code, 0, "{out}{err}");
+    // Without the model the replay says why it differs, in one readable sentence.
+    let (code, out, _) = cli_env(root, &["context", "--replay", receipt], &cache.off());
+    assert_eq!(code, 1);
+    let said = out
+        .lines()
+        .find(|l| l.contains("semantic model"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!said.trim().contains("  "), "{said}");
+}
+
 /// `semantic status --json` with `env`.
 #[cfg(feature = "semantic")]
 fn status(root: &Path, env: &[(&str, &str)]) -> Value {

@@ -1,5 +1,9 @@
 //! Predecessor context: the short brief a war-room manager reads before the first task.
 //!
+//! A brief served now is a selection ([`select`], docs/brief.md) from a pool of each
+//! (room, plan, kind)'s best candidates ([`pool`]); the groups below decide who is
+//! eligible, and order a receipt's brief written before selections ([`rank`]).
+//!
 //! Candidates are the live entries of every room but the asking one. They are ranked in
 //! groups, so that the DAG decides *what* is preferred and the search score decides the
 //! order within a group:

@@ -52,7 +52,10 @@ fn audience_allows(given: Option<Audience>, kind: Kind, dist: Option<u32>) -> bo
 }
 
 /// The pool for `scope`: keywords scored (or `meaning`'s fused relevance), then each
-/// bucket's best `per_bucket`. `at`: the index as it was at that horizon (a replay).
+/// bucket's best `per_bucket`. `by_meaning`: matches by meaning alone with their fused
+/// relevance (semantic ranking, selection `coverage-2`; empty otherwise), each a
+/// candidate after every match by words of its bucket. `at`: the index as it was at that
+/// horizon (a replay).
 #[allow(clippy::too_many_arguments)]
 pub fn pool(
     ix: &LedgerIndex,
@@ -62,6 +65,7 @@ pub fn pool(
     scratch: &mut Scratch,
     per_bucket: usize,
     meaning: Option<&[(u32, f64)]>,
+    by_meaning: &[(u32, f64)],
     at: Option<u32>,
 ) -> Pool {
     let r = Resolved::new(ix, scope, scorer);
@@ -85,10 +89,20 @@ pub fn pool(
             }
         }
     }
+    // Matches by meaning alone are for the index as it is (a replay at a horizon is
+    // lexical), and never a match by words too.
+    let by_meaning: HashMap<u32, f64> = match at {
+        None => by_meaning
+            .iter()
+            .copied()
+            .filter(|&(pos, rel)| rel > 0.0 && scratch.get(pos) <= 0.0)
+            .collect(),
+        Some(_) => HashMap::new(),
+    };
     let mut p = if at.is_none() && ix.in_time_order() {
-        by_cells(&r, scratch, per_bucket)
+        by_cells(&r, scratch, &by_meaning, per_bucket)
     } else {
-        by_scan(&r, scratch, per_bucket, at)
+        by_scan(&r, scratch, &by_meaning, per_bucket, at)
     };
     p.per_bucket = per_bucket;
     p.candidates.sort_unstable_by(|a, b| a.order(b));
@@ -97,7 +111,13 @@ pub fn pool(
 }
 
 /// The reference: every live entry, bucketed, each bucket cut to its best.
-fn by_scan(r: &Resolved<'_>, scratch: &Scratch, k: usize, h: Option<u32>) -> Pool {
+fn by_scan(
+    r: &Resolved<'_>,
+    scratch: &Scratch,
+    by_meaning: &HashMap<u32, f64>,
+    k: usize,
+    h: Option<u32>,
+) -> Pool {
     let ix = r.ix;
     let mut buckets: HashMap<(Sym, Sym, usize), Vec<Candidate>> = HashMap::new();
     let mut out = Pool::default();
@@ -110,7 +130,12 @@ fn by_scan(r: &Resolved<'_>, scratch: &Scratch, k: usize, h: Option<u32>) -> Poo
         if !live || r.is_own(m.room, m.plan) {
             continue;
         }
-        let rel = scratch.get(pos);
+        let (rel, meaning_only) = match scratch.get(pos) {
+            rel if rel > 0.0 => (rel, false),
+            _ => by_meaning
+                .get(&pos)
+                .map_or((0.0, false), |&rel| (rel, true)),
+        };
         let dist = r.distance(m.room, m.plan);
         if dist.is_some() {
             *out.live_upstream.entry(m.room).or_default() += 1;
@@ -121,10 +146,12 @@ fn by_scan(r: &Resolved<'_>, scratch: &Scratch, k: usize, h: Option<u32>) -> Poo
         };
         out.total += 1;
         if audience_allows(ix.audience_of(pos), m.kind, dist) {
+            let mut c = r.candidate(pos, m, rel, dist, group);
+            c.by_meaning = meaning_only;
             buckets
                 .entry((m.room, m.plan, m.kind.index()))
                 .or_default()
-                .push(r.candidate(pos, m, rel, dist, group));
+                .push(c);
         }
     }
     for (_, mut b) in buckets {
@@ -137,7 +164,7 @@ fn by_scan(r: &Resolved<'_>, scratch: &Scratch, k: usize, h: Option<u32>) -> Poo
 }
 
 /// From the cells: matches from the postings, then each bucket's newest non-matches.
-fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
+fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>, k: usize) -> Pool {
     let ix = r.ix;
     let cells = ix.cells();
     let dists: Vec<Option<u32>> = cells.iter().map(|c| r.distance(c.room, c.plan)).collect();
@@ -192,6 +219,40 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
             floor[s] = top[k - 1].log_score.exp() * (1.0 - 1e-9);
         }
     }
+    // Matches by meaning alone: after every match by words of their slot (their order),
+    // so the floor does not apply. In position order, for a result independent of the
+    // map's.
+    let mut meaning_only: Vec<(u32, f64)> = by_meaning.iter().map(|(&p, &r)| (p, r)).collect();
+    meaning_only.sort_unstable_by_key(|&(pos, _)| pos);
+    for (pos, rel) in meaning_only {
+        if pos as usize >= ix.len() {
+            continue;
+        }
+        let slot = ix.slot(pos);
+        if slot & SLOT_DEAD != 0 {
+            continue;
+        }
+        let cell = &cells[(slot >> 3) as usize];
+        if r.is_own(cell.room, cell.plan) {
+            continue;
+        }
+        let kind = Kind::ALL[(slot & 7) as usize];
+        let dist = dists[(slot >> 3) as usize];
+        let Some(group) = Resolved::group(dist, true, kind) else {
+            continue;
+        };
+        if group == 4 {
+            matched_other += 1;
+        }
+        if !audience_allows(ix.audience_of(pos), kind, dist) {
+            continue;
+        }
+        let mut c = r.candidate(pos, ix.meta(pos), rel, dist, group);
+        c.by_meaning = true;
+        if keep_best(&mut matched[slot as usize], c, k) {
+            cut_matches[slot as usize] = true;
+        }
+    }
     let (mut live_up, mut live_wide, mut live_other) = (0usize, 0usize, 0usize);
     for (i, (cell, dist)) in cells.iter().zip(&dists).enumerate() {
         if r.is_own(cell.room, cell.plan) {
@@ -225,6 +286,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, k: usize) -> Pool {
                     let m = ix.meta(pos);
                     if !m.live
                         || scratch.get(pos) > 0.0
+                        || by_meaning.contains_key(&pos)
                         || !audience_allows(ix.audience_of(pos), kind, *dist)
                     {
                         continue;

@@ -41,13 +41,19 @@ pub struct Candidate {
     /// Natural log of the time factor applied (the ranking's, for matches; the plain
     /// decay for the others).
     pub log_time: f64,
+    /// A match by meaning alone (semantic ranking, selection `coverage-2`): no keyword
+    /// word in it, its `relevance` the fused one. Such a match orders after every match
+    /// by words of its group ([`Candidate::order`]); false on every other path.
+    pub by_meaning: bool,
 }
 
 impl Candidate {
-    /// Best first: group, then score, then newer, then later in the file.
+    /// Best first: group, then a match by words before one by meaning alone, then score,
+    /// then newer, then later in the file.
     pub(super) fn order(&self, other: &Candidate) -> Ordering {
         self.group
             .cmp(&other.group)
+            .then(self.by_meaning.cmp(&other.by_meaning))
             .then(other.log_score.total_cmp(&self.log_score))
             .then(other.ts.cmp(&self.ts))
             .then(other.pos.cmp(&self.pos))
@@ -250,6 +256,7 @@ impl<'a> Resolved<'a> {
             distance: dist,
             relevance: rel,
             log_time,
+            by_meaning: false,
         }
     }
 }

@@ -17,6 +17,10 @@
 //!
 //! Inside a room's share, keyword matches come first by their score (relevance × time),
 //! then what the room exposes first by kind, then the newest; ties go to the later line.
+//! With semantic ranking (selection `coverage-2`, [`Version`]) a keyword match is one
+//! that shares a word with the keywords; an entry near them in meaning alone comes, by
+//! its fused score, before the rest *of its kind*: meaning orders what the words left
+//! undecided, it neither outranks what they found nor what a room exposes first.
 //! A routine entry — one whose shape, the words with numbers aside ("Migration
 //! 0042_users.sql adds an index", "Migration 0043_…"), recurs among the room's next
 //! candidates — waits until every room's other entries had their turn. Superseded
@@ -28,6 +32,41 @@ use std::collections::BTreeMap;
 use super::Candidate;
 use crate::entry::{Audience, Kind};
 use crate::index::{LedgerIndex, Sym};
+
+/// The rules a brief's entries were chosen by, as its receipt records them
+/// (`ranking.selection`), so that a replay chooses as the brief was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// Before selections (nothing recorded): the ranked head in group order.
+    Ranked,
+    /// `coverage`: this module's rules, with a match by meaning alone (semantic ranking)
+    /// ordered among the matches by words by its fused score.
+    Coverage,
+    /// `coverage-2`: the same, with a match by meaning alone after every match by words
+    /// of its share. For a lexical brief it chooses exactly as `coverage`.
+    WordsFirst,
+}
+
+impl Version {
+    /// What a brief served now is chosen by.
+    pub const CURRENT: Version = Version::WordsFirst;
+
+    /// The name a receipt records (none before selections).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Version::Ranked => None,
+            Version::Coverage => Some("coverage"),
+            Version::WordsFirst => Some("coverage-2"),
+        }
+    }
+
+    /// The version a receipt names; None for a name this build does not know.
+    pub fn of(recorded: Option<&str>) -> Option<Version> {
+        [Version::Ranked, Version::Coverage, Version::WordsFirst]
+            .into_iter()
+            .find(|v| v.name() == recorded)
+    }
+}
 
 /// Why a candidate is where the selection put it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,18 +102,29 @@ fn export_rank(kind: Kind) -> u8 {
     }
 }
 
-/// Inside a share: matches first by score, then newer, then later in the file.
+/// How a candidate matched the keywords: by their words (0), by meaning alone (1,
+/// semantic ranking), not at all (2).
+fn tier(c: &Candidate) -> u8 {
+    match (c.relevance > 0.0, c.by_meaning) {
+        (true, false) => 0,
+        (true, true) => 1,
+        (false, _) => 2,
+    }
+}
+
+/// Inside a share (after its key): matches by words first, then by meaning alone, each
+/// by score; then newer, then later in the file.
 fn within(a: &Candidate, b: &Candidate) -> Ordering {
-    let matched = |c: &Candidate| c.relevance > 0.0;
-    matched(b)
-        .cmp(&matched(a))
+    tier(a)
+        .cmp(&tier(b))
         .then(b.log_score.total_cmp(&a.log_score))
         .then(b.ts.cmp(&a.ts))
         .then(b.pos.cmp(&a.pos))
 }
 
-/// A candidate with its order key inside its room's share (not a keyword match, kind).
-type Keyed = ((bool, u8), Candidate);
+/// A candidate with its order key inside its room's share (a match by words or not,
+/// kind, how it matched).
+type Keyed = ((bool, u8, u8), Candidate);
 
 /// The pool in the order the renderer takes it, each candidate with its share. `max`: the
 /// brief's entry limit (the binding share is a third of it).
@@ -89,8 +139,9 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
         if Audience::of(ix.audience_of(c.pos), m.kind) == Audience::Project {
             binding.push((u8::from(m.kind != Kind::Convention), *c));
         } else if let Some(d) = c.distance {
-            // Keyword matches first, then what the room exposes first (by kind).
-            let key = (c.relevance <= 0.0, export_rank(m.kind));
+            // Matches by words first; then what the room exposes first (by kind), a match
+            // by meaning before the rest of its kind.
+            let key = (tier(c) != 0, export_rank(m.kind), tier(c));
             rooms
                 .entry((d, ix.room_of(c.pos), m.room))
                 .or_default()
@@ -232,4 +283,18 @@ fn shape(ix: &LedgerIndex, pos: u32) -> Option<u64> {
         h.write_u8(0);
     }
     Some(h.finish())
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::Version;
+
+    #[test]
+    fn a_recorded_selection_names_its_version_and_an_unknown_one_none() {
+        for v in [Version::Ranked, Version::Coverage, Version::WordsFirst] {
+            assert_eq!(Version::of(v.name()), Some(v));
+        }
+        assert_eq!(Version::CURRENT.name(), Some("coverage-2"));
+        assert_eq!(Version::of(Some("coverage-3")), None);
+    }
 }

@@ -155,7 +155,7 @@ impl Memory {
             upstream,
             outputs,
             max,
-            coverage: true,
+            selection: crate::context::select::Version::CURRENT,
         };
         // The exclusive lock was for catching up with the files and reading the channels;
         // the ranking needs only the shared one, so publishes do not wait on briefs.
@@ -212,9 +212,9 @@ pub(crate) struct BriefInputs {
     /// The rooms beside this one in its plan; `None` for a receipt written before briefs
     /// had an "Open overlaps" section (its replay computes none).
     pub siblings: Option<Vec<String>>,
-    /// Entries chosen by the selection ([`crate::context::select`]); false for a receipt
-    /// written before it (its replay takes the ranked head in order).
-    pub coverage: bool,
+    /// The rules the entries are chosen by ([`crate::context::select::Version`]): a
+    /// replay takes the receipt's.
+    pub selection: crate::context::select::Version,
 }
 
 /// A computed brief: the rendering and the provenance of what it holds.
@@ -301,7 +301,7 @@ pub(crate) fn brief(
     let tail = super::open_overlaps::brief_section(overlaps.as_deref().unwrap_or_default());
     let overlaps: Option<Vec<super::PairRef>> =
         overlaps.map(|ps| ps.iter().map(super::PairRef::from).collect());
-    let (r, shares, account, accounts) = if i.coverage {
+    let (r, shares, account, accounts) = if i.selection != crate::context::select::Version::Ranked {
         covered(ledger, scorer, i, &scope, &header, &tail, meaning, at)?
     } else {
         let r = ranked(ledger, scorer, i, &scope, &header, &tail, meaning, at)?;
@@ -414,7 +414,15 @@ fn covered(
     let mut per_bucket = first;
     loop {
         let ix = ledger.index();
-        let fused = meaning.map(|m| m.fused.as_slice());
+        // `coverage-2`: matches by meaning alone handed over apart, to follow the matches
+        // by words; `coverage` fused them all alike.
+        let (fused, by_meaning) = match (meaning, i.selection) {
+            (Some(m), crate::context::select::Version::WordsFirst) => {
+                let (words, meaning_only) = m.fused.split_at(m.words.min(m.fused.len()));
+                (Some(words), meaning_only)
+            }
+            (m, _) => (m.map(|m| m.fused.as_slice()), &[][..]),
+        };
         let pool = crate::index::with_spare_scratch(|scratch| {
             crate::context::pool::pool(
                 ix,
@@ -424,6 +432,7 @@ fn covered(
                 scratch,
                 per_bucket,
                 fused,
+                by_meaning,
                 at,
             )
         });

@@ -20,7 +20,12 @@ fn scope_of(own: u8, upstream: &[(u8, u8, u32)]) -> Scope {
 }
 
 /// A pool's candidates bit for bit, its counts, and its live counts by room.
-type Bits = (Vec<(u32, u8, u64, u64)>, usize, usize, Vec<(Sym, usize)>);
+type Bits = (
+    Vec<(u32, u8, u64, u64, bool)>,
+    usize,
+    usize,
+    Vec<(Sym, usize)>,
+);
 
 fn bits(p: &Pool) -> Bits {
     let mut live: Vec<(Sym, usize)> = p.live_upstream.iter().map(|(a, b)| (*a, *b)).collect();
@@ -28,7 +33,15 @@ fn bits(p: &Pool) -> Bits {
     (
         p.candidates
             .iter()
-            .map(|c| (c.pos, c.group, c.log_score.to_bits(), c.relevance.to_bits()))
+            .map(|c| {
+                (
+                    c.pos,
+                    c.group,
+                    c.log_score.to_bits(),
+                    c.relevance.to_bits(),
+                    c.by_meaning,
+                )
+            })
             .collect(),
         p.total,
         p.unrelated,
@@ -61,6 +74,7 @@ proptest! {
         keywords in prop::collection::vec(0usize..9, 0..3),
         k in 1usize..6,
         ranking in 0u8..3,
+        meaning in prop::collection::vec((0u32..220, 0.01f64..1.0), 0..12),
     ) {
         let ix = build(&specs);
         let scope = scope_of(own, &upstream);
@@ -68,7 +82,8 @@ proptest! {
             keywords.iter().map(|&w| WORDS.get(w).unwrap_or(&"zebra").to_string()).collect();
         let sc = scorer(ranking);
         let mut scratch = Scratch::default();
-        let fast = pool(&ix, &scope, &keywords, &sc, &mut scratch, k, None, None);
+        // Matches by meaning alone (some past the ledger, some also matched by words).
+        let fast = pool(&ix, &scope, &keywords, &sc, &mut scratch, k, None, &meaning, None);
         let r = Resolved::new(&ix, &scope, &sc);
         let mut scratch2 = Scratch::default();
         let mut reference = {
@@ -78,14 +93,26 @@ proptest! {
                 let terms = ix.text.query(&text);
                 ix.text.score(&terms, sc.ranking.scoring(), &mut scratch2);
             }
-            by_scan(&r, &scratch2, k, None)
+            let by_meaning: HashMap<u32, f64> = meaning
+                .iter()
+                .copied()
+                .filter(|&(p, rel)| rel > 0.0 && scratch2.get(p) <= 0.0)
+                .collect();
+            by_scan(&r, &scratch2, &by_meaning, k, None)
         };
         reference.candidates.sort_unstable_by(|a, b| a.order(b));
         prop_assert_eq!(bits(&fast), bits(&reference));
         // A pool that says it is whole is: a larger bucket offers nothing more.
-        let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, usize::MAX, None, None);
+        let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, usize::MAX, None, &meaning, None);
         if !fast.cut {
             prop_assert_eq!(all.candidates.len(), fast.candidates.len());
+        }
+        // In a bucket, every match by words before any match by meaning alone.
+        for w in all.candidates.windows(2) {
+            let same = |c: &Candidate| (ix.room_of(c.pos), ix.meta(c.pos).kind, c.group);
+            if same(&w[0]) == same(&w[1]) {
+                prop_assert!(!w[0].by_meaning || w[1].by_meaning);
+            }
         }
         // No working note of another room, ever; no explicit downstream entry off-DAG.
         for c in &all.candidates {
@@ -116,8 +143,8 @@ proptest! {
             keywords.iter().map(|&w| WORDS.get(w).unwrap_or(&"zebra").to_string()).collect();
         let sc = scorer(ranking);
         let mut scratch = Scratch::default();
-        let want = pool(&prefix, &scope, &keywords, &sc, &mut scratch, k, None, None);
-        let got = pool(&whole, &scope, &keywords, &sc, &mut scratch, k, None, Some(h));
+        let want = pool(&prefix, &scope, &keywords, &sc, &mut scratch, k, None, &[], None);
+        let got = pool(&whole, &scope, &keywords, &sc, &mut scratch, k, None, &[], Some(h));
         // Symbols of rooms first seen after the horizon never appear in the prefix's.
         prop_assert_eq!(bits(&got), bits(&want));
     }

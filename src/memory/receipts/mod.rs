@@ -152,7 +152,7 @@ impl Memory {
                 },
                 half_lives: self.settings.half_life_hours.to_vec(),
                 semantic,
-                selection: Some(crate::receipts::SELECTION.to_string()),
+                selection: crate::receipts::SELECTION.name().map(str::to_string),
             },
             max_entries: max as u32,
             ledger,

@@ -141,6 +141,18 @@ impl Memory {
             )
         })?;
         let scorer = scorer_of(&receipt, now)?;
+        let recorded = receipt.ranking.selection.as_deref();
+        let selection = crate::context::select::Version::of(recorded).ok_or_else(|| {
+            Error::invalid(
+                "ranking.selection",
+                format!(
+                    "the receipt's brief was chosen by the selection `{}`, which this build \
+                     does not know (it knows coverage and coverage-2)",
+                    recorded.unwrap_or_default()
+                ),
+                "replay it with the warroom-memory version that served it (a newer one)",
+            )
+        })?;
         let inputs = BriefInputs {
             room: receipt.room_id.clone(),
             plan_id: receipt.plan_id.clone(),
@@ -150,7 +162,7 @@ impl Memory {
             outputs,
             max: receipt.max_entries as usize,
             siblings: receipt.siblings.clone(),
-            coverage: receipt.ranking.selection.as_deref() == Some(crate::receipts::SELECTION),
+            selection,
         };
         let source = self.backend().source(
             crate::store::Stream::Ledger,
@@ -347,7 +359,9 @@ impl Memory {
             }
             here => {
                 differences.push(format!(
-                    "the brief was ranked with the semantic model {} (weight {}); this server                      has {}, so it was replayed lexically (turn `semantic: on` with that model                      to replay it)",
+                    "the brief was ranked with the semantic model {} (weight {}); this server \
+                     has {}, so it was replayed lexically (turn `semantic: on` with that model \
+                     to replay it)",
                     used.model_id,
                     used.weight,
                     here.map_or("none".to_string(), |h| h.model_id)

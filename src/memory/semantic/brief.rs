@@ -15,8 +15,11 @@ use crate::semantic::{POOL, baseline, fuse, id_key};
 
 /// What meaning adds to one brief's ranking.
 pub(crate) struct Meaning {
-    /// Every candidate with a relevance: (position, fused relevance).
+    /// Every candidate with a relevance: (position, fused relevance); the first `words`
+    /// share a word with the keywords, the others are near them in meaning alone.
     pub fused: Vec<(u32, f64)>,
+    /// How many of `fused` are matches by words.
+    pub words: usize,
     /// Their cosines, for the receipt's reasons.
     pub cosines: HashMap<u32, f64>,
     /// The model and weight used.
@@ -88,6 +91,7 @@ impl Memory {
             let c = *cosines.entry(pos).or_insert_with(|| cosine(pos));
             fused.push((pos, fuse(bm25, ideal, c, base, weight).relevance));
         }
+        let words = fused.len();
         let lexical_at: std::collections::HashSet<u32> = lexical.iter().map(|l| l.0).collect();
         for &(pos, _) in &near {
             if !lexical_at.contains(&pos) {
@@ -101,6 +105,7 @@ impl Memory {
         cosines.retain(|p, _| keep.contains(p));
         Some(Meaning {
             fused,
+            words,
             cosines,
             used,
         })
