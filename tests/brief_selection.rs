@@ -168,7 +168,7 @@ async fn every_principle_holds_under_sixty_notes_a_room() {
     let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-d"]);
     let list: Value = serde_json::from_str(&list).unwrap();
     for r in list.as_array().unwrap() {
-        assert_eq!(r["ranking"]["selection"], "coverage");
+        assert_eq!(r["ranking"]["selection"], "coverage-2");
         assert_eq!(r["accounts"].as_array().unwrap().len(), 3, "{r}");
         let id = r["id"].as_str().unwrap();
         let (code, out, err) = cli(root, &["context", "--replay", id]);
