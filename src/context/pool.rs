@@ -181,17 +181,13 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
     // rises at once and older matches are passed over without a look-up. The result is
     // the same in any order (each slot keeps its best in the total order).
     for pos in newest_first(scratch.touched()) {
-        let slot = ix.slot(pos);
-        if slot & SLOT_DEAD != 0 {
-            continue;
-        }
-        let cell = &cells[(slot >> 3) as usize];
-        if r.is_own(cell.room, cell.plan) {
-            continue;
-        }
-        let kind = Kind::ALL[(slot & 7) as usize];
-        let dist = dists[(slot >> 3) as usize];
-        let Some(group) = Resolved::group(dist, true, kind) else {
+        let Some(Slotted {
+            slot,
+            kind,
+            dist,
+            group,
+        }) = slotted(r, &dists, pos)
+        else {
             continue;
         };
         if group == 4 {
@@ -225,20 +221,13 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
     let mut meaning_only: Vec<(u32, f64)> = by_meaning.iter().map(|(&p, &r)| (p, r)).collect();
     meaning_only.sort_unstable_by_key(|&(pos, _)| pos);
     for (pos, rel) in meaning_only {
-        if pos as usize >= ix.len() {
-            continue;
-        }
-        let slot = ix.slot(pos);
-        if slot & SLOT_DEAD != 0 {
-            continue;
-        }
-        let cell = &cells[(slot >> 3) as usize];
-        if r.is_own(cell.room, cell.plan) {
-            continue;
-        }
-        let kind = Kind::ALL[(slot & 7) as usize];
-        let dist = dists[(slot >> 3) as usize];
-        let Some(group) = Resolved::group(dist, true, kind) else {
+        let Some(Slotted {
+            slot,
+            kind,
+            dist,
+            group,
+        }) = slotted(r, &dists, pos)
+        else {
             continue;
         };
         if group == 4 {
@@ -305,6 +294,42 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
     out.total = live_up + live_wide + matched_other;
     out.unrelated = live_other - matched_other;
     out
+}
+
+/// Where a match at a position goes in the pool from the cells.
+struct Slotted {
+    /// `cell << 3 | kind`.
+    slot: u32,
+    kind: Kind,
+    /// Its room's distance upstream, if upstream.
+    dist: Option<u32>,
+    /// Its group as a match ([`Resolved::group`]).
+    group: u8,
+}
+
+/// The slot of a match at `pos`, or None when it is past the index, not live, of the
+/// asking room, or not eligible as a match. `dists`: each cell's distance upstream.
+fn slotted(r: &Resolved<'_>, dists: &[Option<u32>], pos: u32) -> Option<Slotted> {
+    if pos as usize >= r.ix.len() {
+        return None;
+    }
+    let slot = r.ix.slot(pos);
+    if slot & SLOT_DEAD != 0 {
+        return None;
+    }
+    let cell = &r.ix.cells()[(slot >> 3) as usize];
+    if r.is_own(cell.room, cell.plan) {
+        return None;
+    }
+    let kind = Kind::ALL[(slot & 7) as usize];
+    let dist = dists[(slot >> 3) as usize];
+    let group = Resolved::group(dist, true, kind)?;
+    Some(Slotted {
+        slot,
+        kind,
+        dist,
+        group,
+    })
 }
 
 /// The positions of `touched` (distinct), newest (highest) first: a bitmap of the
