@@ -43,7 +43,8 @@ pub enum Version {
     /// ordered among the matches by words by its fused score.
     Coverage,
     /// `coverage-2`: the same, with a match by meaning alone after every match by words
-    /// of its share. For a lexical brief it chooses exactly as `coverage`.
+    /// of its share, and ahead only of the rest of its kind. For a lexical brief it
+    /// chooses exactly as `coverage`.
     WordsFirst,
 }
 
