@@ -45,9 +45,13 @@ proptest! {
     fn scanning_keeps_or_marks(t in any_script()) {
         let s = crate::secrets::scan(&t);
         if s.kinds.is_empty() {
-            prop_assert_eq!(s.text, t.clone());
+            prop_assert_eq!(&s.text, &t);
         } else {
             prop_assert!(s.text.contains("[REDACTED:"));
+        }
+        // Every marker scanning writes names a valid id: compared text loses them all.
+        if !t.contains('[') {
+            prop_assert!(!crate::secrets::without_markers(&s.text).contains("[REDACTED:"));
         }
         let fields = crate::secrets::scan_fields(&[&t, &t]);
         prop_assert_eq!(fields.len(), 2);

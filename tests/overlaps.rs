@@ -428,3 +428,46 @@ fn the_whole_ledger_pass_pairs_entries_through_their_rarer_words() {
         assert_eq!(v["open"], open, "{room}: {v}");
     }
 }
+
+/// A redaction marker is ours, not the publisher's words: two rooms that each wrote a
+/// secret into a decision on different subjects (here in Russian and Chinese) are not
+/// related through `[REDACTED:aws-access-token]`, and the project has no open overlap.
+#[test]
+fn redaction_markers_make_no_overlap() {
+    let p = project();
+    let root = p.path();
+    let side = |summary: &str| Side {
+        kind: "decision".into(),
+        summary: summary.into(),
+        ref_: None,
+    };
+    let a = publish(
+        root,
+        "room-001",
+        &side("Кэш каталога сбрасывается ночью; ключ AKIAIOSFODNN7QX4ZR2M"),
+    );
+    assert!(
+        a["entry"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED:aws-access-token]"),
+        "{a}"
+    );
+    let b = publish(
+        root,
+        "room-002",
+        &side("支付重试三次后放弃；密钥 AKIAJ7Q2W4E6R3T5Y2UP"),
+    );
+    assert!(
+        b["entry"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED:aws-access-token]"),
+        "{b}"
+    );
+    assert_eq!(b["related"].as_array().map_or(0, Vec::len), 0, "{b}");
+    let (code, out, err) = cli(root, &["--json", "overlaps"]);
+    assert_eq!(code, 0, "no open overlap: {out} {err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["open"], 0, "{v}");
+}

@@ -193,8 +193,10 @@ impl Features {
     /// [`Features::of`] an entry the caller no longer needs (its texts are moved, not
     /// copied: a detail is up to 16 KB).
     pub(crate) fn from_entry(ix: &LedgerIndex, e: Entry) -> Features {
-        let ids = identifiers(&e.summary);
-        let term_keys = ix.text().term_keys(&e.summary);
+        // Compared without redaction markers: they are ours, not the publisher's words.
+        let compared = crate::secrets::without_markers(&e.summary);
+        let ids = identifiers(&compared);
+        let term_keys = ix.text().term_keys(&compared);
         Features {
             id: e.id,
             room_id: e.room_id,

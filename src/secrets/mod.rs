@@ -45,6 +45,7 @@ mod data;
 mod letters;
 mod line;
 mod looks;
+mod marker;
 #[cfg(test)]
 mod own_tests;
 mod pairs;
@@ -60,6 +61,7 @@ use std::ops::Range;
 
 use unicode_normalization::UnicodeNormalization;
 
+pub use marker::without_markers;
 pub use project::{ProjectRules, RulesError};
 pub use rules::rules;
 use rules::{Allow, Target};
@@ -480,9 +482,7 @@ fn redact(text: &str, norm: &str, mut found: Vec<(Range<usize>, &'static str)>) 
         let s = crate::text::floor_boundary(norm, r.start).max(at);
         let e = crate::text::ceil_boundary(norm, r.end).max(s);
         out.push_str(norm.get(at..s).unwrap_or_default());
-        out.push_str("[REDACTED:");
-        out.push_str(id);
-        out.push(']');
+        marker::push(&mut out, id);
         at = e;
         if !kinds.iter().any(|k| k == id) {
             kinds.push(id.to_string());

@@ -127,6 +127,13 @@ impl ProjectRules {
         let mut rules = Vec::new();
         for r in file.rules {
             let _ = (&r.description, &r.tags);
+            if !super::marker::valid_id(&r.id) {
+                return Err(format!(
+                    "rule id {:?} cannot name a finding in `[REDACTED:<id>]`: use 1 to 64 \
+                     ASCII letters, digits, `-`, `_` or `.`",
+                    r.id
+                ));
+            }
             let Some(pattern) = &r.regex else {
                 return Err(format!(
                     "rule `{}` has no `regex` (a `path`-only rule finds files; here only text \
@@ -277,6 +284,13 @@ regexes = ['''^bld-[A-Za-z0-9]{20,}$''']
     }
 
     #[test]
+    fn every_built_in_rule_id_can_name_a_finding() {
+        for r in &super::super::rules().rules {
+            assert!(super::super::marker::valid_id(&r.id), "{:?}", r.id);
+        }
+    }
+
+    #[test]
     fn a_bad_file_is_an_error_naming_what_is_wrong() {
         for (text, says) in [
             (
@@ -290,6 +304,10 @@ regexes = ['''^bld-[A-Za-z0-9]{20,}$''']
             ("[[rules]]\nid = \"x\"\nregexx = 'a'\n", "regexx"),
             ("[extend]\nuseDefault = false\n", "disabledRules"),
             ("rules = 3", "invalid type"),
+            (
+                "[[rules]]\nid = \"acme key]\"\nregex = 'a'\n",
+                "rule id \"acme key]\" cannot name a finding",
+            ),
         ] {
             let e = rules(text).unwrap_err();
             assert!(e.contains(says), "{text}: {e}");
