@@ -176,6 +176,10 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
     let mut matched: Vec<Vec<Candidate>> = vec![Vec::new(); slots];
     let mut floor = vec![f64::NEG_INFINITY; slots];
     let mut cut_matches = vec![false; slots];
+    // A bound on the time factor of a slot's matches not yet met: the factor of the last
+    // one looked up. A slot holds one kind (one decay rate) and file order is time order
+    // here, so every later (older) match's factor is at most that.
+    let mut time_cap = vec![1.0f64; slots];
     let mut matched_other = 0usize;
     // Newest first: newer matches score higher (the time factor), so each slot's floor
     // rises at once and older matches are passed over without a look-up. The result is
@@ -193,11 +197,11 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
         if group == 4 {
             matched_other += 1;
         }
-        // The time factor is at most 1: relevance / distance bounds the score, so a match
-        // below a full slot's worst is not looked up (its columns are a cache miss).
+        // Relevance / distance × the slot's time cap bounds the score, so a match below a
+        // full slot's worst is not looked up (its columns are a cache miss).
         let rel = scratch.get(pos);
         let s = slot as usize;
-        if rel / f64::from(dist.unwrap_or(1).max(1)) < floor[s] {
+        if rel / f64::from(dist.unwrap_or(1).max(1)) * time_cap[s] < floor[s] {
             // Maybe cut (the skipped match may be a working note): a larger pool is
             // asked for in vain at worst.
             cut_matches[s] = true;
@@ -207,6 +211,10 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
             continue;
         }
         let c = r.candidate(pos, ix.meta(pos), rel, dist, group);
+        // With a margin for rounding: the cap must never cut a match the slot would keep.
+        if rel > 0.0 {
+            time_cap[s] = (c.log_time.exp() * (1.0 + 1e-9)).min(1.0);
+        }
         let top = &mut matched[s];
         if keep_best(top, c, k) {
             cut_matches[s] = true;
