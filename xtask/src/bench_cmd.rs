@@ -49,12 +49,13 @@ enum BenchMode {
     /// alone, the default blend, the seed formula, and SQLite FTS5 with `--features
     /// sqlite-compare` — on LoCoMo and on our war-room relevance set.
     Quality(QualityCmd),
-    /// What a room's brief carries of what it needs (recall), on a generated 14-epic world
-    /// at 0 / 5 / 20 / 60 working notes a room, beside the newest-15 and kind-first
-    /// baselines; stale entries shown, bytes, and the brief's latency at `--sizes`.
+    /// What a room's brief carries of what it needs (recall), on two generated worlds
+    /// (freight, 14 epics; clinic, 13, other words) at 0 / 5 / 20 / 60 working notes a
+    /// room, beside the newest-15 and kind-first baselines; stale entries shown, bytes,
+    /// and the brief's latency at `--sizes`.
     Brief(BriefCmd),
     /// Direct mode (every agent loads the ledger) against one daemon (every agent a relay):
-    /// time until every agent has answered, resident memory, search round trips.
+    /// time until every agent has answered, resident memory, search and brief round trips.
     Daemon(DaemonBenchCmd),
     /// The secret scanner: detection rate on the corpus's positive samples, false
     /// positives on its negatives and on ordinary text (the example project, generated
@@ -438,7 +439,8 @@ struct DaemonBenchCmd {
     /// Agent counts, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "16,64")]
     agents: Vec<usize>,
-    /// Timed search round trips of one agent.
+    /// Timed search round trips of one agent (and as many briefs, `memory_get_context`
+    /// for rooms deep in the 100-epic bench plan).
     #[arg(long, default_value_t = 200)]
     searches: usize,
     /// Skip direct mode when its agents would need more than this many MB in all
@@ -479,6 +481,7 @@ impl DaemonBenchCmd {
         let mut reports = Vec::new();
         for &n in &self.sizes {
             let (corpus, root) = generated_project(&self.dir, n)?;
+            bench::daemon::register_bench_plan(&exe, root.path())?;
             let ledger_mb = std::fs::metadata(&corpus)?.len() / 1_048_576;
             for &agents in &self.agents {
                 for mode in ["direct", "daemon"] {

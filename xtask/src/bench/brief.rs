@@ -1,6 +1,7 @@
 //! `cargo xtask bench brief`: what a room's brief carries of what it needs (issue #68).
 //!
-//! On the generated world of [`super::brief_world`], for each room with upstream rooms,
+//! On each generated world of [`super::brief_world`] (one per domain of
+//! [`super::brief_domains`]), for each room with upstream rooms,
 //! the ledger holds what the rooms before it in the plan's order wrote, the room starts
 //! now, and its brief is read with the plan's brief keywords. Recall is
 //! `|needed ∩ brief| / min(|needed|, 15)`, averaged over those rooms; stale counts
@@ -20,6 +21,7 @@ use warroom_memory::config::{Identity, Paths, Settings};
 use warroom_memory::entry::Kind;
 use warroom_memory::memory::Memory;
 
+use super::brief_domains::{self, Domain};
 use super::brief_world::{Epic, Gen, distance, world};
 
 /// The noise levels: working notes per room.
@@ -30,6 +32,8 @@ const MAX: usize = 15;
 /// One noise level's figures.
 #[derive(Debug, Clone, Serialize)]
 pub struct Level {
+    /// The world's domain ([`brief_domains`]).
+    pub world: &'static str,
     /// Working notes per room.
     pub notes: usize,
     /// Notes published with `audience: room` (and exports with theirs).
@@ -65,7 +69,7 @@ pub struct BriefReport {
     pub oversized: Vec<super::brief_oversized::Oversized>,
 }
 
-fn plan_of(epics: &[Epic]) -> RegisterPlanArgs {
+fn plan_of(name: &str, epics: &[Epic]) -> RegisterPlanArgs {
     let list: Vec<serde_json::Value> = epics
         .iter()
         .map(|e| {
@@ -77,7 +81,7 @@ fn plan_of(epics: &[Epic]) -> RegisterPlanArgs {
         })
         .collect();
     RegisterPlanArgs {
-        plan: Some(serde_json::json!({"plan_id": "freight", "title": "Freight", "epics": list})),
+        plan: Some(serde_json::json!({"plan_id": name, "title": name, "epics": list})),
         markdown: None,
         plan_id: None,
     }
@@ -89,12 +93,13 @@ pub(crate) fn memory_of(
     epics: &[Epic],
     gens: &[&Gen],
 ) -> anyhow::Result<(Memory, tempfile::TempDir)> {
-    memory_with(work, epics, gens, false)
+    memory_with(work, brief_domains::FREIGHT.name, epics, gens, false)
 }
 
 /// [`memory_of`], with semantic ranking on (every entry embedded first) if `semantic`.
 fn memory_with(
     work: &std::path::Path,
+    name: &str,
     epics: &[Epic],
     gens: &[&Gen],
     semantic: bool,
@@ -122,7 +127,7 @@ fn memory_with(
         let stop = std::sync::atomic::AtomicBool::new(false);
         m.semantic_backfill(2, &stop, &mut |_, _| {})?;
     }
-    m.register_plan(plan_of(epics), &Identity::default())?;
+    m.register_plan(plan_of(name, epics), &Identity::default())?;
     Ok((m, dir))
 }
 
@@ -178,11 +183,12 @@ fn baselines(
 /// on stderr).
 fn level(
     work: &std::path::Path,
+    domain: &'static Domain,
     notes: usize,
     marked: bool,
     semantic: bool,
 ) -> anyhow::Result<Level> {
-    let (epics, gens) = world(notes, marked, 7 + notes as u64);
+    let (epics, gens) = world(domain, notes, marked, 7 + notes as u64);
     let index_of = |id: &str| {
         id.strip_prefix("mem-b")
             .and_then(|n| n.parse::<usize>().ok())
@@ -195,7 +201,7 @@ fn level(
         }
         let seen: Vec<usize> = (0..gens.len()).filter(|&i| gens[i].epic < r).collect();
         let refs: Vec<&Gen> = seen.iter().map(|&i| &gens[i]).collect();
-        let (m, _dir) = memory_with(work, &epics, &refs, semantic)?;
+        let (m, _dir) = memory_with(work, domain.name, &epics, &refs, semantic)?;
         let who = Identity {
             room_id: Some(epic.room.clone()),
             role: Some("manager".into()),
@@ -217,7 +223,8 @@ fn level(
                 .filter(|&&i| !facts.contains(&(gens[i].entry.kind, &gens[i].entry.summary)))
             {
                 warroom_memory::cli::out::note(&format!(
-                    "{} ({notes} notes) missed {} {} from {}: {}",
+                    "{} {} ({notes} notes) missed {} {} from {}: {}",
+                    domain.name,
                     epic.room,
                     gens[i].entry.id,
                     gens[i].entry.kind,
@@ -239,6 +246,7 @@ fn level(
     }
     let n = rooms.max(1) as f64;
     Ok(Level {
+        world: domain.name,
         notes,
         marked,
         ours: ours / n,
@@ -253,8 +261,9 @@ fn level(
 
 /// The brief of the deepest room, timed, on the world grown to `entries` by notes.
 fn latency(work: &std::path::Path, entries: usize) -> anyhow::Result<Latency> {
-    let per_room = entries / 14;
-    let (epics, gens) = world(per_room, false, 99);
+    let freight = &brief_domains::FREIGHT;
+    let per_room = entries / freight.plan.len();
+    let (epics, gens) = world(freight, per_room, false, 99);
     let refs: Vec<&Gen> = gens.iter().collect();
     let (m, _dir) = memory_of(work, &epics, &refs)?;
     let deep = epics.last().map(|e| e.room.clone()).unwrap_or_default();
@@ -286,13 +295,16 @@ fn latency(work: &std::path::Path, entries: usize) -> anyhow::Result<Latency> {
 pub fn run(sizes: &[usize], semantic: bool, note: &dyn Fn(&str)) -> anyhow::Result<BriefReport> {
     let work = tempfile::tempdir()?;
     let mut levels = Vec::new();
-    for marked in [false, true] {
-        for notes in NOISE {
-            note(&format!(
-                "bench brief: {notes} notes a room{}",
-                if marked { ", marked" } else { "" }
-            ));
-            levels.push(level(work.path(), notes, marked, semantic)?);
+    for domain in brief_domains::ALL {
+        for marked in [false, true] {
+            for notes in NOISE {
+                note(&format!(
+                    "bench brief: {}, {notes} notes a room{}",
+                    domain.name,
+                    if marked { ", marked" } else { "" }
+                ));
+                levels.push(level(work.path(), domain, notes, marked, semantic)?);
+            }
         }
     }
     let mut lat = Vec::new();
@@ -318,11 +330,12 @@ pub fn run(sizes: &[usize], semantic: bool, note: &dyn Fn(&str)) -> anyhow::Resu
 /// The report as markdown (docs/brief.md, README).
 pub fn markdown(r: &BriefReport) -> String {
     let mut s = String::from(
-        "| working notes per room | notes marked `room` | ours | worst room | newest 15 | kind-first | stale shown | bytes | needed |\n|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| world | working notes per room | notes marked `room` | ours | worst room | newest 15 | kind-first | stale shown | bytes | needed |\n|---|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for l in &r.levels {
         s.push_str(&format!(
-            "| {} | {} | **{:.2}** | {:.2} | {:.2} | {:.2} | {} | {} | {:.1} |\n",
+            "| {} | {} | {} | **{:.2}** | {:.2} | {:.2} | {:.2} | {} | {} | {:.1} |\n",
+            l.world,
             l.notes,
             if l.marked { "yes" } else { "no" },
             l.ours,

@@ -47,7 +47,7 @@ fn pct(mut v: Vec<f64>, p: usize) -> f64 {
 
 /// The figures for `n` conventions of ~11 KB (`big`) or ~60 bytes from room `rooms[3]`.
 pub fn measure(work: &std::path::Path, n: usize, big: bool) -> anyhow::Result<Oversized> {
-    let (epics, mut gens) = world(5, false, 7);
+    let (epics, mut gens) = world(&super::brief_domains::FREIGHT, 5, false, 7);
     let from = epics[3].room.clone();
     let mut ts = 1_790_000_000 + 10_000_000;
     let template = gens

@@ -1,17 +1,19 @@
-//! The generated world of `cargo xtask bench brief`: a plan of 14 epics (a freight
-//! platform: depth 7) whose rooms publish, in the plan's order, what named downstream
-//! rooms need — interfaces they will call, decisions that bind them, warnings about what
-//! they consume, client code and artifacts for them — project-wide conventions, a few
+//! The generated worlds of `cargo xtask bench brief`: a plan of 13–14 epics in a DAG
+//! (depth ≥ 5) whose rooms publish, in the plan's order, what named downstream rooms need
+//! — interfaces they will call, decisions that bind them, warnings about what they
+//! consume, client code and artifacts for them — project-wide conventions, a few
 //! superseded exports, and `notes` working notes each (code, artifacts, internal
 //! decisions and warnings about the room's own implementation, some sharing a downstream
 //! room's nouns). Ground truth by construction: a room needs the live exports naming it
-//! and every live convention.
+//! and every live convention. The domains — their plans and their words — are
+//! [`super::brief_domains`]: the generator is the same, the texts are not.
 //!
 //! Ours, written for this bench: no fixture of a held-out set, no word of one.
 
 use warroom_memory::clock::Timestamp;
 use warroom_memory::entry::{Audience, Entry, Kind};
 
+use super::brief_domains::{Ctx, Domain, Export};
 use super::corpus::Rng;
 
 /// One epic: its ref, room, title, the subject words its texts use, its dependencies
@@ -38,31 +40,11 @@ pub struct Gen {
     pub superseded: bool,
 }
 
-/// (title, nouns, dependencies): the plan. Depth 7 (0 → 1 → 2 → 4 → 5 → 6 → 8 → 13).
-const PLAN: [(&str, [&str; 3], &[usize]); 14] = [
-    ("Identity", ["identity", "login", "credential"], &[]),
-    ("Fleet registry", ["fleet", "vehicle", "registration"], &[0]),
-    ("Route planning", ["route", "waypoint", "distance"], &[1]),
-    ("Tariffs", ["tariff", "rate", "surcharge"], &[0]),
-    ("Booking", ["booking", "shipment", "slot"], &[2, 3]),
-    ("Dispatch", ["dispatch", "driver", "assignment"], &[4]),
-    ("Tracking", ["tracking", "position", "geofence"], &[5]),
-    ("Invoicing", ["invoice", "ledger", "payment"], &[4, 3]),
-    ("Alerts", ["alert", "subscriber", "channel"], &[6, 7]),
-    ("Reporting", ["report", "metric", "export"], &[7]),
-    ("Partner gateway", ["partner", "webhook", "quota"], &[4, 0]),
-    ("Warehouse", ["warehouse", "dock", "pallet"], &[4]),
-    (
-        "Customs",
-        ["customs", "declaration", "tariffcode"],
-        &[11, 7],
-    ),
-    ("Mobile app", ["mobile", "screen", "offline"], &[8, 10]),
-];
-
-/// The epics of the world.
-pub fn epics() -> Vec<Epic> {
-    PLAN.iter()
+/// The epics of `domain`'s world.
+pub fn epics(domain: &Domain) -> Vec<Epic> {
+    domain
+        .plan
+        .iter()
         .enumerate()
         .map(|(i, (title, nouns, deps))| Epic {
             ref_: format!("EPIC-{:02}", i + 1),
@@ -144,10 +126,10 @@ impl Writer {
     }
 }
 
-/// The world's entries, in the plan's order (each epic after those it depends on), with
+/// `domain`'s entries, in the plan's order (each epic after those it depends on), with
 /// `notes` working notes per room; `marked`: every entry published with its audience.
-pub fn world(notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
-    let epics = epics();
+pub fn world(domain: &Domain, notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
+    let epics = epics(domain);
     let mut rng = Rng::new(seed);
     let mut w = Writer {
         out: Vec::new(),
@@ -157,63 +139,59 @@ pub fn world(notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
     let all: Vec<usize> = (0..epics.len()).collect();
     for (e, ep) in epics.iter().enumerate() {
         let [a, b, c] = ep.nouns;
+        let ctx = |consumer: Option<&Epic>, r: u64, neighbour: &'static str| Ctx {
+            consumer: consumer.map_or("", |c| c.title),
+            consumer_noun: consumer.map_or("", |c| c.nouns[0]),
+            a,
+            b,
+            c,
+            r,
+            neighbour,
+        };
         // Project-wide conventions, from four rooms.
-        if [0, 2, 5, 9].contains(&e) {
-            let rule = [
-                format!("All services log JSON lines with a trace_id field; {a} does too."),
-                format!("Every public API is versioned in the path (/v1/...), starting with the {a} API."),
-                "Money is integer minor units with an ISO 4217 currency; never floats.".to_string(),
-                "Timestamps on the wire are RFC 3339 UTC; no local times anywhere.".to_string(),
-            ][[0, 2, 5, 9].iter().position(|&x| x == e).unwrap_or(0)]
-            .clone();
+        if let Some(which) = domain.convention_rooms.iter().position(|&x| x == e) {
+            let rule = (domain.convention)(which, &ctx(None, 0, b));
             w.push(ep, e, Kind::Convention, rule, all.clone());
         }
         // Exports, each naming its consumers.
         for (d, dist) in downstream(&epics, e) {
-            let cons = &epics[d];
-            let (ct, cn) = (cons.title, cons.nouns[0]);
+            let cx = ctx(Some(&epics[d]), 0, b);
             if dist == 1 {
-                w.push(ep, e, Kind::Interface, format!(
-                    "{} calls GET /v1/{a}/{{id}} for its {cn} flow; the reply carries {b}_id and {c}.",
-                    ct), vec![d]);
-                let kind = if (e + d) % 2 == 0 {
-                    Kind::Decision
-                } else {
-                    Kind::Warning
-                };
+                w.push(
+                    ep,
+                    e,
+                    Kind::Interface,
+                    (domain.export)(Export::Interface, &cx),
+                    vec![d],
+                );
+                let decision = (e + d) % 2 == 0;
                 // One in three is about the upstream's subject only and names no
                 // consumer: what a keyword of the consumer's own job cannot find.
                 let named = (e + d) % 3 != 0;
-                let text = match (kind == Kind::Decision, named) {
-                    (true, true) => format!(
-                        "{ct} must treat a {a} as immutable once confirmed; changes come as a new {a} event."
-                    ),
-                    (true, false) => format!(
-                        "A confirmed {a} is immutable; a change is a new {a} event with a new {b}_id."
-                    ),
-                    (false, true) => format!(
-                        "{ct}: the {a} feed may deliver an event twice; deduplicate on {b}_id before acting."
-                    ),
-                    (false, false) => format!(
-                        "The {a} feed may deliver an event twice; consumers deduplicate on {b}_id."
-                    ),
+                let (kind, what) = match (decision, named) {
+                    (true, true) => (Kind::Decision, Export::DecisionNamed),
+                    (true, false) => (Kind::Decision, Export::Decision),
+                    (false, true) => (Kind::Warning, Export::WarningNamed),
+                    (false, false) => (Kind::Warning, Export::Warning),
                 };
-                w.push(ep, e, kind, text, vec![d]);
+                w.push(ep, e, kind, (domain.export)(what, &cx), vec![d]);
                 if e % 3 == 0 {
                     w.push(
                         ep,
                         e,
                         Kind::Code,
-                        format!(
-                            "Client for {ct}: import {a}_client and call {a}_client.fetch({b}_id)."
-                        ),
+                        (domain.export)(Export::Client, &cx),
                         vec![d],
                     );
                 }
             } else if dist == 2 && (e + d) % 2 == 1 {
-                w.push(ep, e, Kind::Interface, format!(
-                    "{ct} reads the {a}.{b}.changed event (schema v2: {b}_id, {c}, at) to keep its {cn} data current."),
-                    vec![d]);
+                w.push(
+                    ep,
+                    e,
+                    Kind::Interface,
+                    (domain.export)(Export::Event, &cx),
+                    vec![d],
+                );
             }
         }
         // An export replaced by a newer one: the old one is stale.
@@ -221,13 +199,13 @@ pub fn world(notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
             && !epics[e].deps.is_empty()
             && let Some(&(d, _)) = downstream(&epics, e).iter().find(|(_, dist)| *dist == 1)
         {
-            let ct = epics[d].title;
+            let cx = ctx(Some(&epics[d]), 0, b);
             let old = w.out.len();
             w.push(
                 ep,
                 e,
                 Kind::Decision,
-                format!("{ct} polls the {a} status every 5 seconds."),
+                (domain.export)(Export::Replaced, &cx),
                 vec![d],
             );
             w.out[old].needed_by.clear();
@@ -237,7 +215,7 @@ pub fn world(notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
                 ep,
                 e,
                 Kind::Decision,
-                format!("{ct} subscribes to {a} status events instead of polling."),
+                (domain.export)(Export::Replacement, &cx),
                 vec![d],
             );
             w.out[new].entry.supersedes = Some(w.out[old].entry.id.clone());
@@ -253,38 +231,7 @@ pub fn world(notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
             } else {
                 epics[below[rng.below(below.len() as u64) as usize].0].nouns[0]
             };
-            let (kind, text) = match n % 6 {
-                0 => (
-                    Kind::Code,
-                    format!("Renamed {a}_v{r} to {a} in the code now that the old path is gone."),
-                ),
-                1 => (
-                    Kind::Artifact,
-                    format!("Migration {r:04}_{b}.sql adds an index on {c}."),
-                ),
-                2 => (
-                    Kind::Decision,
-                    format!(
-                        "Internally the {b} worker batches {neighbour} requests in a bounded queue of {r} items."
-                    ),
-                ),
-                3 => (
-                    Kind::Warning,
-                    format!(
-                        "The {c} unit test {r} is flaky under {neighbour} load; rerun before blaming {b}."
-                    ),
-                ),
-                4 => (
-                    Kind::Decision,
-                    format!(
-                        "Feature flag {a}_fast_path_{r} stays off until the {neighbour} soak test passes."
-                    ),
-                ),
-                _ => (
-                    Kind::Artifact,
-                    format!("Dashboard for {a} latency {r} lives in ops/{b}.json."),
-                ),
-            };
+            let (kind, text) = (domain.note)(n % 6, &ctx(None, r, neighbour));
             w.push(ep, e, kind, text, Vec::new());
         }
     }

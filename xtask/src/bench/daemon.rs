@@ -2,7 +2,8 @@
 //! attached to one daemon (each `serve` a relay), through the real binary and stdio, on a
 //! generated ledger: time until every agent has its first answer, resident memory of all
 //! processes, and search round-trip latency seen by an agent (client side, so relay and
-//! direct are compared on the same footing).
+//! direct are compared on the same footing), and the brief's round trip (stdio and HTTP)
+//! for rooms deep in the 100-epic bench plan.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -41,6 +42,57 @@ pub struct DaemonReport {
     pub http_search: Option<Micros>,
     /// Searches per second with every agent searching at once (20 each).
     pub parallel_searches_per_s: f64,
+    /// `memory_get_context` round trips of one agent (a room deep in the 100-epic bench
+    /// plan, with brief keywords; its receipt written), µs.
+    #[serde(default)]
+    pub context: Option<Micros>,
+    /// The same briefs from an HTTP session on the daemon, µs (daemon mode only).
+    #[serde(default)]
+    pub http_context: Option<Micros>,
+}
+
+/// Registers the 100-epic bench plan in the project at `root` (once: a plan registered as
+/// it is is not registered again), so that briefs have upstream rooms near and far.
+pub fn register_bench_plan(exe: &Path, root: &Path) -> anyhow::Result<()> {
+    let plan = super::measure::bench_plan()
+        .plan
+        .context("the bench plan is JSON")?;
+    let file = root.join("bench-plan.json");
+    std::fs::write(&file, plan.to_string())?;
+    let out = Command::new(exe)
+        .args(["plan", "register"])
+        .arg(&file)
+        .arg("--root")
+        .arg(root)
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "registering the bench plan: {}",
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    Ok(())
+}
+
+/// Fails unless `answer` is a brief with entries (a refused or empty brief would time
+/// nothing worth a figure).
+fn ensure_brief(answer: &serde_json::Value) -> anyhow::Result<()> {
+    let r = &answer["result"];
+    anyhow::ensure!(
+        r["isError"] != true
+            && r["structuredContent"]["entry_ids"]
+                .as_array()
+                .is_some_and(|e| !e.is_empty()),
+        "a brief came back without entries: {}",
+        warroom_memory::text::clip(&answer.to_string(), 400)
+    );
+    Ok(())
+}
+
+/// The arguments of the `i`-th timed brief: rooms 50–99 in turn, the query's words as
+/// its brief keywords (as the in-process bench's briefs).
+fn context_args(queries: &[String], i: usize) -> serde_json::Value {
+    let words: Vec<&str> = queries[i % queries.len()].split(' ').collect();
+    serde_json::json!({"room_id": format!("room-{:03}", 50 + i % 50), "brief_keywords": words})
 }
 
 struct Agent {
@@ -216,9 +268,17 @@ pub fn measure(
         first.call("memory_search", serde_json::json!({"text": q}))?;
         samples.push(t.elapsed());
     }
-    // The same searches from an HTTP session (no relay process in between).
+    ensure_brief(&first.call_value("memory_get_context", context_args(&queries, 0))?)?;
+    let mut briefs = Vec::with_capacity(searches);
+    for i in 0..searches {
+        let t = Instant::now();
+        first.call("memory_get_context", context_args(&queries, i))?;
+        briefs.push(t.elapsed());
+    }
+    let context = Some(Micros::of(briefs));
+    // The same searches and briefs from an HTTP session (no relay process in between).
     // One kept-alive connection, as MCP clients hold one.
-    let http_search = match &url {
+    let (http_search, http_context) = match &url {
         Some((u, bearer)) => {
             let mut session = LoadAgent::Http(
                 xtask::http_client::Conn::open(u)?,
@@ -236,9 +296,16 @@ pub fn measure(
                 session.call("memory_search", serde_json::json!({"text": q}))?;
                 samples.push(t.elapsed());
             }
-            Some(Micros::of(samples))
+            ensure_brief(&session.call("memory_get_context", context_args(&queries, 0))?)?;
+            let mut briefs = Vec::with_capacity(searches);
+            for i in 0..searches {
+                let t = Instant::now();
+                session.call("memory_get_context", context_args(&queries, i))?;
+                briefs.push(t.elapsed());
+            }
+            (Some(Micros::of(samples)), Some(Micros::of(briefs)))
         }
-        None => None,
+        None => (None, None),
     };
     // Every agent searches at once: the daemon serves reads side by side.
     const EACH: usize = 20;
@@ -284,17 +351,19 @@ pub fn measure(
         search: Micros::of(samples),
         http_search,
         parallel_searches_per_s,
+        context,
+        http_context,
     })
 }
 
 /// The reports as a markdown table (for README).
 pub fn markdown(reports: &[DaemonReport]) -> String {
     let mut s = String::from(
-        "| entries | agents | mode | all answered ms | attach p50 ms | agents RSS MB | daemon RSS MB | total MB | search p50 / p99 µs (stdio) | search p50 / p99 µs (HTTP) | searches/s, all at once |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| entries | agents | mode | all answered ms | attach p50 ms | agents RSS MB | daemon RSS MB | total MB | search p50 / p99 µs (stdio) | search p50 / p99 µs (HTTP) | searches/s, all at once | brief p50 ms (stdio / HTTP) |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} / {:.0} | {} | {:.0} |\n",
+            "| {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} / {:.0} | {} | {:.0} | {} |\n",
             r.entries,
             r.agents,
             r.mode,
@@ -308,7 +377,12 @@ pub fn markdown(reports: &[DaemonReport]) -> String {
             r.http_search
                 .as_ref()
                 .map_or("—".to_string(), |h| format!("{:.0} / {:.0}", h.p50, h.p99)),
-            r.parallel_searches_per_s
+            r.parallel_searches_per_s,
+            match (&r.context, &r.http_context) {
+                (Some(c), Some(h)) => format!("{:.2} / {:.2}", c.p50 / 1e3, h.p50 / 1e3),
+                (Some(c), None) => format!("{:.2} / —", c.p50 / 1e3),
+                _ => "—".to_string(),
+            }
         ));
     }
     s

@@ -414,7 +414,8 @@ pub(crate) fn publish_args(i: usize) -> PublishArgs {
 }
 
 /// A 100-epic plan over the corpus's rooms: epic i depends on epics i−1 and i/2.
-fn bench_plan() -> warroom_memory::api::plan::RegisterPlanArgs {
+/// The 100-epic plan the brief is timed on (a chain with a second, far parent).
+pub(crate) fn bench_plan() -> warroom_memory::api::plan::RegisterPlanArgs {
     let epics: Vec<serde_json::Value> = (0..100)
         .map(|i: usize| {
             let mut deps: Vec<String> = Vec::new();
