@@ -106,6 +106,10 @@ pub struct Receipt {
     pub epic_ref: Option<String>,
     /// The keywords that ranked it.
     pub keywords: Vec<String>,
+    /// The epic's title, searched with the keywords (absent on receipts written before
+    /// the title was: their replay searches the keywords alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epic_title: Option<String>,
     /// Upstream epics, nearest first, as the DAG said then.
     pub upstream: Vec<UpstreamOut>,
     /// The ranking settings.

@@ -217,3 +217,63 @@ async fn an_unknown_audience_is_refused_and_writes_nothing() {
     assert!(common::ledger_lines(root).is_empty());
     a.stop().await;
 }
+
+/// An entry that names the room's epic by its title is addressed to it: found through the
+/// title even when the keywords describe the room's own job and the title shares none of
+/// their words — here in Russian, the title written in another case than the entry. The
+/// upstream room's 20 newer interfaces for other rooms would fill the brief otherwise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entry_naming_the_epic_by_its_title_is_addressed_to_it() {
+    let dir = common::project();
+    let root = dir.path();
+    let o = agent(root).room("room-o").role("architect").start().await;
+    o.ok(
+        "memory_register_plan",
+        json!({"plan": {"plan_id": "clinic", "title": "Клиника", "epics": [
+            {"ref": "EPIC-O", "room_id": "room-o", "title": "Заказы", "brief_keywords": ["заказ"]},
+            {"ref": "EPIC-P", "room_id": "room-p", "title": "Аптека", "depends_on": ["EPIC-O"],
+             "brief_keywords": ["рецепт", "выдача"]}
+        ]}}),
+    )
+    .await;
+    let addressed = publish(
+        &o,
+        json!({"kind": "interface",
+               "summary": "АПТЕКА: заказ отдаёт order_id и статус через GET /v1/orders/{id}"}),
+    )
+    .await;
+    for n in 0..20 {
+        publish(
+            &o,
+            json!({"kind": "interface",
+                   "summary": format!("Склад {n}: заказ отдаёт order_id и статус партии {n}")}),
+        )
+        .await;
+    }
+    o.stop().await;
+
+    let p = agent(root).room("room-p").role("manager").start().await;
+    let brief = p.ok("memory_get_context", json!({})).await;
+    let md = brief["markdown"].as_str().unwrap();
+    let ids = strs(&brief["entry_ids"]);
+    assert_eq!(ids.first(), Some(&addressed.as_str()), "{md}");
+    assert!(
+        md.contains("Searched too: the epic's title, Аптека"),
+        "{md}"
+    );
+    let first = &brief["included"][0];
+    assert!(
+        first["reason"].as_str().unwrap().ends_with("-match"),
+        "{first}"
+    );
+    assert!(first["matched"].to_string().contains("Аптека"), "{first}");
+    p.stop().await;
+    // The receipt records the title, and replays byte for byte.
+    let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-p"]);
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let r = &list.as_array().unwrap()[0];
+    assert_eq!(r["epic_title"], "Аптека", "{r}");
+    let (code, out, err) = cli(root, &["context", "--replay", r["id"].as_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("IDENTICAL"), "{out}");
+}

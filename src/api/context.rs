@@ -119,6 +119,12 @@ pub struct ContextOutput {
     pub epic_ref: Option<String>,
     /// The keywords that ranked the entries.
     pub brief_keywords: Vec<String>,
+    /// The epic's title, searched with the keywords: an entry that names the room's epic
+    /// is addressed to it. Left out of the tool's output schema for tools/list's byte
+    /// budget; the markdown's header says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub epic_title: Option<String>,
     /// Upstream epics, nearest first.
     pub upstream: Vec<UpstreamOut>,
     /// Ids of the predecessor `done` messages included.

@@ -204,6 +204,9 @@ fn render_receipt(rp: &Replay, now: Timestamp) -> Markup {
                 tr { th { "ranked at" } td { (r.now) } }
                 tr { th { "plan / epic" } td { (shown(r.plan_id.as_deref().unwrap_or("-"))) " / " (shown(r.epic_ref.as_deref().unwrap_or("-"))) } }
                 tr { th { "keywords" } td { (shown(&scrubbed(&r.keywords.join(", ")))) } }
+                @if let Some(t) = &r.epic_title {
+                    tr { th { "searched too" } td { "the epic's title, " (shown(&scrubbed(t))) } }
+                }
                 tr { th { "upstream" } td { @for u in &r.upstream { span.tag { (shown(&u.room_id)) " (" (u.distance) ")" } } } }
                 tr { th { "size" } td { (r.bytes) " bytes, at most " (r.max_entries) " entries" } }
             }

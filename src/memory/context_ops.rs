@@ -152,6 +152,9 @@ impl Memory {
             plan_id: node.map(|n| dag.nodes[n].plan_id.clone()),
             epic_ref: node.map(|n| dag.nodes[n].ref_.clone()),
             keywords,
+            epic_title: node
+                .map(|n| dag.nodes[n].title.trim().to_string())
+                .filter(|t| !t.is_empty()),
             upstream,
             outputs,
             max,
@@ -171,6 +174,7 @@ impl Memory {
                     ix,
                     &inputs.room,
                     &inputs.keywords,
+                    inputs.epic_title.as_deref(),
                     scoring,
                     scratch,
                     u.weight,
@@ -206,6 +210,10 @@ pub(crate) struct BriefInputs {
     pub plan_id: Option<String>,
     pub epic_ref: Option<String>,
     pub keywords: Vec<String>,
+    /// The epic's title, searched with the keywords: an entry that names the room's epic
+    /// is addressed to it. None for an epic without one, a room outside every plan, or a
+    /// receipt written before (its replay searches the keywords alone).
+    pub epic_title: Option<String>,
     pub upstream: Vec<UpstreamOut>,
     pub outputs: Vec<Output>,
     pub max: usize,
@@ -215,6 +223,15 @@ pub(crate) struct BriefInputs {
     /// The rules the entries are chosen by ([`crate::context::select::Version`]): a
     /// replay takes the receipt's.
     pub selection: crate::context::select::Version,
+}
+
+impl BriefInputs {
+    /// What the brief searches by words: the keywords, then the epic's title.
+    pub(crate) fn searched(&self) -> Vec<String> {
+        let mut words = self.keywords.clone();
+        words.extend(self.epic_title.iter().cloned());
+        words
+    }
 }
 
 /// A computed brief: the rendering and the provenance of what it holds.
@@ -242,6 +259,7 @@ impl Brief {
             plan_id: i.plan_id,
             epic_ref: i.epic_ref,
             brief_keywords: i.keywords,
+            epic_title: i.epic_title,
             upstream: i.upstream,
             predecessor_outputs: i.outputs.iter().map(|o| o.id.clone()).collect(),
             included: self.included,
@@ -308,7 +326,8 @@ pub(crate) fn brief(
         (r, None, None, Vec::new())
     };
     let ix = ledger.index();
-    let mut included = super::provenance::reasons(ix, &r, &i.keywords, meaning.map(|m| &m.cosines));
+    let mut included =
+        super::provenance::reasons(ix, &r, &i.searched(), meaning.map(|m| &m.cosines));
     if let Some(shares) = &shares {
         for (inc, c) in included.iter_mut().zip(&r.included) {
             if let Some(share) = shares.get(&c.pos) {
@@ -348,15 +367,16 @@ fn ranked(
     meaning: Option<&super::semantic::brief::Meaning>,
     at: Option<u32>,
 ) -> Result<crate::context::render::Rendered> {
+    let searched = i.searched();
     let mut head = RANKED_HEAD;
     loop {
         let ix = ledger.index();
         let fused = meaning.map(|m| m.fused.as_slice());
         let ranked = crate::index::with_spare_scratch(|scratch| match at {
             Some(h) => {
-                crate::context::rank::rank_at(ix, scope, &i.keywords, scorer, scratch, head, h)
+                crate::context::rank::rank_at(ix, scope, &searched, scorer, scratch, head, h)
             }
-            None => rank(ix, scope, &i.keywords, scorer, scratch, head, fused),
+            None => rank(ix, scope, &searched, scorer, scratch, head, fused),
         });
         let r = render(
             ix,
@@ -412,6 +432,7 @@ fn covered(
         .len();
     let first = (POOL_PER_BUCKET * 4 / rooms.max(1)).clamp(4, POOL_PER_BUCKET);
     let mut per_bucket = first;
+    let searched = i.searched();
     loop {
         let ix = ledger.index();
         // `coverage-2`: matches by meaning alone handed over apart, to follow the matches
@@ -425,15 +446,7 @@ fn covered(
         };
         let pool = crate::index::with_spare_scratch(|scratch| {
             crate::context::pool::pool(
-                ix,
-                scope,
-                &i.keywords,
-                scorer,
-                scratch,
-                per_bucket,
-                fused,
-                by_meaning,
-                at,
+                ix, scope, &searched, scorer, scratch, per_bucket, fused, by_meaning, at,
             )
         });
         let chosen = crate::context::select::select(ix, &pool.candidates, i.max);
@@ -592,6 +605,10 @@ fn header(i: &BriefInputs) -> String {
     if !i.keywords.is_empty() {
         let kw = crate::text::clip(&i.keywords.join(", "), 300);
         let _ = writeln!(header, "Brief keywords: {kw}");
+    }
+    if let Some(t) = &i.epic_title {
+        let t = crate::text::clip(&t.split_whitespace().collect::<Vec<_>>().join(" "), 120);
+        let _ = writeln!(header, "Searched too: the epic's title, {t}");
     }
     header.push('\n');
     header

@@ -143,6 +143,7 @@ impl Memory {
             plan_id: out.plan_id.clone(),
             epic_ref: out.epic_ref.clone(),
             keywords: out.brief_keywords.clone(),
+            epic_title: out.epic_title.clone(),
             upstream: out.upstream.clone(),
             ranking: RankingUsed {
                 name: r.name().to_string(),

@@ -41,11 +41,15 @@ impl Memory {
     /// The fused relevance of the candidates of a brief for `room` ranked by `keywords`
     /// on `ix` with the lexical side weighing `weight`; None when semantic ranking is off,
     /// there are no keywords, or they could not be embedded (the brief is then lexical).
+    /// `title`: the epic's, searched by words with the keywords (an entry naming the
+    /// room's epic is a match by words), not embedded (the meaning asked is the keywords').
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn brief_meaning(
         &self,
         ix: &LedgerIndex,
         room: &str,
         keywords: &[String],
+        title: Option<&str>,
         scoring: Scoring,
         scratch: &mut Scratch,
         weight: f64,
@@ -58,7 +62,11 @@ impl Memory {
         }
         let s = self.semantic()?;
         let q = s.query(&text)?;
-        let terms = ix.text.query(&text);
+        let searched = match title {
+            Some(t) => format!("{text} {t}"),
+            None => text.clone(),
+        };
+        let terms = ix.text.query(&searched);
         let ideal: f64 = terms.iter().map(|t| t.idf).sum();
         scratch.clear();
         ix.text.score(&terms, scoring, scratch);
