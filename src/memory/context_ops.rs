@@ -226,10 +226,17 @@ pub(crate) struct BriefInputs {
 }
 
 impl BriefInputs {
-    /// What the brief searches by words: the keywords, then the epic's title.
+    /// What the brief searches by words: the keywords, then the epic's title — nothing
+    /// when there are no keywords (a brief asked with none searches nothing).
     pub(crate) fn searched(&self) -> Vec<String> {
         let mut words = self.keywords.clone();
-        words.extend(self.epic_title.iter().cloned());
+        if let (Some(t), false) = (&self.epic_title, words.is_empty()) {
+            // A title that is one of the keywords adds nothing to search.
+            let folded = t.to_lowercase();
+            if !words.iter().any(|k| k.to_lowercase() == folded) {
+                words.push(t.clone());
+            }
+        }
         words
     }
 }
@@ -606,7 +613,7 @@ fn header(i: &BriefInputs) -> String {
         let kw = crate::text::clip(&i.keywords.join(", "), 300);
         let _ = writeln!(header, "Brief keywords: {kw}");
     }
-    if let Some(t) = &i.epic_title {
+    if let (Some(t), true) = (&i.epic_title, i.searched().len() > i.keywords.len()) {
         let t = crate::text::clip(&t.split_whitespace().collect::<Vec<_>>().join(" "), 120);
         let _ = writeln!(header, "Searched too: the epic's title, {t}");
     }
