@@ -2,8 +2,6 @@
 //! candidates ([`crate::context::rank`]), add the direct predecessors' latest `done`
 //! messages, and render within the limits ([`crate::context::render`]).
 
-use std::fmt::Write;
-
 use super::Memory;
 use super::read::page_size;
 use crate::api::context::{ContextArgs, ContextOutput, IncludedOut, OmittedOut, UpstreamOut};
@@ -14,13 +12,13 @@ use crate::context::{Scope, rank};
 use crate::error::{Error, Result};
 use crate::validate::{path_component, short_id};
 
+mod header;
+
 /// Candidates ranked in order before rendering; more only if these do not fill the brief.
 const RANKED_HEAD: usize = 256;
 /// A selection's pool: each (room, plan, kind)'s best this many; more only if the brief
 /// is not full and some bucket was cut.
 const POOL_PER_BUCKET: usize = 24;
-/// Upstream epics named in the header before "and N more".
-const HEADER_UPSTREAM: usize = 8;
 
 impl Memory {
     /// The predecessor context of a room, recorded by a receipt (its id in `receipt`).
@@ -293,7 +291,7 @@ pub(crate) fn brief(
         at.is_none() || meaning.is_none(),
         "a brief at a horizon is lexical"
     );
-    let header = header(i);
+    let header = header::header(i);
     let scope = Scope {
         room_id: i.room.clone(),
         plan_id: i.plan_id.clone(),
@@ -570,53 +568,4 @@ fn account(
             String::new()
         }
     )
-}
-
-/// The brief's title block: the room, its epic and plan, its upstream, the keywords.
-fn header(i: &BriefInputs) -> String {
-    let mut header = format!("# Predecessor context for {}", i.room);
-    if let (Some(r), Some(p)) = (&i.epic_ref, &i.plan_id) {
-        let _ = write!(header, " ({r} · plan {p})");
-    }
-    header.push_str("\n\n");
-    if !i.upstream.is_empty() {
-        let names: Vec<String> = i
-            .upstream
-            .iter()
-            .take(HEADER_UPSTREAM)
-            .map(|u| {
-                format!(
-                    "{} ({}, {})",
-                    u.ref_,
-                    u.room_id,
-                    if u.distance == 1 {
-                        "direct".to_string()
-                    } else {
-                        format!("{} steps up", u.distance)
-                    }
-                )
-            })
-            .collect();
-        let more = i.upstream.len().saturating_sub(HEADER_UPSTREAM);
-        let _ = writeln!(
-            header,
-            "Upstream: {}{}",
-            names.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        );
-    }
-    if !i.keywords.is_empty() {
-        let kw = crate::text::clip(&i.keywords.join(", "), 300);
-        let _ = writeln!(header, "Brief keywords: {kw}");
-    }
-    if let (Some(t), true) = (&i.epic_title, i.searched().len() > i.keywords.len()) {
-        let t = crate::text::clip(&t.split_whitespace().collect::<Vec<_>>().join(" "), 120);
-        let _ = writeln!(header, "Searched too: the epic's title, {t}");
-    }
-    header.push('\n');
-    header
 }
