@@ -335,9 +335,29 @@ pub fn replay(r: &crate::memory::Replay) -> String {
     let _ = writeln!(
         s,
         "left out: {} past the entry limit, {} over the byte limit, {} not eligible by rule, \
-         {} superseded, {} duplicates collapsed, {} of the room's own\n",
-        o.entry_limit, o.byte_limit, o.not_eligible, o.superseded, o.duplicates, o.own_room
+         {} superseded, {} duplicates collapsed, {} of the room's own, {} kept from it by \
+         their audience (working notes)",
+        o.entry_limit,
+        o.byte_limit,
+        o.not_eligible,
+        o.superseded,
+        o.duplicates,
+        o.own_room,
+        o.kept_by_audience
     );
+    for a in &c.accounts {
+        let _ = writeln!(
+            s,
+            "  upstream {} ({} up): {} of {} live entries shown, {} working notes, {} left out",
+            a.room_id,
+            a.distance,
+            a.shown,
+            a.live,
+            a.working_notes,
+            a.live.saturating_sub(a.shown + a.working_notes)
+        );
+    }
+    s.push('\n');
     s.push_str(&r.markdown);
     s
 }

@@ -164,6 +164,10 @@ async fn every_principle_holds_under_sixty_notes_a_room() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("upstream room-a (3 up):"), "{out}");
     assert!(out.contains("live entries shown"), "{out}");
+    assert!(
+        out.contains("1 working note kept in its room"),
+        "room-b's one note is counted apart: {out}"
+    );
     assert!(out.contains(&format!("{convention} binding")), "{out}");
     let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-d"]);
     let list: Value = serde_json::from_str(&list).unwrap();
@@ -276,4 +280,103 @@ async fn an_entry_naming_the_epic_by_its_title_is_addressed_to_it() {
     let (code, out, err) = cli(root, &["context", "--replay", r["id"].as_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("IDENTICAL"), "{out}");
+}
+
+/// The account tells working notes from what the limits left out: an upstream room's
+/// notes published `audience: room` (here in Turkish) are counted as kept in their room —
+/// in the brief's `omitted`, in each room's account, in `--explain`, in the receipt — and
+/// not as past the entry limit; an entry for the publisher's downstream only (Chinese) is
+/// kept from a room off its DAG the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn working_notes_are_counted_apart_from_what_the_limits_left_out() {
+    let dir = common::project();
+    let root = dir.path();
+    let a = agent(root).room("room-a").role("architect").start().await;
+    a.ok("memory_register_plan", json!({"plan": plan()})).await;
+    let shown = publish(
+        &a,
+        json!({"kind": "interface", "summary": "GET /v1/accounts/{id} hesap numarasını döndürür"}),
+    )
+    .await;
+    for n in 0..4 {
+        publish(
+            &a,
+            json!({"kind": "code", "audience": "room",
+                   "summary": format!("Çalışma notu {n}: önbellek ısınması şimdilik kapalı")}),
+        )
+        .await;
+    }
+    let for_downstream = publish(
+        &a,
+        json!({"kind": "decision", "audience": "downstream",
+               "summary": "账户服务只为下游提供只读接口"}),
+    )
+    .await;
+    a.stop().await;
+
+    // room-b is downstream of room-a: 6 live entries there, 4 of them working notes.
+    let b = agent(root).room("room-b").role("manager").start().await;
+    let brief = b.ok("memory_get_context", json!({})).await;
+    assert!(
+        strs(&brief["entry_ids"]).contains(&shown.as_str()),
+        "{brief}"
+    );
+    assert_eq!(
+        brief["omitted"]["kept_by_audience"], 4,
+        "{}",
+        brief["omitted"]
+    );
+    assert_eq!(brief["omitted"]["entry_limit"], 0, "{}", brief["omitted"]);
+    let acc = &brief["accounts"][0];
+    assert_eq!(
+        (
+            &acc["room_id"],
+            &acc["live"],
+            &acc["shown"],
+            &acc["working_notes"]
+        ),
+        (&json!("room-a"), &json!(6), &json!(2), &json!(4)),
+        "{acc}"
+    );
+    assert!(
+        brief["markdown"].as_str().unwrap().contains("room-a 2/6"),
+        "{}",
+        brief["markdown"]
+    );
+    b.stop().await;
+    // room-x is beside the chain: the downstream-only decision is kept from it too.
+    let x = agent(root).room("room-x").role("manager").start().await;
+    let off = x
+        .ok(
+            "memory_get_context",
+            json!({"brief_keywords": ["账户服务"]}),
+        )
+        .await;
+    assert_eq!(off["omitted"]["kept_by_audience"], 5, "{}", off["omitted"]);
+    assert!(
+        !strs(&off["entry_ids"]).contains(&for_downstream.as_str()),
+        "{}",
+        off["markdown"]
+    );
+    x.stop().await;
+
+    let (code, out, err) = cli(root, &["context", "room-b", "--explain"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "upstream room-a (1 up): 2 of 6 live entries shown, 4 working notes kept in its room, \
+             0 left out"
+        ),
+        "{out}"
+    );
+    let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-b"]);
+    let list: Value = serde_json::from_str(&list).unwrap();
+    for r in list.as_array().unwrap() {
+        assert_eq!(r["omitted"]["kept_by_audience"], 4, "{r}");
+        assert_eq!(r["accounts"][0]["working_notes"], 4, "{r}");
+        let (code, out, err) = cli(root, &["context", "--replay", r["id"].as_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("IDENTICAL"), "{out}");
+        assert!(out.contains("4 kept from it by their audience"), "{out}");
+    }
 }

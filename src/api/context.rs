@@ -42,11 +42,13 @@ pub struct RoomAccount {
     pub room_id: String,
     /// Its distance upstream (1 = direct).
     pub distance: u32,
-    /// Its live entries (every kind and audience; its working notes, `audience: room`,
-    /// are never shown).
+    /// Its live entries (every kind and audience).
     pub live: usize,
     /// Shown in the brief.
     pub shown: usize,
+    /// Of `live`: its working notes (`audience: room`), never shown to other rooms.
+    #[serde(default)]
+    pub working_notes: usize,
 }
 
 /// Why one entry is in a brief.
@@ -89,6 +91,11 @@ pub struct OmittedOut {
     pub duplicates: usize,
     /// The briefed room's own live entries.
     pub own_room: usize,
+    /// Other rooms' entries their audience keeps from this room (working notes). Left
+    /// out of the tool's output schema for tools/list's byte budget, as `accounts`.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub kept_by_audience: usize,
 }
 
 /// Result of `memory_get_context`.

@@ -130,12 +130,13 @@ fn render(d: &Data) -> Markup {
                     @if !d.brief.accounts.is_empty() {
                         h3 { "Per upstream room" }
                         table.data #accounts {
-                            thead { tr { th { "room" } th { "steps up" } th { "shown" } th { "left out" } th { "the rest" } } }
+                            thead { tr { th { "room" } th { "steps up" } th { "shown" } th { "working notes" } th { "left out" } th { "the rest" } } }
                             tbody { @for a in &d.brief.accounts { tr {
                                 td { a href={ "/room/" (q(&a.room_id)) } { (a.room_id) } }
                                 td { (a.distance) }
                                 td { (a.shown) " of " (a.live) }
-                                td { (a.live.saturating_sub(a.shown)) }
+                                td { (a.working_notes) }
+                                td { (a.live.saturating_sub(a.shown + a.working_notes)) }
                                 td { a href={ "/timeline?room=" (q(&a.room_id)) } { "its entries" } }
                             } } }
                         }
@@ -232,7 +233,21 @@ fn render_receipt(rp: &Replay, now: Timestamp) -> Markup {
             tr { th { "superseded" } td { (o.superseded) } }
             tr { th { "duplicates collapsed" } td { (o.duplicates) } }
             tr { th { "the room's own entries" } td { (o.own_room) } }
+            tr { th { "kept from this room by their audience (working notes)" } td { (o.kept_by_audience) } }
         } }
+        @if !r.accounts.is_empty() {
+            h2 { "Per upstream room" }
+            table.data #receipt-accounts {
+                thead { tr { th { "room" } th { "steps up" } th { "shown" } th { "working notes" } th { "left out" } } }
+                tbody { @for a in &r.accounts { tr {
+                    td { a href={ "/room/" (q(&a.room_id)) } { (shown(&a.room_id)) } }
+                    td { (a.distance) }
+                    td { (a.shown) " of " (a.live) }
+                    td { (a.working_notes) }
+                    td { (a.live.saturating_sub(a.shown + a.working_notes)) }
+                } } }
+            }
+        }
         @if rp.identical {
             h2 { "What the manager read" }
             pre.brief { (shown(&rp.markdown)) }

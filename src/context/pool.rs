@@ -32,6 +32,12 @@ pub struct Pool {
     /// Live entries per upstream room symbol (every kind and audience), for the brief's
     /// per-room account.
     pub live_upstream: HashMap<Sym, usize>,
+    /// Live entries of other rooms their audience keeps from this brief: working notes
+    /// (`audience: room`), and entries for their publisher's downstream when this room is
+    /// not in it. Counted in neither `total` nor `unrelated`.
+    pub held: usize,
+    /// Of `held`, per upstream room symbol (its working notes).
+    pub held_upstream: HashMap<Sym, usize>,
     /// The bucket size this pool was cut at.
     pub per_bucket: usize,
     /// True if some bucket may have had more eligible entries than it kept (a larger
@@ -140,19 +146,24 @@ fn by_scan(
         if dist.is_some() {
             *out.live_upstream.entry(m.room).or_default() += 1;
         }
+        if !audience_allows(ix.audience_of(pos), m.kind, dist) {
+            out.held += 1;
+            if dist.is_some() {
+                *out.held_upstream.entry(m.room).or_default() += 1;
+            }
+            continue;
+        }
         let Some(group) = Resolved::group(dist, rel > 0.0, m.kind) else {
             out.unrelated += 1;
             continue;
         };
         out.total += 1;
-        if audience_allows(ix.audience_of(pos), m.kind, dist) {
-            let mut c = r.candidate(pos, m, rel, dist, group);
-            c.by_meaning = meaning_only;
-            buckets
-                .entry((m.room, m.plan, m.kind.index()))
-                .or_default()
-                .push(c);
-        }
+        let mut c = r.candidate(pos, m, rel, dist, group);
+        c.by_meaning = meaning_only;
+        buckets
+            .entry((m.room, m.plan, m.kind.index()))
+            .or_default()
+            .push(c);
     }
     for (_, mut b) in buckets {
         b.sort_unstable_by(|a, c| a.order(c));
@@ -194,7 +205,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
         else {
             continue;
         };
-        if group == 4 {
+        if group == 4 && audience_allows(ix.audience_of(pos), kind, dist) {
             matched_other += 1;
         }
         // Relevance / distance × the slot's time cap bounds the score, so a match below a
@@ -238,11 +249,11 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
         else {
             continue;
         };
-        if group == 4 {
-            matched_other += 1;
-        }
         if !audience_allows(ix.audience_of(pos), kind, dist) {
             continue;
+        }
+        if group == 4 {
+            matched_other += 1;
         }
         let mut c = r.candidate(pos, ix.meta(pos), rel, dist, group);
         c.by_meaning = true;
@@ -263,18 +274,30 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
             let slot = ((i as u32) << 3) | kind.index() as u32;
             let mut bucket = std::mem::take(&mut matched[slot as usize]);
             out.cut |= cut_matches[slot as usize];
+            // What the audience keeps from this brief (as `audience_allows`): working
+            // notes always, entries said for the publisher's downstream off it.
+            let held = cell.room_only[kind.index()] as usize
+                + if dist.is_some() {
+                    0
+                } else {
+                    cell.downstream_only[kind.index()] as usize
+                };
+            out.held += held;
             let group = match (dist, is_project_wide(kind)) {
                 (Some(_), _) => {
-                    live_up += live;
+                    live_up += live - held;
                     *out.live_upstream.entry(cell.room).or_default() += live;
+                    if held > 0 {
+                        *out.held_upstream.entry(cell.room).or_default() += held;
+                    }
                     Some(1)
                 }
                 (None, true) => {
-                    live_wide += live;
+                    live_wide += live - held;
                     Some(3)
                 }
                 (None, false) => {
-                    live_other += live;
+                    live_other += live - held;
                     None
                 }
             };

@@ -68,6 +68,9 @@ pub struct Rendered {
     pub included: Vec<Candidate>,
     /// Of `left_out`: candidates that did not fit the byte budget, even compact.
     pub over_bytes: usize,
+    /// Not in `left_out`: other rooms' live entries their audience keeps from this brief
+    /// (the pool's [`crate::context::pool::Pool::held`]; set by the selection's caller).
+    pub held: usize,
 }
 
 /// Cuts at a char boundary to at most `max` bytes, marking the cut.

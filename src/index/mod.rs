@@ -104,6 +104,12 @@ pub struct Cell {
     pub plan: Sym,
     /// Live entries per kind.
     pub live: [u32; 6],
+    /// Of `live`, per kind: published `audience: room` (working notes, which reach no
+    /// other room's brief).
+    pub room_only: [u32; 6],
+    /// Of `live`, per kind: published `audience: downstream` in so many words (they reach
+    /// only the briefs of the publisher's downstream).
+    pub downstream_only: [u32; 6],
     /// Positions per kind, in file order (live and superseded).
     pub positions: [Vec<u32>; 6],
 }
@@ -429,8 +435,17 @@ impl LedgerIndex {
         let c = &mut self.live_by_room_kind[room][kind];
         *c = c.wrapping_add_signed(delta);
         let cell = self.slot(pos) & !SLOT_DEAD;
-        let c = &mut self.cells[(cell >> 3) as usize].live[kind];
-        *c = c.wrapping_add_signed(delta);
+        let audience = self.audience_of(pos);
+        let cell = &mut self.cells[(cell >> 3) as usize];
+        cell.live[kind] = cell.live[kind].wrapping_add_signed(delta);
+        let said = match audience {
+            Some(crate::entry::Audience::Room) => Some(&mut cell.room_only[kind]),
+            Some(crate::entry::Audience::Downstream) => Some(&mut cell.downstream_only[kind]),
+            _ => None,
+        };
+        if let Some(c) = said {
+            *c = c.wrapping_add_signed(delta);
+        }
         if delta < 0 {
             *self.slot_mut(pos) |= SLOT_DEAD;
         }

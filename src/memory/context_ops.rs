@@ -466,7 +466,7 @@ fn covered(
             chosen.iter().take(head).map(|(c, _)| *c).collect();
         // The account's longest form (every room with the most a brief can show).
         let reserve = account(ix, i, &pool, &|_| MAX_CONTEXT_ENTRIES).len();
-        let r = render(
+        let mut r = render(
             ix,
             header,
             tail,
@@ -477,6 +477,7 @@ fn covered(
             i.max,
             reserve,
         )?;
+        r.held = pool.held;
         // A larger pool helps only a brief that ran out of candidates (duplicates
         // collapsed), not one whose bytes ran out (`over_bytes`): more would not fit.
         let starved = r.entry_ids.len() < i.max
@@ -518,6 +519,12 @@ fn accounts_of(
             distance: u.distance,
             live: live_in(ix, pool, &u.room_id),
             shown: shown(&u.room_id),
+            working_notes: ix
+                .rooms
+                .get(&u.room_id)
+                .and_then(|s| pool.held_upstream.get(&s))
+                .copied()
+                .unwrap_or(0),
         })
         .collect()
 }

@@ -94,5 +94,6 @@ pub(crate) fn omitted(
         superseded,
         duplicates: r.duplicates,
         own_room,
+        kept_by_audience: r.held,
     }
 }

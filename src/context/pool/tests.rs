@@ -19,17 +19,23 @@ fn scope_of(own: u8, upstream: &[(u8, u8, u32)]) -> Scope {
     }
 }
 
-/// A pool's candidates bit for bit, its counts, and its live counts by room.
+/// A pool's candidates bit for bit, its counts, its live counts by room, and what the
+/// audience kept from it (in all and by upstream room).
 type Bits = (
     Vec<(u32, u8, u64, u64, bool)>,
     usize,
     usize,
     Vec<(Sym, usize)>,
+    (usize, Vec<(Sym, usize)>),
 );
 
 fn bits(p: &Pool) -> Bits {
-    let mut live: Vec<(Sym, usize)> = p.live_upstream.iter().map(|(a, b)| (*a, *b)).collect();
-    live.sort_unstable();
+    let sorted = |m: &HashMap<Sym, usize>| {
+        let mut v: Vec<(Sym, usize)> = m.iter().map(|(a, b)| (*a, *b)).collect();
+        v.sort_unstable();
+        v
+    };
+    let live = sorted(&p.live_upstream);
     (
         p.candidates
             .iter()
@@ -46,6 +52,7 @@ fn bits(p: &Pool) -> Bits {
         p.total,
         p.unrelated,
         live,
+        (p.held, sorted(&p.held_upstream)),
     )
 }
 
@@ -114,6 +121,12 @@ proptest! {
                 prop_assert!(!w[0].by_meaning || w[1].by_meaning);
             }
         }
+        // What the audience kept is counted apart, once: every live entry of another
+        // room is in exactly one of the eligible, the unrelated and the kept.
+        let others = (0..ix.len() as u32)
+            .filter(|&p| ix.meta(p).live && ix.room_of(p) != scope.room_id)
+            .count();
+        prop_assert_eq!(fast.total + fast.unrelated + fast.held, others);
         // No working note of another room, ever; no explicit downstream entry off-DAG.
         for c in &all.candidates {
             let a = ix.audience_of(c.pos);
