@@ -149,21 +149,39 @@ fn spawn_agent(
     i: usize,
     mode: &str,
 ) -> anyhow::Result<Agent> {
-    let mut child = Command::new(exe)
-        .args([
-            "serve",
-            "--daemon",
-            if mode == "daemon" { "require" } else { "off" },
-            "--root",
-        ])
-        .arg(root)
-        .env("XDG_RUNTIME_DIR", runtime)
-        .env("WARROOM_ROOM_ID", format!("room-{:03}", i % 100))
-        .env("WARROOM_ROLE", "bench")
-        .env("WARROOM_LOG", "warn")
+    let room = format!("room-{:03}", i % 100);
+    spawn_agent_as(exe, root, runtime, &format!("agent-{i}"), Some(&room), mode)
+}
+
+/// An agent whose server has the room identity `room` (None: none, as an operator's
+/// client, which may ask any room's brief), logging to `<name>.log`.
+fn spawn_agent_as(
+    exe: &Path,
+    root: &Path,
+    runtime: &Path,
+    name: &str,
+    room: Option<&str>,
+    mode: &str,
+) -> anyhow::Result<Agent> {
+    let mut cmd = Command::new(exe);
+    cmd.args([
+        "serve",
+        "--daemon",
+        if mode == "daemon" { "require" } else { "off" },
+        "--root",
+    ])
+    .arg(root)
+    .env("XDG_RUNTIME_DIR", runtime)
+    .env_remove("WARROOM_ROOM_ID")
+    .env("WARROOM_ROLE", "bench")
+    .env("WARROOM_LOG", "warn");
+    if let Some(room) = room {
+        cmd.env("WARROOM_ROOM_ID", room);
+    }
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(root.join(format!("agent-{i}.log")))?)
+        .stderr(std::fs::File::create(root.join(format!("{name}.log")))?)
         .spawn()?;
     let mut stdin = child.stdin.take().context("agent stdin")?;
     let stdout = BufReader::new(child.stdout.take().context("agent stdout")?);
@@ -268,13 +286,20 @@ pub fn measure(
         first.call("memory_search", serde_json::json!({"text": q}))?;
         samples.push(t.elapsed());
     }
-    ensure_brief(&first.call_value("memory_get_context", context_args(&queries, 0))?)?;
+    // Briefs of rooms deep in the plan (room-050 … room-099), asked as an operator's
+    // client asks them: a server without a room identity (an agent's may brief only its
+    // own room).
+    let mut briefer = spawn_agent_as(exe, root, &runtime, "briefs", None, mode)?;
+    briefer.wait_for(0)?;
+    ensure_brief(&briefer.call_value("memory_get_context", context_args(&queries, 0))?)?;
     let mut briefs = Vec::with_capacity(searches);
     for i in 0..searches {
         let t = Instant::now();
-        first.call("memory_get_context", context_args(&queries, i))?;
+        briefer.call("memory_get_context", context_args(&queries, i))?;
         briefs.push(t.elapsed());
     }
+    drop(briefer.stdin);
+    let _ = briefer.child.wait();
     let context = Some(Micros::of(briefs));
     // The same searches and briefs from an HTTP session (no relay process in between).
     // One kept-alive connection, as MCP clients hold one.
@@ -296,6 +321,12 @@ pub fn measure(
                 session.call("memory_search", serde_json::json!({"text": q}))?;
                 samples.push(t.elapsed());
             }
+            // Briefs from a session naming no room (the operator's token may; an agent's
+            // session may brief only its own room).
+            let mut session = LoadAgent::Http(
+                xtask::http_client::Conn::open(u)?,
+                xtask::http_client::open_session(u, &[("Authorization", bearer.as_str())])?,
+            );
             ensure_brief(&session.call("memory_get_context", context_args(&queries, 0))?)?;
             let mut briefs = Vec::with_capacity(searches);
             for i in 0..searches {
