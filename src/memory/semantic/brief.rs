@@ -41,8 +41,8 @@ impl Memory {
     /// The fused relevance of the candidates of a brief for `room` ranked by `keywords`
     /// on `ix` with the lexical side weighing `weight`; None when semantic ranking is off,
     /// there are no keywords, or they could not be embedded (the brief is then lexical).
-    /// `title`: the epic's, searched by words with the keywords (an entry naming the
-    /// room's epic is a match by words), not embedded (the meaning asked is the keywords').
+    /// `title`: the epic's, searched with the keywords by words (an entry naming the
+    /// room's epic is a match by words) and by meaning (embedded with them).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn brief_meaning(
         &self,
@@ -61,11 +61,13 @@ impl Memory {
             return None;
         }
         let s = self.semantic()?;
-        let q = s.query(&text)?;
+        // What the brief searches — its keywords and the epic's title — is searched by
+        // words and by meaning alike.
         let searched = match title {
             Some(t) => format!("{text} {t}"),
             None => text.clone(),
         };
+        let q = s.query(&searched)?;
         let terms = ix.text.query(&searched);
         let ideal: f64 = terms.iter().map(|t| t.idf).sum();
         scratch.clear();
