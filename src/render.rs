@@ -304,20 +304,7 @@ pub fn context(o: &ContextOutput) -> String {
 pub fn context_explained(o: &ContextOutput) -> String {
     let mut s = String::from("Why these entries (docs/brief.md):\n");
     for a in &o.accounts {
-        let notes = match a.working_notes {
-            0 => String::new(),
-            1 => ", 1 working note kept in its room".to_string(),
-            n => format!(", {n} working notes kept in its room"),
-        };
-        let _ = writeln!(
-            s,
-            "  upstream {} ({} up): {} of {} live entries shown{notes}, {} left out",
-            a.room_id,
-            a.distance,
-            a.shown,
-            a.live,
-            a.live.saturating_sub(a.shown + a.working_notes)
-        );
+        let _ = writeln!(s, "  upstream {}", a.line());
     }
     for i in &o.included {
         let _ = writeln!(

@@ -346,16 +346,7 @@ pub fn replay(r: &crate::memory::Replay) -> String {
         o.kept_by_audience
     );
     for a in &c.accounts {
-        let _ = writeln!(
-            s,
-            "  upstream {} ({} up): {} of {} live entries shown, {} working notes, {} left out",
-            a.room_id,
-            a.distance,
-            a.shown,
-            a.live,
-            a.working_notes,
-            a.live.saturating_sub(a.shown + a.working_notes)
-        );
+        let _ = writeln!(s, "  upstream {}", a.line());
     }
     s.push('\n');
     s.push_str(&r.markdown);

@@ -51,6 +51,31 @@ pub struct RoomAccount {
     pub working_notes: usize,
 }
 
+impl RoomAccount {
+    /// Its live entries the brief's limits left out: neither shown nor working notes.
+    pub fn left_out(&self) -> usize {
+        self.live.saturating_sub(self.shown + self.working_notes)
+    }
+
+    /// The account as one line: `room-001 (2 up): 7 of 9 live entries shown, 1 working
+    /// note kept in its room, 1 left out` (`context --explain`, `context --replay`).
+    pub fn line(&self) -> String {
+        let notes = match self.working_notes {
+            0 => String::new(),
+            1 => ", 1 working note kept in its room".to_string(),
+            n => format!(", {n} working notes kept in its room"),
+        };
+        format!(
+            "{} ({} up): {} of {} live entries shown{notes}, {} left out",
+            self.room_id,
+            self.distance,
+            self.shown,
+            self.live,
+            self.left_out()
+        )
+    }
+}
+
 /// Why one entry is in a brief.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct IncludedOut {

@@ -136,7 +136,7 @@ fn render(d: &Data) -> Markup {
                                 td { (a.distance) }
                                 td { (a.shown) " of " (a.live) }
                                 td { (a.working_notes) }
-                                td { (a.live.saturating_sub(a.shown + a.working_notes)) }
+                                td { (a.left_out()) }
                                 td { a href={ "/timeline?room=" (q(&a.room_id)) } { "its entries" } }
                             } } }
                         }
@@ -244,7 +244,7 @@ fn render_receipt(rp: &Replay, now: Timestamp) -> Markup {
                     td { (a.distance) }
                     td { (a.shown) " of " (a.live) }
                     td { (a.working_notes) }
-                    td { (a.live.saturating_sub(a.shown + a.working_notes)) }
+                    td { (a.left_out()) }
                 } } }
             }
         }
