@@ -192,6 +192,14 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
     // here, so every later (older) match's factor is at most that.
     let mut time_cap = vec![1.0f64; slots];
     let mut matched_other = 0usize;
+    // Slots holding a live entry whose audience may keep it from this brief: only their
+    // matches need the audience looked up (a hash probe) to be counted.
+    let mut said = vec![false; slots];
+    for (i, cell) in cells.iter().enumerate() {
+        for k in 0..6 {
+            said[i << 3 | k] = cell.room_only[k] + cell.downstream_only[k] > 0;
+        }
+    }
     // Newest first: newer matches score higher (the time factor), so each slot's floor
     // rises at once and older matches are passed over without a look-up. The result is
     // the same in any order (each slot keeps its best in the total order).
@@ -205,7 +213,8 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
         else {
             continue;
         };
-        if group == 4 && audience_allows(ix.audience_of(pos), kind, dist) {
+        if group == 4 && (!said[slot as usize] || audience_allows(ix.audience_of(pos), kind, dist))
+        {
             matched_other += 1;
         }
         // Relevance / distance × the slot's time cap bounds the score, so a match below a
