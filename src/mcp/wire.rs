@@ -47,6 +47,11 @@ pub struct LineTransport<R, W> {
     partial: Vec<u8>,
     /// True while the rest of an over-long line is being skipped.
     discarding: bool,
+    /// Error answers written here, each its own task: rmcp drops `receive` whenever
+    /// another branch of its `select!` wins, and an answer awaited inside it (waiting
+    /// for the writer while a response is written) was lost with it — the line already
+    /// consumed, the client waiting for ever. Drained before end of input is reported.
+    pending: tokio::task::JoinSet<()>,
 }
 
 enum Line {
@@ -70,6 +75,7 @@ where
             per_request: false,
             partial: Vec::new(),
             discarding: false,
+            pending: tokio::task::JoinSet::new(),
         }
     }
 
@@ -112,8 +118,15 @@ where
         }
     }
 
-    /// Answers a message rmcp never sees. Holds only the writer (not `self`), so the
-    /// future stays `Send` whatever the reader is.
+    /// Answers a message rmcp never sees, in a task of its own (see `pending`): the
+    /// answer is written even if the caller's future is dropped.
+    fn answer(&mut self, id: Value, code: i64, message: String) {
+        while self.pending.try_join_next().is_some() {}
+        self.pending.spawn(self.answer_error(id, code, message));
+    }
+
+    /// The answer's writing. Holds only the writer (not `self`), so the future stays
+    /// `Send` and `'static` whatever the reader is.
     fn answer_error(
         &self,
         id: Value,
@@ -145,7 +158,7 @@ where
             Ok(t) => t.trim(),
             Err(e) => {
                 let msg = format!("Parse error: the message is not UTF-8 ({e})");
-                self.answer_error(Value::Null, -32700, msg).await;
+                self.answer(Value::Null, -32700, msg);
                 return None;
             }
         };
@@ -156,7 +169,7 @@ where
             Ok(v) => v,
             Err(e) => {
                 let msg = format!("Parse error: {e}. Send one JSON-RPC object per line");
-                self.answer_error(Value::Null, -32700, msg).await;
+                self.answer(Value::Null, -32700, msg);
                 return None;
             }
         };
@@ -171,7 +184,7 @@ where
                 let msg = format!(
                     "Invalid request: {e}. Send a JSON-RPC 2.0 request, notification or response"
                 );
-                self.answer_error(id, -32600, msg).await;
+                self.answer(id, -32600, msg);
                 return None;
             }
         };
@@ -184,7 +197,7 @@ where
                        is refused; go on with per-request `_meta`, or open a new stream for \
                        the 2025-11-25 handshake"
                 .to_string();
-            self.answer_error(id, -32600, msg).await;
+            self.answer(id, -32600, msg);
             return None;
         }
         if !self.initialized {
@@ -204,7 +217,7 @@ where
                              was not run",
                             r.request.method()
                         );
-                        self.answer_error(id, NOT_INITIALIZED, msg).await;
+                        self.answer(id, NOT_INITIALIZED, msg);
                         return None;
                     }
                 },
@@ -271,12 +284,18 @@ where
                         "Invalid request: a message over {} bytes was dropped unread. Send smaller messages",
                         self.max_line
                     );
-                    self.answer_error(Value::Null, -32600, msg).await;
+                    self.answer(Value::Null, -32600, msg);
                     continue;
                 }
-                Ok(Line::Eof) => return None,
+                Ok(Line::Eof) => {
+                    // Every answer written before the end is reported (cancel-safe: a
+                    // dropped wait leaves the rest in the set for the next call).
+                    while self.pending.join_next().await.is_some() {}
+                    return None;
+                }
                 Err(e) => {
                     tracing::info!("stdin closed: {e}");
+                    while self.pending.join_next().await.is_some() {}
                     return None;
                 }
             };
@@ -287,6 +306,48 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        while self.pending.join_next().await.is_some() {}
         self.writer.lock().await.flush().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    /// An error answer survives the drop of the `receive` that wrote it: rmcp drops
+    /// `receive` whenever another branch of its `select!` wins, here while the writer is
+    /// busy with another response. The line is consumed; its answer must still come.
+    #[tokio::test]
+    async fn an_error_answer_is_written_even_if_receive_is_dropped() {
+        let (mut client, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, mut client_out) = tokio::io::duplex(1 << 16);
+        let mut t = LineTransport::new(server_in, server_out, 1024);
+        client
+            .write_all(b"not json, \xd0\xbf\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82\n")
+            .await
+            .unwrap();
+        // Another response holds the writer.
+        let busy = t.writer.clone();
+        let guard = busy.lock().await;
+        // `receive` reads the line and then waits for more input; drop it as rmcp's
+        // select would, once it has made its progress.
+        let dropped = tokio::time::timeout(std::time::Duration::from_millis(50), t.receive()).await;
+        assert!(dropped.is_err(), "nothing for rmcp in a parse error");
+        drop(guard);
+        let mut got = Vec::new();
+        let mut buf = [0u8; 512];
+        while !got.contains(&b'\n') {
+            let n =
+                tokio::time::timeout(std::time::Duration::from_secs(5), client_out.read(&mut buf))
+                    .await
+                    .expect("the parse error's answer came")
+                    .unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        let v: Value = serde_json::from_slice(&got[..got.len() - 1]).unwrap();
+        assert_eq!(v["error"]["code"], -32700, "{v}");
+        assert_eq!(v["id"], Value::Null);
     }
 }
