@@ -277,6 +277,9 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // Answers in the order of their lines: the last one's is written before the
+            // next line is read (cancel-safe: a dropped wait leaves the task running).
+            while self.pending.join_next().await.is_some() {}
             let bytes = match self.read_line().await {
                 Ok(Line::Bytes(b)) => b,
                 Ok(Line::TooLong) => {
