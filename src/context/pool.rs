@@ -200,41 +200,71 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
             said[i << 3 | k] = cell.room_only[k] + cell.downstream_only[k] > 0;
         }
     }
+    // Per slot: the group of a match (SKIP: the asking room's own, or no match is
+    // eligible) and its distance's reciprocal, so a match costs two table reads.
+    const SKIP: u8 = u8::MAX;
+    let mut group_of = vec![SKIP; slots];
+    let mut inv_dist = vec![1.0f64; slots];
+    for (i, cell) in cells.iter().enumerate() {
+        if r.is_own(cell.room, cell.plan) {
+            continue;
+        }
+        for kind in Kind::ALL {
+            let s = i << 3 | kind.index();
+            if let Some(g) = Resolved::group(dists[i], true, kind) {
+                group_of[s] = g;
+            }
+            inv_dist[s] = 1.0 / f64::from(dists[i].unwrap_or(1).max(1));
+        }
+    }
+    let len = ix.len();
     // Newest first: newer matches score higher (the time factor), so each slot's floor
     // rises at once and older matches are passed over without a look-up. The result is
     // the same in any order (each slot keeps its best in the total order).
     for pos in newest_first(scratch.touched()) {
-        let Some(Slotted {
-            slot,
-            kind,
-            dist,
-            group,
-        }) = slotted(r, &dists, pos)
-        else {
+        if pos as usize >= len {
             continue;
-        };
-        if group == 4 && (!said[slot as usize] || audience_allows(ix.audience_of(pos), kind, dist))
-        {
+        }
+        let slot = ix.slot(pos);
+        if slot & SLOT_DEAD != 0 {
+            continue;
+        }
+        let s = slot as usize;
+        let group = group_of[s];
+        if group == SKIP {
+            continue;
+        }
+        let kind = Kind::ALL[s & 7];
+        let dist = dists[s >> 3];
+        // The audience is looked up (a hash probe) only in a slot holding an entry said
+        // `room` or `downstream`: any other entry may reach this brief.
+        let allowed = !said[s] || audience_allows(ix.audience_of(pos), kind, dist);
+        if group == 4 && allowed {
             matched_other += 1;
         }
         // Relevance / distance × the slot's time cap bounds the score, so a match below a
         // full slot's worst is not looked up (its columns are a cache miss).
         let rel = scratch.get(pos);
-        let s = slot as usize;
-        if rel / f64::from(dist.unwrap_or(1).max(1)) * time_cap[s] < floor[s] {
+        if rel * inv_dist[s] * time_cap[s] < floor[s] {
             // Maybe cut (the skipped match may be a working note): a larger pool is
             // asked for in vain at worst.
             cut_matches[s] = true;
             continue;
         }
-        if !audience_allows(ix.audience_of(pos), kind, dist) {
+        if !allowed {
             continue;
         }
-        let c = r.candidate(pos, ix.meta(pos), rel, dist, group);
+        // Its score in full (one `exp`) before a candidate is made (its logarithms), so
+        // a match that does not enter its slot costs no more.
+        let m = ix.meta(pos);
+        let (time, log_time) = r.match_time(kind, m.ts);
         // With a margin for rounding: the cap must never cut a match the slot would keep.
-        if rel > 0.0 {
-            time_cap[s] = (c.log_time.exp() * (1.0 + 1e-9)).min(1.0);
+        time_cap[s] = (time * (1.0 + 1e-9)).min(1.0);
+        if rel * time * inv_dist[s] < floor[s] {
+            cut_matches[s] = true;
+            continue;
         }
+        let c = r.timed(pos, m, rel, dist, group, log_time);
         let top = &mut matched[s];
         if keep_best(top, c, k) {
             cut_matches[s] = true;

@@ -207,6 +207,26 @@ impl<'a> Resolved<'a> {
             .min()
     }
 
+    /// The time factor of a keyword match of `kind` published at `ts` and its natural
+    /// log, as [`Resolved::candidate`] applies it (one `exp`, and a `ln` but for the
+    /// seed): the factor bounds every match of that kind published before.
+    pub(super) fn match_time(&self, kind: Kind, ts: i64) -> (f64, f64) {
+        let log_decay = self.log_decay(kind, ts);
+        match self.ranking {
+            // As `Ranking::log_time_factor`: exact for the seed, `ln` of the factor else.
+            Ranking::Seed => (log_decay.exp(), log_decay),
+            other => {
+                let f = other.time_factor(log_decay.exp());
+                (f, f.ln())
+            }
+        }
+    }
+
+    fn log_decay(&self, kind: Kind, ts: i64) -> f64 {
+        let age = (self.now - ts).max(0) as f64;
+        -self.rate[kind.index()] * age
+    }
+
     pub(super) fn is_own(&self, room: Sym, plan: Sym) -> bool {
         Some(room) == self.own_room && (plan == 0 || self.own_plan.is_none_or(|p| p == Some(plan)))
     }
@@ -231,8 +251,7 @@ impl<'a> Resolved<'a> {
         dist: Option<u32>,
         group: u8,
     ) -> Candidate {
-        let age = (self.now - m.ts).max(0) as f64;
-        let log_decay = -self.rate[m.kind.index()] * age;
+        let log_decay = self.log_decay(m.kind, m.ts);
         // Matching entries: relevance × the ranking's time factor (as in search). The
         // others have no relevance to bury: recency alone orders them.
         let log_time = if rel > 0.0 {
@@ -240,6 +259,20 @@ impl<'a> Resolved<'a> {
         } else {
             log_decay
         };
+        self.timed(pos, m, rel, dist, group, log_time)
+    }
+
+    /// [`Resolved::candidate`] with its `log_time` already known (a match's, from
+    /// [`Resolved::match_time`]).
+    pub(super) fn timed(
+        &self,
+        pos: u32,
+        m: Meta,
+        rel: f64,
+        dist: Option<u32>,
+        group: u8,
+        log_time: f64,
+    ) -> Candidate {
         let mut log_score = if rel > 0.0 {
             rel.ln() + log_time
         } else {

@@ -207,17 +207,19 @@ pub fn select(ix: &LedgerIndex, pool: &[Candidate], max: usize) -> Vec<(Candidat
     out
 }
 
-/// Shape reads a brief may spend in all: past them, entries are taken as they come.
+/// Shapes a brief may look at in all: past them, entries are taken as they come. (Each
+/// look read the entry's text before shapes were kept per entry; the bound stays, so
+/// that a receipt's replay chooses as its brief chose.)
 const SHAPES_READ: usize = 256;
 /// How many of a room's next candidates an entry's shape is compared with.
 const SHAPES_AHEAD: usize = 4;
 
 /// Which upstream entries are routine: an entry whose shape recurs among the next few
 /// candidates of its room, or that a shape already marked routine in the room has. Each
-/// candidate's shape is read once, within [`SHAPES_READ`].
+/// candidate's shape is looked at once, within [`SHAPES_READ`].
 struct Routine<'a> {
     ix: &'a LedgerIndex,
-    read: std::collections::HashMap<u32, Option<u64>>,
+    read: std::collections::HashMap<u32, u64>,
     marked: Vec<std::collections::HashSet<u64>>,
 }
 
@@ -232,14 +234,15 @@ impl<'a> Routine<'a> {
 
     fn shape(&mut self, pos: u32) -> Option<u64> {
         if let Some(s) = self.read.get(&pos) {
-            return *s;
+            return Some(*s);
         }
         if self.read.len() >= SHAPES_READ {
             return None;
         }
-        let s = shape(self.ix, pos);
+        // The shape the index keeps per entry.
+        let s = self.ix.shape(pos);
         self.read.insert(pos, s);
-        s
+        Some(s)
     }
 
     /// True if `pos` of room `room` is routine; `next`: the room's remaining candidates
@@ -263,27 +266,6 @@ impl<'a> Routine<'a> {
         }
         false
     }
-}
-
-/// An entry's shape: the words of its summary, lower-cased, without the
-/// words (or identifier parts) that hold a digit — so "Migration 0042_users.sql adds an
-/// index" and "Migration 0043_users.sql adds an index" are one shape. None if its text
-/// cannot be read.
-fn shape(ix: &LedgerIndex, pos: u32) -> Option<u64> {
-    use std::hash::{BuildHasher, Hasher};
-    let e = ix.entry(pos).ok()?;
-    let mut h = foldhash::fast::FixedState::with_seed(0x5348_4150).build_hasher();
-    for w in e
-        .summary
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_numeric()))
-    {
-        for c in w.chars().flat_map(char::to_lowercase) {
-            h.write_u32(u32::from(c));
-        }
-        h.write_u8(0);
-    }
-    Some(h.finish())
 }
 
 #[cfg(test)]

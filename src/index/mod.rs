@@ -509,6 +509,12 @@ impl LedgerIndex {
         self.texts.fact(pos)
     }
 
+    /// The shape of the entry at `pos` (its summary's words but those holding a digit,
+    /// lower-cased, hashed): equal for summaries whose other words are the same.
+    pub fn shape(&self, pos: u32) -> u64 {
+        self.texts.shape(pos)
+    }
+
     /// The entry at `pos` in its wire form (its text read as [`Self::text_of`] does).
     pub fn entry(&self, pos: u32) -> crate::error::Result<Entry> {
         Ok(self.entry_with(pos, self.text_of(pos)?))

@@ -50,14 +50,15 @@ enum Store {
     },
 }
 
-/// Line lengths, line hashes and fact hashes, per entry.
-pub(super) type FileParts<'a> = (&'a [u32], &'a [u64], &'a [u64]);
+/// Line lengths, line hashes, fact hashes and shapes, per entry.
+pub(super) type FileParts<'a> = (&'a [u32], &'a [u64], &'a [u64], &'a [u64]);
 
-/// Summary and detail per entry, and the fact hash per entry.
+/// Summary and detail per entry, and the fact hash and shape per entry.
 #[derive(Debug)]
 pub struct Texts {
     store: Store,
     facts: Vec<u64>,
+    shapes: Vec<u64>,
 }
 
 impl Default for Texts {
@@ -65,6 +66,7 @@ impl Default for Texts {
         Texts {
             store: Store::Memory(Vec::new()),
             facts: Vec::new(),
+            shapes: Vec::new(),
         }
     }
 }
@@ -97,6 +99,26 @@ pub fn fact_key(kind: Kind, summary: &str) -> u64 {
     })
 }
 
+/// An entry's shape: the words of its summary, lower-cased, without the words (or
+/// identifier parts) that hold a digit — so "Migration 0042_users.sql adds an index" and
+/// "Migration 0043_users.sql adds an index" are one shape. What a brief's selection
+/// compares to tell routine entries (`context::select`); kept per entry so that a brief
+/// reads no text for it.
+pub fn shape_key(summary: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = foldhash::fast::FixedState::with_seed(0x5348_4150).build_hasher();
+    for w in summary
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_numeric()))
+    {
+        for c in w.chars().flat_map(char::to_lowercase) {
+            h.write_u32(u32::from(c));
+        }
+        h.write_u8(0);
+    }
+    h.finish()
+}
+
 impl Texts {
     /// Texts read back from the ledger file at `path`.
     pub fn in_file(path: PathBuf) -> Texts {
@@ -108,14 +130,15 @@ impl Texts {
                 hashes: Vec::new(),
             },
             facts: Vec::new(),
+            shapes: Vec::new(),
         }
     }
 
-    /// The parts a snapshot keeps: line lengths, line hashes and fact
-    /// hashes (None when the texts are in memory: such an index is not snapshotted).
+    /// The parts a snapshot keeps: line lengths, line hashes, fact hashes and shapes
+    /// (None when the texts are in memory: such an index is not snapshotted).
     pub(super) fn file_parts(&self) -> Option<FileParts<'_>> {
         match &self.store {
-            Store::File { lens, hashes, .. } => Some((lens, hashes, &self.facts)),
+            Store::File { lens, hashes, .. } => Some((lens, hashes, &self.facts, &self.shapes)),
             Store::Memory(_) => None,
         }
     }
@@ -126,6 +149,7 @@ impl Texts {
         lens: Vec<u32>,
         hashes: Vec<u64>,
         facts: Vec<u64>,
+        shapes: Vec<u64>,
     ) -> Texts {
         Texts {
             store: Store::File {
@@ -135,12 +159,14 @@ impl Texts {
                 hashes,
             },
             facts,
+            shapes,
         }
     }
 
     /// Reserves room for `n` more entries.
     pub fn reserve(&mut self, n: usize) {
         self.facts.reserve(n);
+        self.shapes.reserve(n);
         match &mut self.store {
             Store::Memory(v) => v.reserve(n),
             Store::File { lens, hashes, .. } => {
@@ -153,6 +179,7 @@ impl Texts {
     /// Records the next entry: its parsed fields and the line they came from.
     pub fn push(&mut self, entry: &EntryRef<'_>, line: &[u8]) {
         self.facts.push(fact_key(entry.kind, &entry.summary));
+        self.shapes.push(shape_key(&entry.summary));
         match &mut self.store {
             Store::Memory(v) => v.push([
                 (*entry.summary).into(),
@@ -168,6 +195,11 @@ impl Texts {
     /// The fact hash of entry `pos` (see [`fact_key`]).
     pub fn fact(&self, pos: u32) -> u64 {
         self.facts[pos as usize]
+    }
+
+    /// The shape of entry `pos` (see [`shape_key`]).
+    pub fn shape(&self, pos: u32) -> u64 {
+        self.shapes[pos as usize]
     }
 
     /// The text of entry `pos`, whose line is at `loc`.
@@ -252,7 +284,7 @@ impl Texts {
 
     /// Heap bytes held for the texts.
     pub fn heap_bytes(&self) -> usize {
-        self.facts.capacity() * 8
+        (self.facts.capacity() + self.shapes.capacity()) * 8
             + match &self.store {
                 Store::Memory(v) => v.iter().map(|[s, d]| s.len() + d.len() + 32).sum(),
                 Store::File { lens, hashes, .. } => lens.capacity() * 4 + hashes.capacity() * 8,
@@ -390,6 +422,40 @@ mod tests {
                 proptest::prop_assert_eq!(super::fact_key(kind, &summary), want);
             }
         }
+    }
+
+    proptest::proptest! {
+        /// A shape is the summary's words without those holding a digit: the same for
+        /// any text with the same such words (other separators, ASCII case, words with
+        /// digits added), for any string.
+        #[test]
+        fn a_shape_keeps_only_the_words_without_digits(
+            summary in "\\PC{0,40}",
+            numbered in "[a-zé]{0,3}[0-9\u{663}\u{216b}]{1,3}[a-z0-9]{0,4}",
+        ) {
+            use super::shape_key;
+            let words: Vec<&str> = summary
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty() && !w.chars().any(|c| c.is_numeric()))
+                .collect();
+            let k = shape_key(&summary);
+            proptest::prop_assert_eq!(shape_key(&words.join(" ")), k);
+            proptest::prop_assert_eq!(shape_key(&words.join(", ")), k);
+            proptest::prop_assert_eq!(shape_key(&summary.to_ascii_uppercase()), k);
+            proptest::prop_assert_eq!(shape_key(&format!("{summary} {numbered}")), k);
+        }
+    }
+
+    #[test]
+    fn shapes_tell_routine_lines_from_different_ones_in_any_script() {
+        use super::shape_key;
+        let a = shape_key("Migration 0042_users.sql adds an index");
+        assert_eq!(a, shape_key("migration 0043_users.sql adds an INDEX"));
+        assert_ne!(a, shape_key("Migration 0042_users.sql drops an index"));
+        let b = shape_key("Миграция 0042 добавляет индекс");
+        assert_eq!(b, shape_key("миграция 0117 добавляет индекс"));
+        assert_ne!(b, shape_key("Миграция 0042 удаляет индекс"));
+        assert_ne!(shape_key("迁移 添加索引"), shape_key("迁移 删除索引"));
     }
 
     #[test]
