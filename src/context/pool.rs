@@ -158,7 +158,7 @@ fn by_scan(
             continue;
         };
         out.total += 1;
-        let mut c = r.candidate(pos, m, rel, dist, group);
+        let mut c = r.candidate(pos, m, rel, dist, group, None);
         c.by_meaning = meaning_only;
         buckets
             .entry((m.room, m.plan, m.kind.index()))
@@ -264,7 +264,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
             cut_matches[s] = true;
             continue;
         }
-        let c = r.timed(pos, m, rel, dist, group, log_time);
+        let c = r.candidate(pos, m, rel, dist, group, Some(log_time));
         let top = &mut matched[s];
         if keep_best(top, c, k) {
             cut_matches[s] = true;
@@ -294,7 +294,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
         if group == 4 {
             matched_other += 1;
         }
-        let mut c = r.candidate(pos, ix.meta(pos), rel, dist, group);
+        let mut c = r.candidate(pos, ix.meta(pos), rel, dist, group, None);
         c.by_meaning = true;
         if keep_best(&mut matched[slot as usize], c, k) {
             cut_matches[slot as usize] = true;
@@ -355,7 +355,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
                         out.cut = true;
                         break;
                     }
-                    bucket.push(r.candidate(pos, m, 0.0, *dist, group));
+                    bucket.push(r.candidate(pos, m, 0.0, *dist, group, None));
                 }
             }
             out.candidates.extend(bucket);

@@ -243,6 +243,8 @@ impl<'a> Resolved<'a> {
         }
     }
 
+    /// The candidate at `pos`. `log_time`: a match's, when already known
+    /// ([`Resolved::match_time`]); else computed here.
     pub(super) fn candidate(
         &self,
         pos: u32,
@@ -250,29 +252,18 @@ impl<'a> Resolved<'a> {
         rel: f64,
         dist: Option<u32>,
         group: u8,
+        log_time: Option<f64>,
     ) -> Candidate {
-        let log_decay = self.log_decay(m.kind, m.ts);
         // Matching entries: relevance × the ranking's time factor (as in search). The
         // others have no relevance to bury: recency alone orders them.
-        let log_time = if rel > 0.0 {
-            self.ranking.log_time_factor(log_decay)
-        } else {
-            log_decay
-        };
-        self.timed(pos, m, rel, dist, group, log_time)
-    }
-
-    /// [`Resolved::candidate`] with its `log_time` already known (a match's, from
-    /// [`Resolved::match_time`]).
-    pub(super) fn timed(
-        &self,
-        pos: u32,
-        m: Meta,
-        rel: f64,
-        dist: Option<u32>,
-        group: u8,
-        log_time: f64,
-    ) -> Candidate {
+        let log_time = log_time.unwrap_or_else(|| {
+            let log_decay = self.log_decay(m.kind, m.ts);
+            if rel > 0.0 {
+                self.ranking.log_time_factor(log_decay)
+            } else {
+                log_decay
+            }
+        });
         let mut log_score = if rel > 0.0 {
             rel.ln() + log_time
         } else {
@@ -403,7 +394,7 @@ fn scan_scored(r: &Resolved<'_>, scratch: &Scratch, head: usize, h: Option<u32>)
             continue;
         };
         total += 1;
-        best.offer(r.candidate(pos, m, rel, dist, group));
+        best.offer(r.candidate(pos, m, rel, dist, group, None));
     }
     Ranked {
         head: best.into_sorted(),
@@ -449,7 +440,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, head: usize) -> Ranked {
             if rel / f64::from(dist.unwrap_or(1).max(1)) < floor {
                 continue;
             }
-            if best.offer(r.candidate(pos, ix.meta(pos), rel, dist, 0)) {
+            if best.offer(r.candidate(pos, ix.meta(pos), rel, dist, 0, None)) {
                 floor = best.floor(0);
             }
         }
@@ -488,7 +479,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, head: usize) -> Ranked {
             }
             let group = table[slot as usize];
             if group == 2 || group == 4 && best.open_to(4) {
-                best.offer(r.candidate(pos, ix.meta(pos), scratch.get(pos), None, group));
+                best.offer(r.candidate(pos, ix.meta(pos), scratch.get(pos), None, group, None));
             }
         }
     }
@@ -524,7 +515,7 @@ fn walk(
         if !m.live || scratch.get(pos) > 0.0 {
             continue;
         }
-        if !best.offer(r.candidate(pos, m, 0.0, dist, group)) {
+        if !best.offer(r.candidate(pos, m, 0.0, dist, group, None)) {
             return;
         }
     }
