@@ -11,7 +11,8 @@
 //!
 //! Only what every result needs stays in memory: a hash of each entry's fact (kind and
 //! normalised summary) so predecessor context can collapse duplicates without reading
-//! the candidates' text.
+//! the candidates' text, and its shape (the summary's words without those holding a
+//! digit) so a brief's selection tells routine entries without reading it either.
 
 use std::fs::File;
 use std::hash::BuildHasher;
