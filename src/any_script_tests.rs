@@ -2,7 +2,7 @@
 //! scans, renders or diffs text (issue #65): arbitrary `String`s and strings drawn from many
 //! scripts with combining marks, ZWJ sequences, bidi controls and invisible characters
 //! ([`crate::text::tests::any_script`]). Each property says what must hold, not only that
-//! nothing panics. The same texts through the binary: tests/any_script.rs.
+//! nothing panics. The same texts through the binary: tests/it/any_script.rs.
 
 use proptest::prelude::*;
 

@@ -1,7 +1,7 @@
 //! Portable, compact tool schemas: what `schemars` generates, rewritten so that every MCP
 //! client accepts it and it costs few tokens in every agent's context.
 //!
-//! Rules (checked for the whole `tools/list` by `tests/tool_surface.rs`):
+//! Rules (checked for the whole `tools/list` by `tests/it/tool_surface.rs`):
 //! - standard JSON Schema 2020-12 only: Rust-specific `format`s (`uint32`, `double`, …)
 //!   are dropped, an unsigned integer gets `minimum: 0` instead (inputs only: on the
 //!   output side the bound tells a client nothing it must check, and costs tokens);
