@@ -1,12 +1,12 @@
 //! Property tests with text in any script for every function that cuts, folds, tokenizes,
 //! scans, renders or diffs text (issue #65): arbitrary `String`s and strings drawn from many
 //! scripts with combining marks, ZWJ sequences, bidi controls and invisible characters
-//! ([`crate::text::tests::any_script`]). Each property says what must hold, not only that
+//! ([`crate::text::strategies::any_script`]). Each property says what must hold, not only that
 //! nothing panics. The same texts through the binary: tests/it/any_script.rs.
 
 use proptest::prelude::*;
 
-use crate::text::tests::any_script;
+use crate::text::strategies::any_script;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]

@@ -39,6 +39,31 @@ pub struct Refresh {
     pub reset: Option<String>,
 }
 
+/// What the database keys a stored line by (`db import`): its id and what it supersedes
+/// when it parses as an entry, its id when it parses as a channel message or a receipt;
+/// none for a line that does not parse (it is kept byte-exact and reported by `verify`).
+pub fn line_keys(stream: &Stream, line: &[u8]) -> (Option<String>, Option<String>) {
+    let bytes = line.strip_suffix(b"\r").unwrap_or(line);
+    match stream {
+        Stream::Ledger => match EntryRef::parse(bytes) {
+            Ok((e, _)) => (
+                Some(e.id.into_owned()),
+                e.supersedes.map(|s| s.into_owned()),
+            ),
+            Err(_) => (None, None),
+        },
+        Stream::Channel(_) => match crate::channel::parse_message(bytes) {
+            Ok((m, _)) => (Some(m.id), None),
+            Err(_) => (None, None),
+        },
+        Stream::Receipts => match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(v) => (v["id"].as_str().map(str::to_string), None),
+            Err(_) => (None, None),
+        },
+        Stream::Plans => (None, None),
+    }
+}
+
 fn apply_line(index: &mut LedgerIndex, line: RawLine<'_>) {
     let loc = Loc {
         line: line.line_no,

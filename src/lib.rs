@@ -8,30 +8,29 @@
 //! The core ([`memory::Memory`] and everything below it) is plain Rust: no MCP, no
 //! terminal output, no wall clock. The edges — [`mcp`] and [`cli`] — translate protocols.
 
+// The layers below the product, each a crate of its own (ARCHITECTURE.md § Layers), named
+// here as the product's modules always were: `crate::index`, `crate::entry`, … .
+pub use warroom_base::{cancel, clock, error, fsx, par, text};
+pub use warroom_index::{self as index, entry, validate};
+pub use warroom_secrets as secrets;
+pub use warroom_store::{self as store, chain};
+
 #[cfg(test)]
 mod any_script_tests;
 pub mod api;
 pub mod audit;
-pub mod cancel;
-pub mod chain;
 pub mod channel;
 pub mod cli;
-pub mod clock;
 pub mod config;
 pub mod conn;
 pub mod console;
 pub mod context;
 pub mod daemon;
-pub mod entry;
-pub mod error;
-pub mod fsx;
-pub mod index;
 pub mod layout;
 pub mod ledger;
 pub mod mcp;
 pub mod memory;
 pub mod overlap;
-pub mod par;
 pub mod plan;
 pub mod progress;
 pub mod project;
@@ -41,9 +40,5 @@ pub mod render;
 pub mod render_audit;
 pub mod scenario;
 pub mod schema;
-pub mod secrets;
 pub mod semantic;
 pub mod snapshot;
-pub mod store;
-pub mod text;
-pub mod validate;

@@ -127,19 +127,26 @@ impl DbCmd {
                     let files = crate::plan::sources::plan_files(&paths);
                     if !files.is_empty() {
                         reports.push(
-                            super::db_transfer::import_plans(&db, &files, &paths.jail())
+                            crate::plan::sources::registered_lines(&files, &paths.jail())
+                                .and_then(|plans| crate::store::transfer::import_plans(&db, &plans))
                                 .with_context(|| format!("importing the plans into {url}"))?,
                         );
                     }
                 }
                 for (stream, file) in jobs {
                     let mut last_note = std::time::Instant::now();
-                    let report = super::db_transfer::import(&db, &stream, &file, &mut |done| {
-                        if last_note.elapsed().as_secs_f64() >= 1.0 {
-                            note(&format!("import: {} lines of {}", done, file.display()));
-                            last_note = std::time::Instant::now();
-                        }
-                    })
+                    let report = crate::store::transfer::import(
+                        &db,
+                        &stream,
+                        &file,
+                        &crate::ledger::line_keys,
+                        &mut |done| {
+                            if last_note.elapsed().as_secs_f64() >= 1.0 {
+                                note(&format!("import: {} lines of {}", done, file.display()));
+                                last_note = std::time::Instant::now();
+                            }
+                        },
+                    )
                     .with_context(|| format!("importing {} into {url}", file.display()))?;
                     if report.torn_tail_bytes > 0 {
                         note(&format!(

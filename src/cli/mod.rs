@@ -7,7 +7,6 @@ mod audit_cmds;
 mod console_cmd;
 mod daemon_cmd;
 mod db_cmd;
-pub mod db_transfer;
 mod ledger_cmds;
 pub mod out;
 mod receipts_cmd;

@@ -258,12 +258,8 @@ pub const DEFAULT_FULL_VERIFY_SECONDS: u64 = 600;
 
 impl Default for Settings {
     fn default() -> Self {
-        let mut half_life_hours = [0.0; 6];
-        for k in Kind::ALL {
-            half_life_hours[k.index()] = k.default_half_life_hours();
-        }
         Settings {
-            half_life_hours,
+            half_life_hours: Kind::default_half_lives(),
             fsync: true,
             secrets: SecretPolicy::Redact,
             ranking: crate::index::Ranking::default(),

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use crate::text::tests::any_script;
+use crate::text::strategies::any_script;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]

@@ -303,7 +303,7 @@ mod floor_tests {
         /// item, in any script: skipping by it changes no brief.
         #[test]
         fn the_floor_never_passes_the_compact_item(
-            summary in crate::text::tests::any_script().prop_filter("non-empty", |s| !s.trim().is_empty()),
+            summary in crate::text::strategies::any_script().prop_filter("non-empty", |s| !s.trim().is_empty()),
             room in "[a-z][a-z0-9-]{0,30}",
             role in "[a-z]{0,12}",
             ref_ in "[A-Z0-9-]{0,8}",

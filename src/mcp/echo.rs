@@ -181,7 +181,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn screened_text_is_bounded_in_any_script(s in crate::text::tests::any_script()) {
+        fn screened_text_is_bounded_in_any_script(s in crate::text::strategies::any_script()) {
             let c = client_string(&s);
             prop_assert!(c.len() <= MAX_ECHO);
             prop_assert!(!c.chars().any(|c| c.is_control()));

@@ -210,3 +210,31 @@ pub fn load_with(paths: &Paths, registered: Option<&[Plan]>) -> Sources {
     });
     s
 }
+
+/// Registered plan files as the lines `register_plan` stores (one compact JSON line
+/// each), oldest registration first: what `db import` moves into the database.
+pub fn registered_lines(
+    files: &[std::path::PathBuf],
+    jail: &crate::fsx::Jail,
+) -> std::io::Result<Vec<crate::store::transfer::PlanLine>> {
+    let mut plans = Vec::new();
+    for f in files {
+        let v = read_json(f, jail).map_err(std::io::Error::other)?;
+        let plan = super::Plan::from_json(&v)
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", f.display())))?;
+        plans.push(plan);
+    }
+    plans.sort_by(|a, b| {
+        (a.registered_at.as_deref().unwrap_or(""), &a.plan_id)
+            .cmp(&(b.registered_at.as_deref().unwrap_or(""), &b.plan_id))
+    });
+    Ok(plans
+        .into_iter()
+        .map(|p| crate::store::transfer::PlanLine {
+            line: serde_json::to_string(&p)
+                .expect("plans serialize")
+                .into_bytes(),
+            plan_id: p.plan_id,
+        })
+        .collect())
+}

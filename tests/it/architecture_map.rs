@@ -25,9 +25,10 @@ fn modules(dir: &Path, path: &str, out: &mut BTreeMap<String, String>) {
             let text = std::fs::read_to_string(&p).unwrap();
             let module = match name.as_str() {
                 "mod" => path.to_string(),
-                // A crate's root: `xtask`'s library is the module `xtask`.
-                "lib" if path == "xtask" => path.to_string(),
-                "lib" | "main" if path.is_empty() || path == "xtask" => continue,
+                // A crate's root: `xtask`'s library is the module `xtask`, the index
+                // crate's the module `index`.
+                "lib" if !path.is_empty() => path.to_string(),
+                "lib" | "main" => continue,
                 n => join(n),
             };
             out.entry(module).or_default().push_str(&text);
@@ -71,6 +72,11 @@ fn tree() -> BTreeMap<String, String> {
     let mut all = BTreeMap::new();
     modules(&root.join("src"), "", &mut all);
     modules(&root.join("xtask/src"), "xtask", &mut all);
+    // The crates below the product, by the names the product gives them (`lib.rs`).
+    modules(&root.join("crates/base/src"), "", &mut all);
+    for c in ["index", "secrets", "store"] {
+        modules(&root.join("crates").join(c).join("src"), c, &mut all);
+    }
     all
 }
 

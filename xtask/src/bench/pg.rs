@@ -13,12 +13,12 @@ use serde::Serialize;
 use super::corpus::Corpus;
 use super::measure::{Micros, publish_args};
 use warroom_memory::api::ledger::SearchArgs;
-use warroom_memory::cli::db_transfer as transfer;
 use warroom_memory::clock::{FixedClock, Timestamp};
 use warroom_memory::config::{Identity, Paths, Settings};
 use warroom_memory::memory::Memory;
 use warroom_memory::store::Stream;
 use warroom_memory::store::pg::{Db, DbUrl};
+use warroom_memory::store::transfer;
 
 /// One size, both backends.
 #[derive(Debug, Clone, Serialize)]
@@ -133,7 +133,13 @@ pub fn measure(
         progress(&format!("{entries} entries: importing into {url}"));
         let db = Db::open(url.clone())?;
         let t = Instant::now();
-        transfer::import(&db, &Stream::Ledger, corpus, &mut |_| {})?;
+        transfer::import(
+            &db,
+            &Stream::Ledger,
+            corpus,
+            &warroom_memory::ledger::line_keys,
+            &mut |_| {},
+        )?;
         let import_ms = t.elapsed().as_secs_f64() * 1e3;
         drop(db);
         progress(&format!("{entries} entries: postgres"));

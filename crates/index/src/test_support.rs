@@ -1,0 +1,65 @@
+//! Builders for tests, of this crate and of the crates above it (an index of a few lines
+//! without a ledger). Not for production code.
+
+use std::path::Path;
+
+use crate::entry::EntryRef;
+use crate::{LedgerIndex, Loc};
+
+/// An index of `lines` (ledger lines, in order; texts held in memory), for unit tests.
+pub fn index_of(lines: &[String]) -> LedgerIndex {
+    let mut ix = LedgerIndex::default();
+    for (n, l) in lines.iter().enumerate() {
+        apply_line(&mut ix, n, l);
+    }
+    ix
+}
+
+/// Indexes `line` as the ledger's line `n + 1` (0-based `n`), as a publish would.
+pub fn apply_line(ix: &mut LedgerIndex, n: usize, line: &str) {
+    let e: EntryRef<'_> = serde_json::from_str(line).unwrap();
+    let ts = warroom_base::clock::parse_rfc3339(&e.ts).unwrap_or(warroom_base::clock::Timestamp(0));
+    let loc = Loc {
+        line: n as u64 + 1,
+        offset: 0,
+    };
+    ix.apply(&e, ts, loc, line.as_bytes());
+}
+
+/// The index of a ledger file as a first read builds it (texts read back from the file;
+/// a malformed line noted as a problem, a blank one skipped).
+pub struct FileIndex(LedgerIndex);
+
+impl FileIndex {
+    /// Reads every complete line of the file at `path`.
+    pub fn open(path: &Path) -> FileIndex {
+        let bytes = std::fs::read(path).unwrap();
+        let mut ix = LedgerIndex::with_texts_in(path.to_path_buf());
+        let mut offset = 0u64;
+        for (n, raw) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+            let Some(line) = raw.strip_suffix(b"\n") else {
+                break;
+            };
+            let loc = Loc {
+                line: n as u64 + 1,
+                offset,
+            };
+            offset += raw.len() as u64;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match EntryRef::parse(line) {
+                Ok((e, ts)) => {
+                    ix.apply(&e, ts, loc, line);
+                }
+                Err(e) => ix.note_problem(loc, format!("malformed line: {}", e.0)),
+            }
+        }
+        FileIndex(ix)
+    }
+
+    /// The index.
+    pub fn index(&self) -> &LedgerIndex {
+        &self.0
+    }
+}
