@@ -1,5 +1,5 @@
 //! Property tests with text in any script for every function that cuts, folds, tokenizes,
-//! scans, renders or diffs text (issue #65): arbitrary `String`s and strings drawn from many
+//! scans, renders or diffs text: arbitrary `String`s and strings drawn from many
 //! scripts with combining marks, ZWJ sequences, bidi controls and invisible characters
 //! ([`crate::text::strategies::any_script`]). Each property says what must hold, not only that
 //! nothing panics. The same texts through the binary: tests/it/any_script.rs.
@@ -82,7 +82,7 @@ mod memory {
     use super::*;
     use std::sync::Arc;
 
-    use crate::api::context::ContextArgs;
+    use crate::api::brief::BriefArgs;
     use crate::api::ledger::{PublishArgs, SearchArgs};
     use crate::clock::{FixedClock, Timestamp};
     use crate::config::{Identity, Paths, Settings};
@@ -137,10 +137,10 @@ mod memory {
                 let _ = m.search(args, &who("room-c"));
             }
             m.open_overlaps(None, 50).unwrap();
-            let asked = m.get_context(
-                ContextArgs {
+            let asked = m.brief(
+                BriefArgs {
                     brief_keywords: Some(texts.clone()),
-                    ..ContextArgs::default()
+                    ..BriefArgs::default()
                 },
                 &who("room-c"),
             );
@@ -149,11 +149,11 @@ mod memory {
                 Ok(b) => b,
                 Err(crate::error::Error::Invalid { field, .. }) => {
                     prop_assert!(field.starts_with("brief_keywords"));
-                    m.get_context(ContextArgs::default(), &who("room-c")).unwrap()
+                    m.brief(BriefArgs::default(), &who("room-c")).unwrap()
                 }
                 Err(e) => return Err(TestCaseError::fail(e.to_string())),
             };
-            prop_assert!(brief.markdown.len() <= crate::context::render::MAX_CONTEXT_BYTES);
+            prop_assert!(brief.markdown.len() <= crate::brief::render::MAX_CONTEXT_BYTES);
         }
     }
 }

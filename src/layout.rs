@@ -3,7 +3,7 @@
 //! project is served from its own files with no configuration — and never gets a second,
 //! empty ledger beside its real one.
 //!
-//! Rule (README § OSTwin): `layout:` in `.agents/warroom.yaml` decides when set. Otherwise
+//! Rule (docs/ostwin.md): `layout:` in `.agents/warroom.yaml` decides when set. Otherwise
 //! a root with OSTwin's ledger or `.war-rooms/` and none of ours is OSTwin's; a root with
 //! files of both is refused (we do not guess which ledger is the real one); anything else
 //! — including an empty root — is ours.

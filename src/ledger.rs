@@ -7,6 +7,9 @@
 //! then reads it back through the tail like any other line.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::fsx::{Jail, ReadAt};
 
 use crate::clock::Timestamp;
 use crate::entry::{Entry, EntryRef};
@@ -85,12 +88,17 @@ fn apply_line(index: &mut LedgerIndex, line: RawLine<'_>) {
 
 /// An empty index: on files, entries' text stays in the file and is read back on demand
 /// (it is most of the ledger's bytes); from a database it is kept in memory.
-fn empty_index(database: bool, path: &Path) -> LedgerIndex {
+fn empty_index(database: bool, path: &Path, jail: Option<Arc<Jail>>) -> LedgerIndex {
     if database {
         LedgerIndex::default()
     } else {
-        LedgerIndex::with_texts_in(path.to_path_buf())
+        LedgerIndex::with_texts_in(read_back(path, jail))
     }
+}
+
+/// The ledger file read back at offsets, through the storage seam (and the jail).
+pub(crate) fn read_back(path: &Path, jail: Option<Arc<Jail>>) -> Arc<dyn ReadAt> {
+    Arc::new(crate::store::jsonl::ReadBack::new(path.to_path_buf(), jail))
 }
 
 impl Ledger {
@@ -112,7 +120,7 @@ impl Ledger {
         let path = path.into();
         let source = backend.source(Stream::Ledger, path.clone(), opts.jail.clone());
         let snapshots = snapshots.filter(|_| !backend.is_database());
-        let loaded = snapshots.and_then(|s| s.load(&path));
+        let loaded = snapshots.and_then(|s| s.load(&path, opts.jail.clone()));
         let (index, source, covered) = match loaded {
             Some(l) => {
                 let n = l.index.len();
@@ -125,7 +133,7 @@ impl Ledger {
                 (l.index, source.resume_at(l.offset, l.next_line), n)
             }
             None => {
-                let mut index = empty_index(backend.is_database(), &path);
+                let mut index = empty_index(backend.is_database(), &path, opts.jail.clone());
                 // About 500 bytes per line is typical: a good guess saves regrowing.
                 let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
                 index.reserve((bytes / 500) as usize);
@@ -146,7 +154,13 @@ impl Ledger {
             // Written when the ledger is big and the snapshot covered less than 90 %.
             if n >= s.min_entries && covered < n - n / 10 {
                 let (offset, next) = (ledger.source.offset(), ledger.source.next_line());
-                match s.save(&ledger.path, &ledger.index, offset, next) {
+                match s.save(
+                    &ledger.path,
+                    ledger.opts.jail.clone(),
+                    &ledger.index,
+                    offset,
+                    next,
+                ) {
                     Ok(()) => tracing::debug!(entries = n, "snapshot written"),
                     Err(e) => tracing::warn!(error = %e, "could not write the snapshot"),
                 }
@@ -271,7 +285,11 @@ impl Ledger {
                 Poll::Reset(why) => {
                     self.last_line = None;
                     tracing::warn!(ledger = %self.source.label(), %why, "ledger changed under us; rebuilding the index");
-                    self.index = empty_index(self.source.is_database(), &self.path);
+                    self.index = empty_index(
+                        self.source.is_database(),
+                        &self.path,
+                        self.opts.jail.clone(),
+                    );
                     out.reset = Some(why);
                 }
                 Poll::Appended(n) => {

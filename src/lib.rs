@@ -8,7 +8,7 @@
 //! The core ([`memory::Memory`] and everything below it) is plain Rust: no MCP, no
 //! terminal output, no wall clock. The edges — [`mcp`] and [`cli`] — translate protocols.
 
-// The layers below the product, each a crate of its own (ARCHITECTURE.md § Layers), named
+// The layers below the product, each a crate of its own (ARCHITECTURE.md § Crates and layers), named
 // here as the product's modules always were: `crate::index`, `crate::entry`, … .
 pub use warroom_base::{cancel, clock, error, fsx, par, text};
 pub use warroom_index::{self as index, entry, validate};
@@ -19,12 +19,12 @@ pub use warroom_store::{self as store, chain};
 mod any_script_tests;
 pub mod api;
 pub mod audit;
+pub mod brief;
 pub mod channel;
 pub mod cli;
 pub mod config;
 pub mod conn;
 pub mod console;
-pub mod context;
 pub mod daemon;
 pub mod layout;
 pub mod ledger;
@@ -33,7 +33,6 @@ pub mod memory;
 pub mod overlap;
 pub mod plan;
 pub mod progress;
-pub mod project;
 pub mod ratelog;
 pub mod receipts;
 pub mod render;
@@ -41,4 +40,5 @@ pub mod render_audit;
 pub mod scenario;
 pub mod schema;
 pub mod semantic;
+pub mod settle;
 pub mod snapshot;

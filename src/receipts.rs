@@ -17,7 +17,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::api::context::{IncludedOut, OmittedOut, UpstreamOut};
+use crate::api::brief::{IncludedOut, OmittedOut, UpstreamOut};
 
 /// The receipts file's name, in the ledger's directory.
 pub use crate::config::RECEIPTS_FILE as FILE;
@@ -56,7 +56,7 @@ pub struct RankingUsed {
     /// Semantic ranking, when the brief's keywords were fused with a model's cosines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub semantic: Option<SemanticUsed>,
-    /// How the entries were chosen ([`crate::context::select::Version`]): `coverage-2`,
+    /// How the entries were chosen ([`crate::brief::select::Version`]): `coverage-2`,
     /// or `coverage` in a receipt written before matches by meaning alone came after the
     /// matches by words; absent in one written before selections, whose replay takes the
     /// ranked head in order.
@@ -65,7 +65,7 @@ pub struct RankingUsed {
 }
 
 /// The selection a brief served now records.
-pub const SELECTION: crate::context::select::Version = crate::context::select::Version::CURRENT;
+pub const SELECTION: crate::brief::select::Version = crate::brief::select::Version::CURRENT;
 
 /// The model and weight a brief's ranking fused the keywords' BM25F with.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -132,10 +132,10 @@ pub struct Receipt {
     pub siblings: Option<Vec<String>>,
     /// The open overlaps the brief showed, with why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlaps: Option<Vec<crate::api::context::PairRef>>,
+    pub overlaps: Option<Vec<crate::api::brief::PairRef>>,
     /// Per upstream room, what the selection had and showed (absent before selections).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub accounts: Vec<crate::api::context::RoomAccount>,
+    pub accounts: Vec<crate::api::brief::RoomAccount>,
     /// SHA-256 of the markdown, hex.
     pub sha256: String,
     /// The chain link of the previous receipt line (written by the store).

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
+use crate::api::brief::BriefOutput;
 use crate::api::channel::{ChannelPostOutput, ChannelReadOutput};
-use crate::api::context::ContextOutput;
 use crate::api::ledger::{GetOutput, PublishOutput, QueryOutput, SearchOutput};
 use crate::api::plan::{DagOut, RegisterPlanOutput};
 use crate::channel::Message;
@@ -294,14 +294,14 @@ pub fn get(o: &GetOutput) -> String {
 }
 
 /// Text of a context result: the markdown itself.
-pub fn context(o: &ContextOutput) -> String {
+pub fn context(o: &BriefOutput) -> String {
     o.markdown.clone()
 }
 
 /// Text of a plan registration.
 /// Why a brief holds what it holds (`context --explain`): per upstream room, live and
 /// shown entries; then each shown entry's share, room and matched keywords.
-pub fn context_explained(o: &ContextOutput) -> String {
+pub fn context_explained(o: &BriefOutput) -> String {
     let mut s = String::from("Why these entries (docs/brief.md):\n");
     for a in &o.accounts {
         let _ = writeln!(s, "  upstream {}", a.line());

@@ -32,9 +32,12 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::fsx::{Jail, ReadAt};
 
 use crate::index::LedgerIndex;
-use crate::index::snapshot::{Dec, Enc, FORMAT, decode, encode};
+use crate::index::image::{Dec, Enc, FORMAT, decode, encode};
 
 const MAGIC: &[u8; 8] = b"WRMSNAP\0";
 
@@ -278,8 +281,8 @@ impl SnapshotPlace {
 
     /// The index stored for the ledger at `ledger`, if a snapshot exists, is authentic and
     /// matches the file. Why it was not used is logged (debug when simply absent).
-    pub fn load(&self, ledger: &Path) -> Option<Loaded> {
-        match self.try_load(ledger) {
+    pub fn load(&self, ledger: &Path, jail: Option<Arc<Jail>>) -> Option<Loaded> {
+        match self.try_load(ledger, jail) {
             Ok(Some(l)) => Some(l),
             Ok(None) => None,
             Err(why) => {
@@ -289,7 +292,7 @@ impl SnapshotPlace {
         }
     }
 
-    fn try_load(&self, ledger: &Path) -> Result<Option<Loaded>, String> {
+    fn try_load(&self, ledger: &Path, jail: Option<Arc<Jail>>) -> Result<Option<Loaded>, String> {
         let canonical = match std::fs::canonicalize(ledger) {
             Ok(c) => c,
             Err(_) => return Ok(None),
@@ -315,7 +318,13 @@ impl SnapshotPlace {
         let body = size - MAC_LEN as u64;
         let mac_key = Some(blake3::Hasher::new_keyed(&key));
         let mut r = Dec::reading(&file, body, mac_key);
-        let (verdict, decoded) = read_body(&mut r, &canonical, ledger);
+        // The ledger through the storage seam: the index's texts are read back through the
+        // same reader whose bytes are hashed here.
+        let read_back: Arc<dyn ReadAt> = Arc::new(crate::store::jsonl::ReadBack::new(
+            ledger.to_path_buf(),
+            jail,
+        ));
+        let (verdict, decoded) = read_body(&mut r, &canonical, &read_back);
         let digest = r.finish().map_err(|b| b.0.to_string())?;
         let mut mac = [0u8; MAC_LEN];
         file.read_exact_at(&mut mac, body)
@@ -336,11 +345,13 @@ impl SnapshotPlace {
     pub fn save(
         &self,
         ledger: &Path,
+        jail: Option<Arc<Jail>>,
         index: &LedgerIndex,
         offset: u64,
         next_line: u64,
     ) -> io::Result<()> {
         let canonical = std::fs::canonicalize(ledger)?;
+        let read_back = crate::store::jsonl::ReadBack::new(canonical.clone(), jail);
         let meta = std::fs::metadata(&canonical)?;
         let key = self.key(true)?;
         let path = self.file_for(&canonical);
@@ -357,7 +368,7 @@ impl SnapshotPlace {
         let mut w = Enc::spilling(f, blake3::Hasher::new_keyed(&key));
         w.0.extend_from_slice(MAGIC);
         write_header(&mut w, &canonical, &meta, offset, next_line);
-        let (hash, encoded) = beside(|| hash_prefix(&canonical, offset), || encode(index, &mut w));
+        let (hash, encoded) = beside(|| hash_prefix(&read_back, offset), || encode(index, &mut w));
         let written = (|| {
             let hash = hash?;
             w.0.extend_from_slice(&hash);
@@ -411,7 +422,7 @@ fn write_header(
 fn read_body(
     r: &mut Dec<'_>,
     canonical: &Path,
-    ledger: &Path,
+    ledger: &Arc<dyn ReadAt>,
 ) -> (Result<Header, String>, Result<LedgerIndex, String>) {
     let not_read = || Err("not read".to_string());
     let head = match check_header(r, canonical) {
@@ -420,8 +431,8 @@ fn read_body(
     };
     // The ledger's bytes are hashed while the snapshot is decoded: two cores.
     let (hashed, decoded) = beside(
-        || hash_prefix(canonical, head.offset),
-        || decode(r, ledger.to_path_buf()),
+        || hash_prefix(&**ledger, head.offset),
+        || decode(r, ledger.clone()),
     );
     // After the index: the hash of the covered bytes when the snapshot was written.
     let named = r.array32();
@@ -465,7 +476,7 @@ fn check_header(r: &mut Dec<'_>, canonical: &Path) -> Result<Header, String> {
     Ok(head)
 }
 
-fn read_header(r: &mut Dec<'_>) -> Result<Header, crate::index::snapshot::Bad> {
+fn read_header(r: &mut Dec<'_>) -> Result<Header, crate::index::image::Bad> {
     let format = r.u32()?;
     let build = String::from_utf8_lossy(r.bytes()?).into_owned();
     let path = r.bytes()?.to_vec();
@@ -498,13 +509,17 @@ fn beside<A: Send, B>(a: impl Fn() -> A + Sync, b: impl FnOnce() -> B) -> (A, B)
     })
 }
 
-/// BLAKE3 of the first `len` bytes of the file at `path`.
-fn hash_prefix(path: &Path, len: u64) -> io::Result<[u8; 32]> {
+/// BLAKE3 of the first `len` bytes of the file `file` reads (an error if it is shorter).
+fn hash_prefix(file: &dyn ReadAt, len: u64) -> io::Result<[u8; 32]> {
     let mut h = blake3::Hasher::new();
-    let mut f = File::open(path)?.take(len);
-    let n = io::copy(&mut f, &mut h)?;
-    if n != len {
-        return Err(io::ErrorKind::UnexpectedEof.into());
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = 0u64;
+    while at < len {
+        let n = (len - at).min(buf.len() as u64) as usize;
+        let chunk = buf.get_mut(..n).expect("within the buffer");
+        file.read_at(chunk, at)?;
+        h.update(chunk);
+        at += n as u64;
     }
     Ok(*h.finalize().as_bytes())
 }
@@ -575,6 +590,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("l.jsonl");
         std::fs::write(&f, b"abcdef").unwrap();
+        let f = crate::store::jsonl::ReadBack::new(f, None);
         assert_eq!(
             hash_prefix(&f, 3).unwrap(),
             *blake3::hash(b"abc").as_bytes()

@@ -6,7 +6,7 @@
 //! `structuredContent` and `outputSchema`, and the CLI's `--json` output.
 
 pub mod audit;
+pub mod brief;
 pub mod channel;
-pub mod context;
 pub mod ledger;
 pub mod plan;

@@ -9,11 +9,11 @@ pub mod diff;
 pub mod git;
 pub mod kept;
 mod line_facts;
-pub mod project;
 pub mod receipts_check;
 pub mod resume;
 mod supersedes;
 pub mod verify;
+pub mod whole;
 
 /// One physical line of a ledger file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 //! included: the report of a continuation is the report of a full pass over a file whose
 //! prefix is the one verified before (a unit test compares them).
 //!
-//! For a database the "file" is its export, as in [`super::project`]: a continuation
+//! For a database the "file" is its export, as in [`super::whole`]: a continuation
 //! exports the rows from the prefix's last line on.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -74,10 +74,10 @@ impl ProjectVerifier {
             }
             return Ok(v);
         };
-        let tmp = super::project::export(url, &Stream::Ledger, 0)?;
+        let tmp = super::whole::export(url, &Stream::Ledger, 0)?;
         let total = tmp.as_file().metadata().map(|m| m.len()).unwrap_or(0);
         v.ledger.feed(reader(&tmp)?, tmp.path(), total, progress)?;
-        let tmp = super::project::export(url, &Stream::Receipts, 0)?;
+        let tmp = super::whole::export(url, &Stream::Receipts, 0)?;
         v.receipts.feed(reader(&tmp)?, tmp.path())?;
         Ok(v)
     }
@@ -114,12 +114,12 @@ impl ProjectVerifier {
             }
             Some(url) => {
                 let (_, lines, whole, head) = self.ledger.read_so_far();
-                let ta = super::project::export(url, &Stream::Ledger, lines.saturating_sub(1))?;
+                let ta = super::whole::export(url, &Stream::Ledger, lines.saturating_sub(1))?;
                 let Some(a) = after_last(reader(&ta)?, lines, whole, head)? else {
                     return Ok(Resumed::PrefixChanged);
                 };
                 let (_, lines, whole, head) = self.receipts.read_so_far();
-                let tb = super::project::export(url, &Stream::Receipts, lines.saturating_sub(1))?;
+                let tb = super::whole::export(url, &Stream::Receipts, lines.saturating_sub(1))?;
                 let Some(b) = after_last(reader(&tb)?, lines, whole, head)? else {
                     return Ok(Resumed::PrefixChanged);
                 };
@@ -131,7 +131,7 @@ impl ProjectVerifier {
         Ok(Resumed::Continued(after.0 - before.0 + after.1 - before.1))
     }
 
-    /// The report, as [`super::project::verify_project`] gives it, with the findings of a
+    /// The report, as [`super::whole::verify_project`] gives it, with the findings of a
     /// recorded head and of a recorded receipts head when given.
     pub fn report(&self, head: Option<&str>, receipts_head: Option<&str>) -> VerifyReport {
         let mut r = self.ledger.report(head);

@@ -198,7 +198,7 @@ pub struct VerifyCmd {
 struct ContinuedOut {
     #[serde(flatten)]
     report: verify::VerifyReport,
-    continuation: crate::audit::project::Continuation,
+    continuation: crate::audit::whole::Continuation,
 }
 
 fn continued_text(o: &ContinuedOut) -> String {
@@ -245,7 +245,7 @@ impl VerifyCmd {
                 )
             })?;
             let now = g.read_now()?;
-            let (report, continuation) = crate::audit::project::verify_project_continued(
+            let (report, continuation) = crate::audit::whole::verify_project_continued(
                 &paths,
                 &opts,
                 place,
@@ -269,7 +269,7 @@ impl VerifyCmd {
                  the command line. Fix: leave FILE out (or use --root to name the project)"
             ),
             Some(p) => verify::verify(p, &opts, &mut progress)?,
-            None => crate::audit::project::verify_project(&paths, &opts, &mut progress)?,
+            None => crate::audit::whole::verify_project(&paths, &opts, &mut progress)?,
         };
         emit(g.json, &report, render_audit::verify);
         Ok(if report.ok() {
@@ -381,7 +381,7 @@ fn write_overlaps(
     pairs: &mut dyn Iterator<Item = crate::memory::Overlap>,
 ) -> anyhow::Result<()> {
     use std::io::Write;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut out = super::out::writer(1 << 16);
     let r = if json {
         let value = OverlapsOut {
             open,

@@ -190,8 +190,7 @@ impl DbCmd {
                     None if plans => Stream::Plans,
                     None => Stream::Ledger,
                 };
-                let stdout = std::io::stdout();
-                let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+                let mut out = super::out::writer(1 << 20);
                 let n = db.export(&stream, 0, &mut out)?;
                 out.flush().context("writing the export")?;
                 note(&format!("export: {n} lines from {url}"));

@@ -234,11 +234,11 @@ impl Global {
         }
     }
 
-    /// Resolves paths and settings without opening anything ([`crate::project::settle`]).
+    /// Resolves paths and settings without opening anything ([`crate::settle::settle`]).
     pub(crate) fn layout(&self) -> anyhow::Result<(Paths, Settings, RootSource)> {
         let env = |k: &str| std::env::var(k).ok();
         let cwd = std::env::current_dir().context("reading the working directory")?;
-        let overrides = crate::project::Overrides {
+        let overrides = crate::settle::Overrides {
             root: self.root.clone(),
             ledger: self.ledger.clone(),
             database_url: self.database_url.clone(),
@@ -246,7 +246,7 @@ impl Global {
             no_fsync: self.no_fsync,
             snapshot_dir: self.snapshot_dir.clone(),
         };
-        let p = crate::project::settle(&overrides, &env, &cwd)?;
+        let p = crate::settle::settle(&overrides, &env, &cwd)?;
         Ok((p.paths, p.settings, p.root_source))
     }
 

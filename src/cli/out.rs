@@ -42,6 +42,13 @@ pub fn print(text: &str) {
     }
 }
 
+/// Stdout, buffered with `capacity` bytes, for a command that streams what it writes (an
+/// export, an overlaps listing): the caller writes and flushes, and decides what a
+/// closed pipe means.
+pub fn writer(capacity: usize) -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(capacity, std::io::stdout().lock())
+}
+
 /// Writes `value` as pretty JSON and a newline to stdout as it is serialized (a large
 /// result — `overlaps --json` at 100k entries is ~160 MB — is never held whole in
 /// memory), ignoring a closed pipe. The bytes are those of `to_string_pretty`.

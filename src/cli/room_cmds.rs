@@ -6,8 +6,8 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::Ctx;
 use super::out::{Outcome, emit};
+use crate::api::brief::BriefArgs;
 use crate::api::channel::{ChannelPostArgs, ChannelReadArgs};
-use crate::api::context::ContextArgs;
 use crate::api::plan::RegisterPlanArgs;
 use crate::render;
 
@@ -68,13 +68,13 @@ impl ContextCmd {
         } else {
             (!self.keywords.is_empty()).then_some(self.keywords)
         };
-        let args = ContextArgs {
+        let args = BriefArgs {
             room_id: self.room,
             brief_keywords,
             max_entries: self.max_entries,
             plan_id: self.plan_id,
         };
-        let out = ctx.memory.get_context(args, &ctx.who)?;
+        let out = ctx.memory.brief(args, &ctx.who)?;
         if self.explain && !ctx.json {
             emit(false, &out, |o| {
                 format!("{}\n{}", render::context(o), render::context_explained(o))

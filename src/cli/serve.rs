@@ -37,7 +37,7 @@ pub struct ServeCmd {
     /// Tool names and result shapes: `warroom` (ours), `ostwin` (OSTwin's memory and
     /// channel servers: publish, query, search, get_context, list_memories, post_message,
     /// read_messages, get_latest), or `auto` — OSTwin's when the project has OSTwin's
-    /// layout (README § OSTwin).
+    /// layout (docs/ostwin.md).
     #[arg(long, value_enum, default_value = "auto", env = "WARROOM_PROFILE")]
     profile: Profile,
 }
@@ -102,7 +102,7 @@ fn banner(ctx: &Ctx) -> anyhow::Result<()> {
             eprintln!(
                 "\nThis is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be \
                  started by an MCP client.\nConnect one, e.g. Claude Code:\n  claude mcp add warroom -- {} serve --root {}\n\
-                 (README § Connect an MCP client has Cursor, VS Code, opencode and Codex.)\n\
+                 (README § Connect an agent has Cursor, VS Code, opencode and Codex.)\n\
                  To look around from a shell instead: `warroom-memory query`, `warroom-memory search <words>`.\n\
                  Press Ctrl-D or Ctrl-C to stop.\n",
                 std::env::current_exe()

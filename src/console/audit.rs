@@ -13,7 +13,7 @@ use axum::response::Response;
 use maud::{Markup, html};
 
 use super::entry::word_diff;
-use super::layout::{ago, kind_badge, page, q, shown};
+use super::shell::{ago, kind_badge, page, q, shown};
 use super::{Shared, html, read};
 use crate::api::audit::DiffArgs;
 use crate::audit::diff::DiffReport;

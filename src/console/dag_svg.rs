@@ -8,7 +8,7 @@
 
 use maud::{Markup, html};
 
-use super::layout::{plain, q};
+use super::shell::{plain, q};
 
 const W: i64 = 196;
 const H: i64 = 58;

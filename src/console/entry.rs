@@ -5,7 +5,7 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use maud::{Markup, html};
 
-use super::layout::{ago, kind_badge, page, q, shown};
+use super::shell::{ago, kind_badge, page, q, shown};
 use super::{Shared, html, read};
 use crate::api::audit::HistoryEntry;
 use crate::clock::Timestamp;

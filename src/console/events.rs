@@ -19,7 +19,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream;
 
-use super::layout::{entry_row, message_row, one_line};
+use super::shell::{entry_row, message_row, one_line};
 use super::timeline::{TimelineQuery, passes};
 use super::{Shared, read};
 use crate::index::Filter;
@@ -109,7 +109,7 @@ pub(crate) async fn stream(
     Query(eq): Query<EventsQuery>,
 ) -> Response {
     let Ok(permit) = c.events.clone().try_acquire_owned() else {
-        return super::layout::error_page(
+        return super::shell::error_page(
             http::StatusCode::SERVICE_UNAVAILABLE,
             "Too many live pages",
             &format!(

@@ -16,7 +16,7 @@ use http::{HeaderValue, StatusCode, header};
 use sha2::{Digest, Sha256};
 
 use super::ConsoleOptions;
-use super::layout::error_page;
+use super::shell::error_page;
 use super::signin::{CodeRefused, SignIn};
 
 /// The cookie that carries the browser's credential.
@@ -263,7 +263,7 @@ pub(crate) async fn login(
 
 /// `GET /logout`: a page with the Sign out button (a GET changes nothing).
 pub(crate) async fn logout_page() -> Response {
-    super::layout::sign_out_page()
+    super::shell::sign_out_page()
 }
 
 /// `POST /logout` (the guard has checked it came from our own page): ends this browser's

@@ -9,7 +9,7 @@ use axum::response::Response;
 use maud::{Markup, html};
 
 use super::dag_svg::{self, Node};
-use super::layout::{ago, kind_badge, page, q, shown, type_badge};
+use super::shell::{ago, kind_badge, page, q, shown, type_badge};
 use super::{Shared, html, read};
 use crate::api::plan::DagOut;
 use crate::clock::Timestamp;

@@ -1,4 +1,4 @@
-//! The console: a read-only web view of the memory for people (DESIGN.md §10), served by
+//! The console: a read-only web view of the memory for people (README § The console), served by
 //! the daemon on its HTTP listener beside `/mcp`.
 //!
 //! An edge like `mcp` and `cli`: every page reads through [`Memory`]'s operations and
@@ -18,7 +18,7 @@
 //! idle or absolute expiry or `/logout` ([`signin`]); responses carry a strict Content-Security-Policy (no inline
 //! script, no `eval`, nothing from elsewhere), `nosniff`, `frame-ancestors 'none'` and
 //! `no-store`. Agent text is always escaped, with bidi controls and invisible characters
-//! shown as visible markers ([`layout::shown`]).
+//! shown as visible markers ([`shell::shown`]).
 
 mod audit;
 mod dag_svg;
@@ -28,10 +28,10 @@ mod escape_tests;
 mod events;
 mod guard;
 mod home;
-mod layout;
 mod overlaps;
 mod room;
 mod search;
+mod shell;
 pub mod signin;
 mod timeline;
 
@@ -94,16 +94,16 @@ pub fn router(memory: Arc<Memory>, opts: ConsoleOptions, stop: CancellationToken
         .route("/events", get(events::stream))
         .route("/login", get(guard::login))
         .route("/logout", get(guard::logout_page).post(guard::logout))
-        .route("/assets/console.css", get(layout::css))
-        .route("/assets/console.js", get(layout::js))
-        .route("/assets/icon.svg", get(layout::icon))
+        .route("/assets/console.css", get(shell::css))
+        .route("/assets/console.js", get(shell::js))
+        .route("/assets/icon.svg", get(shell::icon))
         .fallback(not_found)
         .with_state(state)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
 
 async fn not_found(uri: axum::http::Uri) -> Response {
-    layout::error_page(
+    shell::error_page(
         http::StatusCode::NOT_FOUND,
         "Not found",
         &format!("There is no page at {}.", uri.path()),
@@ -120,7 +120,7 @@ pub(crate) fn error_response(e: Error) -> Response {
     if status == http::StatusCode::INTERNAL_SERVER_ERROR {
         tracing::warn!("console: {e}");
     }
-    layout::error_page(status, title, &e.to_string())
+    shell::error_page(status, title, &e.to_string())
 }
 
 /// Runs a blocking read of the memory off the async workers.
@@ -132,7 +132,7 @@ pub(crate) async fn read<T: Send + 'static>(
     match tokio::task::spawn_blocking(move || f(&memory)).await {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(error_response(e)),
-        Err(e) => Err(layout::error_page(
+        Err(e) => Err(shell::error_page(
             http::StatusCode::INTERNAL_SERVER_ERROR,
             "Could not read",
             &format!("the read failed: {e}"),

@@ -14,7 +14,7 @@ use axum::response::Response;
 use maud::{Markup, html};
 
 use super::entry::word_diff;
-use super::layout::{self, ago, kind_badge, page, q, shown};
+use super::shell::{self, ago, kind_badge, page, q, shown};
 use super::{Shared, html, read};
 use crate::clock::Timestamp;
 use crate::memory::{OverlapSide, OverlapsView};
@@ -65,7 +65,7 @@ pub(crate) async fn handler(State(c): State<Shared>, Query(oq): Query<OverlapsQu
                 (Ok(None), Some(e), _) => return super::error_response(e),
                 (Ok(None), None, false) => return html(pending()),
                 (Ok(None), None, true) => {
-                    return layout::error_page(
+                    return shell::error_page(
                         http::StatusCode::SERVICE_UNAVAILABLE,
                         "Could not read",
                         "the ledger changed under the open-overlaps pass; reload to run it again",

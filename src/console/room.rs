@@ -8,9 +8,9 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use maud::{Markup, html};
 
-use super::layout::{ago, entry_row, message_row, page, q, shown};
+use super::shell::{ago, entry_row, message_row, page, q, shown};
 use super::{Shared, html, read};
-use crate::api::context::{ContextArgs, ContextOutput};
+use crate::api::brief::{BriefArgs, BriefOutput};
 use crate::channel::Message;
 use crate::clock::Timestamp;
 use crate::config::Identity;
@@ -32,7 +32,7 @@ struct Data {
     entries: TimelinePage,
     upstream: Vec<String>,
     downstream: Vec<String>,
-    brief: ContextOutput,
+    brief: BriefOutput,
     receipts: Vec<Receipt>,
     now: Timestamp,
 }
@@ -70,13 +70,13 @@ pub(crate) async fn handler(State(c): State<Shared>, Path(room): Path<String>) -
                 downstream.push(r);
             }
         }
-        let args = ContextArgs {
+        let args = BriefArgs {
             room_id: Some(room.clone()),
             brief_keywords: None,
             max_entries: None,
             plan_id: None,
         };
-        let brief = m.get_context_unrecorded(args, &Identity::default())?;
+        let brief = m.brief_unrecorded(args, &Identity::default())?;
         let receipts: Vec<Receipt> = m.receipts_newest(Some(&room), None, RECEIPTS)?;
         Ok(Data {
             upstream: m.upstream_rooms(&room)?,

@@ -5,7 +5,7 @@ use axum::extract::{Query, State};
 use axum::response::Response;
 use maud::html;
 
-use super::layout::{entry_row, page};
+use super::shell::{entry_row, page};
 use super::timeline::TimelineQuery;
 use super::{Shared, html, read};
 use crate::api::audit::HistoryEntry;

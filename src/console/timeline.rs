@@ -6,7 +6,7 @@ use axum::extract::{Query, State};
 use axum::response::Response;
 use maud::{Markup, html};
 
-use super::layout::{entry_row, page, q};
+use super::shell::{entry_row, page, q};
 use super::{Shared, html, read};
 use crate::api::audit::HistoryEntry;
 use crate::api::ledger::FilterArgs;

@@ -5,7 +5,7 @@
 //! identity rules. Results are text, as OSTwin's are: `published:<id>`, JSON arrays
 //! (oldest first), the `## Cross-Room Context` markdown.
 //!
-//! Where OSTwin's behaviour is a bug we fixed, ours is kept (README § OSTwin lists each):
+//! Where OSTwin's behaviour is a bug we fixed, ours is kept (docs/ostwin.md lists each):
 //! `query` returns the *newest* 20 matches (OSTwin: the oldest 20), over-limit input is
 //! refused rather than truncated, an invalid kind is a tool error rather than a success
 //! whose text starts with `error:`, and a `room_dir` must be a room under the project's
@@ -300,7 +300,7 @@ const KIND_LABELS: [(&str, &str); 6] = [
 
 /// OSTwin's selection: every other room's live entries — ranked by the brief's keywords
 /// when given, else the newest — in OSTwin's markdown.
-fn get_context(m: &Memory, who: &Identity, a: ContextIn) -> Result<String> {
+fn brief(m: &Memory, who: &Identity, a: ContextIn) -> Result<String> {
     let room = who.room_or_own("room_id", Some(a.room_id))?;
     let max = a.max_entries.unwrap_or(15);
     let keywords = a.brief_keywords.unwrap_or_default().join(" ");
@@ -468,7 +468,7 @@ pub static TOOLS: [ToolDef; 8] = [
         "Markdown context from ALL OTHER rooms for a war-room, optionally ranked by the brief's keywords.",
         true,
         ContextIn,
-        get_context
+        brief
     ),
     tool!(
         "list_memories",

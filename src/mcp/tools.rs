@@ -3,8 +3,8 @@
 
 use super::registry::{ToolDef, describe, run};
 use crate::api::audit::{DiffArgs, DiffPage, HistoryArgs, HistoryOutput};
+use crate::api::brief::{BriefArgs, BriefOutput};
 use crate::api::channel::{ChannelPostArgs, ChannelPostOutput, ChannelReadArgs, ChannelReadOutput};
-use crate::api::context::{ContextArgs, ContextOutput};
 use crate::api::ledger::{GetArgs, PublishArgs, QueryArgs, SearchArgs};
 use crate::api::plan::{RegisterPlanArgs, RegisterPlanOutput};
 use crate::{render, render_audit};
@@ -93,12 +93,12 @@ pub static TOOLS: &[ToolDef] = &[
         description: "Call before your room's first task: a brief (≤ 15 entries, ≤ 10 KB) of what \
             binds the project and what every upstream room exposes.",
         read_only: true,
-        describe: describe::<ContextArgs, ContextOutput>,
+        describe: describe::<BriefArgs, BriefOutput>,
         call: |m, who, args| {
             run(
                 "memory_get_context",
                 args,
-                |a| m.get_context(a, who),
+                |a| m.brief(a, who),
                 render::context,
             )
         },

@@ -15,20 +15,19 @@
 //! [`crate::overlap`], pure on the index.
 
 mod audit_ops;
+mod brief;
 mod channels;
-mod context_ops;
 mod index_rounds;
 mod live_ops;
 pub(crate) mod open_overlaps;
 mod plans;
-mod provenance;
 mod publish;
 mod read;
 mod receipts;
 mod semantic;
 mod views;
 
-pub use crate::api::context::PairRef;
+pub use crate::api::brief::PairRef;
 pub use crate::api::ledger::Related;
 pub use open_overlaps::{Found as OpenOverlaps, Overlap, OverlapSide};
 pub use receipts::Replay;

@@ -1,4 +1,4 @@
-//! Open overlaps (DESIGN.md §13): pairs of live entries of *different* rooms about the
+//! Open overlaps (docs/overlaps.md): pairs of live entries of *different* rooms about the
 //! same subject, where neither supersedes the other — two rooms that decided (defined,
 //! agreed, warned) the same thing, maybe differently, and have not reconciled yet.
 //!
@@ -17,7 +17,7 @@
 //! the index read a round at a time; the console keeps its result between views,
 //! [`super::views::overlaps`]).
 
-use crate::api::context::PairRef;
+use crate::api::brief::PairRef;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -146,7 +146,7 @@ const DETAILS_ROUND: usize = 2048;
 
 /// A whole-ledger pass's open pairs, found and ordered, not yet built.
 pub(crate) struct Pass {
-    pool: crate::overlap::pool::Pool,
+    pool: crate::overlap::partners::Pool,
     /// (older, newer, strength), strongest first, then the newest pair.
     pairs: Vec<(usize, usize, f64)>,
     /// The ledger the pass was computed on (as of its length then).
@@ -173,12 +173,12 @@ pub(crate) fn pass(
         Ok(())
     })?;
     let basis = basis.expect("set by the round");
-    let pool = crate::overlap::pool::Pool::build(rd, &basis, cores, keep)?;
+    let pool = crate::overlap::partners::Pool::build(rd, &basis, cores, keep)?;
     // Newest first, as `scope` orders them.
     let todo: Vec<usize> = (0..pool.len()).rev().collect();
     let threads = cores.min(todo.len() / PER_THREAD).max(1);
     let look = |mine: Vec<usize>| -> Vec<(usize, usize, f64)> {
-        let mut scratch = crate::overlap::pool::Scratch::new(&pool);
+        let mut scratch = crate::overlap::partners::Scratch::new(&pool);
         let mut pairs = Vec::new();
         for i in mine {
             done.fetch_add(1, Ordering::Relaxed);

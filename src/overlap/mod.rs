@@ -1,4 +1,4 @@
-//! Overlaps (DESIGN.md §13): when an agent publishes a decision, interface or convention
+//! Overlaps (docs/overlaps.md): when an agent publishes a decision, interface or convention
 //! (or a warning), the memory looks for live entries of *other* rooms about the same
 //! subject and returns up to [`MAX_RELATED`] as `related`, each with why — never blocking
 //! the write. The server finds candidates cheaply; the agent, a language model, judges
@@ -26,7 +26,7 @@
 //! entries of different rooms, neither superseding the other, for the brief, the console's
 //! `/overlaps` and the `overlaps` command.
 
-pub mod pool;
+pub mod partners;
 pub mod rounds;
 
 use crate::api::ledger::Related;

@@ -5,7 +5,7 @@
 //! only a few thousand rows (the candidates the sign bits pick, [`super::vectors`]). Rows
 //! loaded from a large cache (or saved to one) leave their magnitudes in it and read them
 //! with `pread` when a row is scored: the kernel's page cache holds what is read, shared
-//! and reclaimable, and the process holds the sign bits, scales and keys (issue #41:
+//! and reclaimable, and the process holds the sign bits, scales and keys (the target:
 //! resident memory at 1M grows by at most half the ledger). Rows set since then (a
 //! publish, a backfill) are in memory until the next save moves them to the new file.
 //!

@@ -1,4 +1,4 @@
-//! Semantic recall (DESIGN.md §12): opt-in ranking by meaning beside the lexical one.
+//! Semantic recall (docs/semantic.md): opt-in ranking by meaning beside the lexical one.
 //!
 //! With `semantic: on`, every entry gets a vector from a small local sentence-embedding
 //! model, and every ranked search fuses the lexical relevance (BM25F) with the cosine of

@@ -1,4 +1,4 @@
-//! Entries' vectors, quantised to what a million of them may cost (issue #41: resident
+//! Entries' vectors, quantised to what a million of them may cost (resident
 //! memory at 1M entries grows by at most half the ledger). Each row keeps:
 //!
 //! - **sign bits**: one bit a coordinate (48 bytes for 384), the coarse form the first

@@ -1,4 +1,4 @@
-//! Text in any script, through the real binary (issue #65): summaries, details, tags, refs,
+//! Text in any script, through the real binary: summaries, details, tags, refs,
 //! roles, channel bodies, plan titles and brief keywords in fourteen scripts, published over
 //! MCP and the CLI on both backends; then every read path answers without error, search
 //! finds each entry by its own words, and the ledger holds exactly one line per

@@ -5,7 +5,7 @@
 //! Layers, bottom to top: the core (everything not listed below) → `mcp` (the protocol
 //! edge) and `console` (the web edge) → `daemon` and `scenario` (transport edge; acceptance runner) → `cli`.
 //! Inside the core every top-level module has a rank of its own ([`layer`]): production
-//! code imports only lower ranks, so no import cycle can form (issue #67).
+//! code imports only lower ranks, so no import cycle can form.
 //! Also: the two tool profiles (`mcp::tools`, `mcp::ostwin`) never import each other (they
 //! share `mcp::registry`), and only `clock` reads the wall clock.
 
@@ -113,7 +113,7 @@ const CRATES_BELOW: &[&str] = &[
     "text", "validate",
 ];
 
-/// Every product module's place in the core's one-way order (ARCHITECTURE.md § Layers):
+/// Every product module's place in the core's one-way order (ARCHITECTURE.md § Crates and layers):
 /// a module's code imports only modules of a lower rank (and the crates below). What is
 /// built on the index (1: channels, the brief's pieces, the snapshot, the ledger,
 /// semantic), configuration and the domain on top (2–4: config, render, plans, receipts,
@@ -122,10 +122,10 @@ const CRATES_BELOW: &[&str] = &[
 fn layer(module: &str) -> Option<u8> {
     Some(match module {
         "conn" | "layout" | "progress" | "ratelog" | "schema" => 0,
-        "channel" | "context" | "snapshot" => 1,
+        "brief" | "channel" | "snapshot" => 1,
         "api" | "ledger" | "semantic" => 2,
         "config" | "render" => 3,
-        "overlap" | "plan" | "project" | "receipts" => 4,
+        "overlap" | "plan" | "receipts" | "settle" => 4,
         "audit" => 5,
         "memory" | "scenario" => 6,
         "console" | "render_audit" => 7,
@@ -398,4 +398,119 @@ fn the_files_of_index_and_secrets_import_one_way() {
     ]
     .into();
     assert!(cycle(&g).is_some());
+}
+
+/// Code lines of `text` (comments cut) holding `needle`, as `rel:line`.
+fn code_lines_with(rel: &str, text: &str, needle: &str) -> Vec<String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.split("//").next().unwrap_or("").contains(needle))
+        .map(|(n, _)| format!("{rel}:{}", n + 1))
+        .collect()
+}
+
+#[test]
+fn only_cli_out_and_the_mcp_transport_write_to_stdout() {
+    // Stdout is the MCP channel in stdio mode: the line transport of `serve` and the
+    // relay write JSON-RPC there; every other byte a command prints goes through cli::out.
+    let allowed = ["cli/out.rs", "cli/serve.rs", "daemon/relay.rs"];
+    let mut wrong = Vec::new();
+    for (rel, text) in all_sources() {
+        if !allowed.contains(&rel.as_str()) {
+            wrong.extend(code_lines_with(&rel, &text, "stdout()"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "stdout written outside cli::out: {wrong:?}"
+    );
+}
+
+#[test]
+fn every_entry_reaches_the_index_through_one_apply() {
+    // `LedgerIndex::apply` is called by the ledger's tail alone (the index crate's own
+    // first read on two cores splits it into stages of the same code).
+    let mut wrong = Vec::new();
+    for (rel, text) in all_sources() {
+        if rel != "ledger.rs" && production(&rel, &text).is_some() {
+            for l in code_lines_with(&rel, &text, "index.apply(")
+                .into_iter()
+                .chain(code_lines_with(&rel, &text, "ix.apply("))
+            {
+                wrong.push(l);
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "entries applied outside the ledger: {wrong:?}"
+    );
+}
+
+#[test]
+fn only_the_storage_seam_opens_the_ledger_for_the_live_path() {
+    // Product files that open files themselves, each for a reason other than the live
+    // path's ledger and channels (those go through `store`: its tail, append lock and
+    // read-back). A new file here is a new way bytes reach storage: route it through
+    // `store`, or add it with its reason.
+    let allowed: &[(&str, &str)] = &[
+        (
+            "audit/",
+            "audits read ledgers as bytes on purpose, never through the index",
+        ),
+        ("config/file.rs", "the project's settings file"),
+        ("plan/sources.rs", "plan files, room configs and DAG.json"),
+        ("snapshot.rs", "the snapshot's own files and key"),
+        (
+            "semantic/",
+            "model files, the vectors' cache, the fetch lock",
+        ),
+        ("daemon/", "the daemon's lock, socket place and credentials"),
+        ("scenario/", "the acceptance runner's files"),
+        (
+            "cli/",
+            "files named on the command line, the spawned daemon's log",
+        ),
+        ("memory/receipts/", "the receipts stream's own index file"),
+    ];
+    let opens = [
+        "File::open",
+        "OpenOptions::new",
+        "fs::read(",
+        "fs::read_to_string(",
+        "fsx::open_read",
+        "fsx::read",
+        "fsx::open_append",
+    ];
+    let mut wrong = Vec::new();
+    for (rel, text) in all_sources() {
+        let Some(code) = production(&rel, &text) else {
+            continue;
+        };
+        if allowed.iter().any(|(p, _)| rel.starts_with(p)) {
+            continue;
+        }
+        for o in opens {
+            wrong.extend(code_lines_with(&rel, &code, o));
+        }
+    }
+    // The index opens nothing: it reads its entries' lines back through the reader the
+    // ledger gives it (`fsx::ReadAt`, the store's `ReadBack`). The scanner opens only a
+    // team's rules file (`secrets::team_rules`).
+    for (rel, text) in workspace_sources() {
+        let under = rel.starts_with("crates/index/") || rel.starts_with("crates/secrets/");
+        let name = rel.rsplit('/').next().unwrap_or("");
+        if !under || name == "test_support.rs" || name == "team_rules.rs" {
+            continue;
+        }
+        if let Some(code) = production(name, &text) {
+            for o in opens {
+                wrong.extend(code_lines_with(&rel, &code, o));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "files opened outside the storage seam: {wrong:?}"
+    );
 }

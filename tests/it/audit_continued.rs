@@ -1,4 +1,4 @@
-//! The console's audit page continues its verification (issue #44), through the real
+//! The console's audit page continues its verification, through the real
 //! binary: after new entries it reads only them and says so; every tamper of the new lines
 //! is on the page at once, exactly as a full `verify` reports them; a line changed inside
 //! the verified prefix is found by the background full pass once one is due, and the page

@@ -244,7 +244,7 @@ fn huge_room_patterns_are_refused_with_the_limit_named() {
     assert!(err.contains("exclude_room") && err.contains("256"), "{err}");
 }
 
-/// Red team #29 item 10: every file the CLI is pointed at is refused unless regular, and
+/// Red-team finding 10: every file the CLI is pointed at is refused unless regular, and
 /// read with a limit — `/dev/zero` used to be read until memory ran out, a FIFO waited on.
 #[test]
 fn files_named_on_the_command_line_are_regular_and_bounded() {

@@ -1,4 +1,4 @@
-//! The brief as a selection (issue #68, docs/brief.md), through the real binary: each
+//! The brief as a selection (docs/brief.md), through the real binary: each
 //! principle a manager relies on holds with 60 working notes in every upstream room —
 //! a convention reaches every room's brief, a room two and three steps up with an
 //! interface is represented, a superseded entry never appears, an entry published with

@@ -246,7 +246,7 @@ fn a_key_others_can_read_is_not_trusted() {
     );
 }
 
-/// Red team #29 item 4: a snapshot directory another user owns or can write is not
+/// Red-team finding 4: a snapshot directory another user owns or can write is not
 /// trusted (there the key could be swapped for a link to predictable bytes and a forged
 /// snapshot made to change answers); nor is a key that is a link.
 #[test]

@@ -2,7 +2,7 @@
 //! Origin, method, headers), its pages on the example project (escaping, bidi markers,
 //! pagination, the supersede chain, the hash-chain links, search, audit and diff against
 //! `verify`), and the live stream (`/events`: delivery, `Last-Event-ID`, the client cap).
-//! The same pages in a real browser: tests/console_browser.rs.
+//! The same pages in a real browser: tests/it/console_browser.rs.
 
 use crate::common;
 
@@ -498,7 +498,7 @@ fn pages_show_the_memory_escaped_paged_and_proven() {
 
     // A line rewritten in place, one byte longer: the verified prefix no longer ends
     // where it did, so the page runs a full pass and shows the violation at its line (a
-    // same-length edit waits for the background full pass: tests/audit_continued.rs).
+    // same-length edit waits for the background full pass: tests/it/audit_continued.rs).
     let path = common::ledger(root);
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(

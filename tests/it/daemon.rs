@@ -656,7 +656,7 @@ async fn the_first_agent_can_bring_the_daemon_up() {
     assert!(stop.status.success());
 }
 
-/// Red team #29 item 11: `daemon --tools core` applies to relayed stdio agents too (they
+/// Red-team finding 11: `daemon --tools core` applies to relayed stdio agents too (they
 /// used to get every tool, while HTTP sessions got the core set).
 #[tokio::test]
 async fn the_daemons_tool_set_applies_to_relayed_agents() {
@@ -728,7 +728,7 @@ fn closed_by_peer(
     }
 }
 
-/// Red team #29 items 6 and 7: a connection that sends half a header (or nothing) is
+/// Red-team finding 6 and 7: a connection that sends half a header (or nothing) is
 /// closed after the header timeout; past the connection cap new connections are closed at
 /// once; past the session cap an initialize is refused with 503 naming the cap; idle
 /// sessions expire and their places (and memory) are given back.
@@ -768,7 +768,7 @@ fn http_connections_and_sessions_are_bounded() {
     let got = closed_by_peer(&mut half, Duration::from_secs(20)).expect("closed");
     assert!(!String::from_utf8_lossy(&got).contains("200 OK"));
     // Three idle connections fill the cap; a fourth takes the place of the oldest one that
-    // never authenticated (issue #40: idle sockets must not starve agents) and is served.
+    // never authenticated (idle sockets must not starve agents) and is served.
     let mut idle: Vec<_> = (0..3)
         .map(|_| std::net::TcpStream::connect(&addr).unwrap())
         .collect();
@@ -809,7 +809,7 @@ fn http_connections_and_sessions_are_bounded() {
     }
 }
 
-/// Red team #29 item 6: with its open-file limit reached, the daemon's socket accept loop
+/// Red-team finding 6: with its open-file limit reached, the daemon's socket accept loop
 /// backs off and logs once, instead of spinning and logging every attempt; and it serves
 /// again once descriptors are free.
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! an operator token (`--token-file`), and one client whose requests alternate between
 //! them. MCP 2026-07-28 needs no session, so each request stands alone: what one daemon
 //! wrote, the other finds, and a `subscriptions/listen` stream on one hears a publish made
-//! through the other. (docs/operations.md § Several daemons on one database.)
+//! through the other. (docs/operations.md § Several daemons behind one load balancer.)
 
 use crate::common;
 

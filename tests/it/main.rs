@@ -32,6 +32,7 @@ mod ostwin;
 mod overlaps;
 mod overlaps_browser;
 mod overlaps_kept;
+mod pointers;
 mod postgres;
 mod postgres_outage;
 mod postgres_transfer;

@@ -1,4 +1,4 @@
-//! Overlaps through the real binary (issue #42): a publish points at other rooms' live
+//! Overlaps through the real binary: a publish points at other rooms' live
 //! entries on the same subject (`related`, with why), not at entries that only share
 //! words; its own room and superseded entries are never pointed at. Measured on the
 //! fixture of 42 pairs written before the search was built

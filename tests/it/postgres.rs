@@ -1,5 +1,5 @@
 //! The PostgreSQL backend through the real binary, against a real server
-//! (tests/common/pg.rs): the same tools on the same semantics, append-only enforced by the
+//! (tests/it/common/pg.rs): the same tools on the same semantics, append-only enforced by the
 //! database, supersede races won once across processes, and a byte-exact move between
 //! backends.
 

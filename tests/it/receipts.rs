@@ -1,4 +1,4 @@
-//! Context receipts through the real binary (issue #28): every brief served — over stdio,
+//! Context receipts through the real binary: every brief served — over stdio,
 //! through the daemon's relay, over HTTP, by the CLI — leaves one receipt with the asking
 //! session's identity; a receipt replays byte for byte after later publishes and a
 //! supersede of an included entry; a tampered receipts file is reported by `verify`;

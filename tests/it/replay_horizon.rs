@@ -1,4 +1,4 @@
-//! Replay at a horizon (issue #44): a receipt's brief is recomputed on the index as it
+//! Replay at a horizon: a receipt's brief is recomputed on the index as it
 //! was at the receipt's position — no copy of the prefix, no re-index — and says exactly
 //! what a replay on an index rebuilt from the prefix says (`context --replay --rebuild`),
 //! through the real binary: after later entries in old and new rooms, with new words,

@@ -152,7 +152,7 @@ fn every_scenario_passes_on_postgres_in_direct_mode_and_under_a_daemon() {
     }
 }
 
-/// Red team #29 item 12: the caller's environment does not leak into scenarios — with a
+/// Red-team finding 12: the caller's environment does not leak into scenarios — with a
 /// database URL, an identity and a ledger path set in the shell, scenarios still run on
 /// their own files, each alone.
 #[test]

@@ -215,7 +215,7 @@ fn union_merges_and_older_writers_still_verify() {
     );
 }
 
-/// Red team #29 item 2: this server never writes an unchained line after a chained one,
+/// Red-team finding 2: this server never writes an unchained line after a chained one,
 /// so such a line — inserted after line 4 of a chained ledger, or before its first line —
 /// is a violation, not a fork; a project that really has an unchained writer says so.
 #[test]
@@ -268,7 +268,7 @@ fn an_unchained_line_inserted_into_a_chained_ledger_is_a_violation() {
     assert!(r.to_string().contains("s before the ledger"), "{r}");
 }
 
-/// Red team #29 item 5: one line dated a year ahead (a skewed clock, a bad merge) is
+/// Red-team finding 5: one line dated a year ahead (a skewed clock, a bad merge) is
 /// reported by `verify` as future-dated, and writers keep working after it; the lines they
 /// write after it are not called backdated.
 #[test]

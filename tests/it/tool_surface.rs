@@ -12,9 +12,9 @@ use common::*;
 use serde_json::{Value, json};
 
 /// Budgets from the issue: what every agent pays in context for our tools. The whole list
-/// grew from 20 to 21 KiB for what publish and search now return — `related` (issue #42)
-/// and the semantic parts of a hit (issue #41) — in output schemas only; descriptions
-/// and inputs keep their 8 KiB. Issue #67 brought it back under 20 KiB without dropping a
+/// grew from 20 to 21 KiB for what publish and search now return — `related`
+/// and the semantic parts of a hit — in output schemas only; descriptions
+/// and inputs keep their 8 KiB. The one-way layers brought it back under 20 KiB without dropping a
 /// tool or a parameter: output schemas without `minimum: 0` (−360 bytes), read-only tools
 /// without the hints the specification defines only for writes (−390), and shorter
 /// descriptions (−270).

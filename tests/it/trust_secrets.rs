@@ -244,7 +244,7 @@ fn every_corpus_secret_is_redacted_or_refused_and_never_on_disk() {
     );
 }
 
-/// Red team #29 item 9: at every log level — `trace` included — no log line carries an
+/// Red-team finding 9: at every log level — `trace` included — no log line carries an
 /// entry's text or a secret (the MCP library used to log whole requests at debug), nor a
 /// bearer token; over stdio and over the daemon's HTTP edge.
 #[tokio::test]
@@ -321,7 +321,7 @@ async fn logs_never_carry_an_entrys_text_or_a_secret_at_any_level() {
     }
 }
 
-/// Red team #29 item 3, through the binary: a token split between summary and detail, a
+/// Red-team finding 3, through the binary: a token split between summary and detail, a
 /// JSON-escaped webhook, a password on a command line and tokens broken by invisible
 /// characters of every class never reach the disk; everyday random-looking text (an
 /// integrity hash, an SSH public key) is stored unchanged.

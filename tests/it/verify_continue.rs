@@ -1,4 +1,4 @@
-//! `verify --continue` on the command line (issue #44): the verification is kept between
+//! `verify --continue` on the command line: the verification is kept between
 //! runs (in the snapshot directory, authenticated) and continued over the lines appended
 //! since — through the real binary, its report equal to a full `verify`'s; every tamper
 //! of the new lines found at once; a line changed inside the verified prefix found only

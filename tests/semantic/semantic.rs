@@ -1,4 +1,4 @@
-//! Semantic ranking through the real binary (issue #41). With the cargo feature
+//! Semantic ranking through the real binary. With the cargo feature
 //! `semantic` (CI runs `cargo test --features semantic`): the paraphrase set — queries that
 //! share no word with the entry they ask for, beside lexical traps — finds its entries with
 //! `semantic: on` after `semantic backfill`, and not with it off; a publish embeds its

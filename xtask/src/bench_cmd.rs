@@ -27,7 +27,7 @@ pub struct BenchCmd {
     #[arg(long, value_name = "DIR", default_value = "target/bench-data")]
     dir: PathBuf,
     /// Short entries (~440 bytes a line, no detail; an id, a path and a number in each)
-    /// instead of the usual mix: where per-entry and per-term overhead show (issue #44).
+    /// instead of the usual mix: where per-entry and per-term overhead show.
     #[arg(long)]
     short_entries: bool,
     /// Only write the ledgers of `--sizes` into `--dir` (kept for later runs) and print
@@ -70,11 +70,11 @@ enum BenchMode {
     /// room, search, audit, diff.
     Console(ConsoleBenchCmd),
     /// Lexical, dense (a small local embedding model) and hybrid ranking on LoCoMo, the
-    /// war-room set and the paraphrase set (issue #31). Needs `--features semantic-eval`.
+    /// war-room set and the paraphrase set. Needs `--features semantic-eval`.
     Semantic(SemanticCmd),
     /// The vector store as the server holds it (4-bit codes, sign bits, two-stage search)
     /// against exact cosines, on LoCoMo's turns embedded by the bundled model, and its
-    /// bytes and search time at 1M rows (issue #41). Needs `--features semantic-eval`.
+    /// bytes and search time at 1M rows. Needs `--features semantic-eval`.
     Vectors(VectorsCmd),
 }
 

@@ -68,7 +68,7 @@ impl Error {
 
 /// Runs `f`, work that comes *after* a call's commit point (the entry is written), so that
 /// neither its error nor its panic can turn a stored write into a reported failure: the
-/// answer is the error's text, for the caller's `warnings` (DESIGN.md §3: a call that
+/// answer is the error's text, for the caller's `warnings` (ARCHITECTURE.md § Invariants: a call that
 /// reports failure wrote nothing). The log names `what` and never the entry's text.
 pub fn after_commit<T>(
     what: &str,

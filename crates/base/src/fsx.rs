@@ -199,3 +199,13 @@ pub fn read_named_text(path: &Path, what: &str, limit: u64) -> io::Result<String
         )
     })
 }
+
+/// Bytes of one file read at offsets: how a file-backed index reads its entries' lines
+/// back. The storage seam gives the production one (`store::jsonl::ReadBack`, opened
+/// through the project's jail); nothing else opens the ledger.
+pub trait ReadAt: std::fmt::Debug + Send + Sync {
+    /// Fills `buf` with the file's bytes at `offset`.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// The file's path, for errors.
+    fn path(&self) -> &Path;
+}

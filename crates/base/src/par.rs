@@ -3,7 +3,7 @@
 //! reads, its look-ups and its pairs written out; bounding postings at a first start;
 //! reading a verification's lines and a replayed prefix's links).
 //! Callers choose the parts so the result is the same on any number of threads. (A first
-//! read's text index is a pipeline stage instead, fed in file order: `index::text_job`.)
+//! read's text index is a pipeline stage instead, fed in file order: `index::inverted_job`.)
 
 /// Threads a pass over lines uses: every core, at most four.
 pub fn threads() -> usize {

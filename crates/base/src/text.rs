@@ -3,7 +3,7 @@
 //!
 //! A leaf module: it depends on nothing in the crate, and the core (context, overlaps,
 //! secrets, semantic) and the edges (render, console) both cut text through it. Lengths
-//! are UTF-8 bytes, as every limit of the ledger is (DESIGN.md §2.1).
+//! are UTF-8 bytes, as every limit of the ledger is (schemas/ledger-entry.schema.json).
 //!
 //! Architecture Invariant: `clippy::string_slice` is denied for the crate; the few slices
 //! left in hot loops (the index's chunk and word tables) carry an `allow` on that line with

@@ -12,7 +12,7 @@
 //! The tables are per *slot* ([`Postings::slot`]): a list of one posting has none, and its
 //! bound is that posting's own `tf~` at [`Bounds::avg`] ([`Bounds::single`]) — on a
 //! ledger of ids most terms have one posting, and 16 bytes each of tables for them was
-//! 67 MB at 1M short entries (issue #44).
+//! 67 MB at 1M short entries.
 //!
 //! Blocks store BM25F's `tf~` only, rounded up to `f32` (4 bytes per 128 postings, against
 //! 8 bytes per posting). The seed's `tf` over its length norm is the same summary + tags
@@ -485,7 +485,7 @@ mod tests {
     /// or below them.
     #[test]
     fn a_list_of_one_posting_is_bounded_by_its_own_score() {
-        use super::super::text::{fielded_score, seed_score};
+        use super::super::inverted::{fielded_score, seed_score};
         let b = Bounds {
             avg: (12.5, 40.0),
             ..Bounds::default()

@@ -1,8 +1,8 @@
 //! Every entry's position in time order (oldest first; equal times in position order).
 //!
 //! Appends arrive in time order nearly always, and then the order is the positions
-//! themselves: nothing is kept (4 bytes an entry saved, 4 MB at 1M entries — issue #44's
-//! memory). The first entry older than the one before it writes the order out as a
+//! themselves: nothing is kept (4 bytes an entry saved, 4 MB at 1M entries).
+//! The first entry older than the one before it writes the order out as a
 //! vector, which later entries are inserted into as before.
 
 use super::codec::{Bad, Dec, Enc, check};

@@ -36,7 +36,7 @@ struct Hot {
 /// small: a slot is filed in the table as its number (4 bytes and a control byte; its
 /// hash is recomputed from its bytes when the table grows), and where its bytes and ids
 /// end (8 bytes; they start where the previous slot's end). A map of 64-bit hashes to
-/// 16-byte slots took about twice as much (issue #44).
+/// 16-byte slots took about twice as much.
 pub(super) struct ChunkCache {
     hot: Box<[Hot]>,
     table: hashbrown::HashTable<u32>,
@@ -131,7 +131,7 @@ impl ChunkCache {
 
     /// Forgets every chunk but the hot ones: after a bulk load, where the cache pays
     /// (tokenizing dominates reading a ledger whole), it would hold its ~17 MB for good
-    /// for entries that then come one at a time (issue #44's memory at a first start).
+    /// for entries that then come one at a time (the memory at a first start).
     pub(super) fn forget_cold(&mut self) {
         self.table = hashbrown::HashTable::new();
         self.ends = Vec::new();
@@ -213,7 +213,7 @@ pub(super) struct Chunk {
 
 /// Entries' four fields (summary, tags, detail, ref) cut at whitespace into hashed
 /// chunks: where indexing an entry starts, apart from the cache, so that a first read
-/// does it on the reading thread ([`super::text_job`]) and a publish on its own.
+/// does it on the reading thread ([`super::inverted_job`]) and a publish on its own.
 #[derive(Debug, Default)]
 pub(super) struct Cut {
     text: String,

@@ -1,4 +1,4 @@
-//! The byte codec of the cold-start snapshot ([`super::snapshot`]): a little-endian writer
+//! The byte codec of the cold-start snapshot ([`super::image`]): a little-endian writer
 //! that can spill to a file and a reader over a stream of known length, both passing
 //! every byte through a hasher (the snapshot's MAC) so that a snapshot is never held whole.
 

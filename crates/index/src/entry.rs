@@ -131,7 +131,7 @@ impl std::fmt::Display for Kind {
     }
 }
 
-/// Who an entry is for (DESIGN.md §3.2). Absent on a line, it defaults by kind
+/// Who an entry is for (docs/brief.md). Absent on a line, it defaults by kind
 /// ([`Audience::of`]), so ledgers written before the field (OSTwin's too) keep their
 /// meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

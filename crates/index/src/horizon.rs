@@ -22,8 +22,8 @@
 //! The cost is one pass over the hot columns of the prefix (lengths, liveness), not a
 //! parse and re-index of its lines.
 
+use super::inverted::{QueryTerm, Scoring, TextIndex};
 use super::postings::List;
-use super::text::{QueryTerm, Scoring, TextIndex};
 use super::{LedgerIndex, Scratch};
 
 impl LedgerIndex {

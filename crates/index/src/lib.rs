@@ -20,24 +20,24 @@ mod chunks;
 mod codec;
 mod filter;
 mod horizon;
+pub mod image;
 mod interner;
+mod inverted;
+mod inverted_add;
+mod inverted_job;
 mod lists;
 mod norms;
 mod postings;
 mod query;
-mod rank;
 mod records;
 mod rows;
 mod score;
 mod scratch;
 mod search;
 mod slot_order;
-pub mod snapshot;
+mod stored_text;
 mod strings;
-mod text;
-mod text_add;
-mod text_job;
-mod texts;
+mod time_factor;
 pub mod tokens;
 mod topk;
 mod vocab;
@@ -48,16 +48,16 @@ use foldhash::HashMap;
 pub use chrono::TimeOrder;
 pub use filter::{Compiled, Filter, RoomPattern};
 pub use interner::Interner;
+pub use inverted::{FIELDS, QueryTerm, Scoring, Scratch, TextIndex};
 pub use query::QueryResult;
-pub use rank::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
 pub use rows::{Meta, Stored};
 pub use scratch::with_spare_scratch;
 pub use search::{SearchHit, SearchResult, decay};
-pub use text::{FIELDS, QueryTerm, Scoring, Scratch, TextIndex};
-pub use texts::{Text, Texts, fact_key};
+pub use stored_text::{Text, Texts, fact_key};
+pub use time_factor::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
 /// The BM25F field weights, for explanations.
 pub mod text_weights {
-    pub use super::text::{K1, W_DETAIL, W_REF};
+    pub use super::inverted::{K1, W_DETAIL, W_REF};
 }
 pub use tokens::split_case;
 
@@ -166,7 +166,7 @@ pub struct LedgerIndex {
     pub text: TextIndex,
     /// While a first read runs on two cores: the text index on its own thread, and the
     /// slots written meanwhile ([`text_job`]); `text` is empty until it is back.
-    away: Option<text_job::Away>,
+    away: Option<inverted_job::Away>,
     /// Summary and detail: in the ledger file (read back on demand) or in memory.
     texts: Texts,
     live: usize,
@@ -184,11 +184,11 @@ pub struct LedgerIndex {
 }
 
 impl LedgerIndex {
-    /// An empty index whose entries' text is read back from the ledger file at `path`
+    /// An empty index whose entries' text is read back from the ledger file `file` reads
     /// when asked for (see [`Texts`]), instead of kept in memory.
-    pub fn with_texts_in(path: std::path::PathBuf) -> LedgerIndex {
+    pub fn with_texts_in(file: std::sync::Arc<dyn warroom_base::fsx::ReadAt>) -> LedgerIndex {
         LedgerIndex {
-            texts: Texts::in_file(path),
+            texts: Texts::in_file(file),
             ..LedgerIndex::default()
         }
     }

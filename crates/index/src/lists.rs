@@ -2,8 +2,8 @@
 //! (from [`super::bounds`]), its blocks, and seeking back through it to a document — what
 //! search and its pruned walk ([`super::walk`]) ask of a list.
 
+use super::inverted::{QueryTerm, Scoring, TextIndex};
 use super::postings::List;
-use super::text::{QueryTerm, Scoring, TextIndex};
 
 /// In `list[..end]`, ascending by document: how many postings are of documents `≤ doc`,
 /// galloping back from `end`.

@@ -2,7 +2,7 @@
 //! in one byte ([`code`]), read by pruned search to bound a document's score before its
 //! 8-byte record is read.
 //!
-//! Why: at a million entries the records ([`super::text::Doc`], 8 MB) are not
+//! Why: at a million entries the records ([`super::inverted::Doc`], 8 MB) are not
 //! cache-resident, and a pruned search of common words looks at ~100k candidates of
 //! which ~100 can enter the results. Two bytes per document (2 MB at 1M) mostly stay in
 //! cache, so a candidate that cannot reach the k-th score is passed over without a

@@ -3,7 +3,7 @@
 //! Why not a `Vec<Vec<Posting>>`: a ledger that carries ids, paths, numbers and hashes
 //! has millions of terms with one posting each (4.2M of the 4.6M terms of the bench's 1M
 //! short entries with ids), and a vector per term cost 24 bytes and an allocation of 32
-//! for that one 8-byte posting (issue #44's memory on short entries). Here a term's head
+//! for that one 8-byte posting (the memory on short entries). Here a term's head
 //! is 8 bytes: nothing, its one posting inline, or the index of its vector of two
 //! postings or more in a table of such vectors. Readers get a [`List`].
 //! (Earlier heads, measured in docs/performance.md: 24 bytes, a vector's size, with the

@@ -14,7 +14,7 @@
 //! walk still reads any position, seeks back and bisects. (Gap-compressed postings would
 //! be smaller but give that up.) On the bench's 1M short entries with ids, 82 % of the
 //! postings of lists of two or more are in narrow lists, and the records take 113 MB
-//! instead of 163 MB (issue #44; docs/performance.md).
+//! instead of 163 MB (docs/performance.md).
 
 /// Bytes a wide record takes (and the snapshot's record).
 pub(super) const REC: usize = 5;

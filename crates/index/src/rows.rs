@@ -1,5 +1,5 @@
 //! Every entry's fixed-size fields, packed: 48 bytes an entry where the plain structs
-//! took 64 (issue #44's memory on short entries: 16 MB at 1M entries).
+//! took 64 (the memory on short entries: 16 MB at 1M entries).
 //!
 //! - [`Meta`], the hot columns every filter reads, is kept as a 24-byte [`Row`]: the
 //!   time, kind and liveness share one word. A time parsed from a ledger's `ts` lies

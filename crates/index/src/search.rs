@@ -24,7 +24,7 @@ use std::cmp::Ordering;
 
 use std::cell::RefCell;
 
-use super::text::{QueryTerm, Scratch};
+use super::inverted::{QueryTerm, Scratch};
 use super::topk::TopK;
 pub use super::topk::{SearchHit, decay};
 use super::walk::Walk;

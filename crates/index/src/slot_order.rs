@@ -2,9 +2,8 @@
 //! hashes start at, so that the table is written front to back. Filed one by one in any
 //! other order, each of millions of keys is a cache miss on the table (the snapshot's
 //! reader spent two thirds of its vocabulary's time there at 1M entries with ids). Used
-//! where the snapshot's reader rebuilds the vocabulary. (The ids' table filed so was
-//! measured too: 1M entries, a restart 0.87–0.89 → 0.82–0.88 s for 12 MB more at the
-//! peak — the sort's buffer comes when the index is nearly whole — so not used there.)
+//! where the snapshot's reader rebuilds the vocabulary (docs/performance-log.md says why
+//! not for the ids' table).
 
 use hashbrown::HashTable;
 

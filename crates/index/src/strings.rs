@@ -2,7 +2,7 @@
 //! (in id order) and the entries' ids (in position order).
 //!
 //! Why not a `Vec<Box<str>>`: a box is a 16-byte pointer plus an allocation of at least
-//! 32 bytes, and a ledger holds millions of ids and terms (issue #44's memory on short
+//! 32 bytes, and a ledger holds millions of ids and terms (the memory on short
 //! entries). Here a string costs its bytes and its end (4 bytes: the end's low 32 bits;
 //! the arena past 4 GiB, which no ledger we measured comes near, is handled by noting
 //! where the high bits change).

@@ -34,7 +34,7 @@ impl FileIndex {
     /// Reads every complete line of the file at `path`.
     pub fn open(path: &Path) -> FileIndex {
         let bytes = std::fs::read(path).unwrap();
-        let mut ix = LedgerIndex::with_texts_in(path.to_path_buf());
+        let mut ix = LedgerIndex::with_texts_in(std::sync::Arc::new(PlainFile::new(path)));
         let mut offset = 0u64;
         for (n, raw) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
             let Some(line) = raw.strip_suffix(b"\n") else {
@@ -60,6 +60,35 @@ impl FileIndex {
 
     /// The index.
     pub fn index(&self) -> &LedgerIndex {
+        &self.0
+    }
+}
+
+/// A file read at offsets, opened at the first read and kept (as the storage seam's reader
+/// is), without a jail: tests only.
+#[derive(Debug)]
+pub struct PlainFile(std::path::PathBuf, std::sync::OnceLock<std::fs::File>);
+
+impl PlainFile {
+    /// The file at `path`, to be opened at the first read.
+    pub fn new(path: &Path) -> PlainFile {
+        PlainFile(path.to_path_buf(), std::sync::OnceLock::new())
+    }
+}
+
+impl warroom_base::fsx::ReadAt for PlainFile {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let file = match self.1.get() {
+            Some(f) => f,
+            None => {
+                let f = std::fs::File::open(&self.0)?;
+                self.1.get_or_init(|| f)
+            }
+        };
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+
+    fn path(&self) -> &Path {
         &self.0
     }
 }

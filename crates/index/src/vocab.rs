@@ -5,7 +5,7 @@
 //! boxed text's own allocation (32 bytes at least) is ~70 bytes a term, and a ledger that
 //! carries ids, paths, numbers and hashes has several distinct terms per entry: the
 //! bench's 1M short entries with three such tokens each (`xtask bench --short-entries`)
-//! held 3.5× the ledger's size (issue #44). Here a term costs its bytes, its end in the
+//! held 3.5× the ledger's size. Here a term costs its bytes, its end in the
 //! arena (8 bytes) and a slot of the table (4 bytes and a control byte).
 
 use std::hash::BuildHasher;

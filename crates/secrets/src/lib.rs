@@ -49,10 +49,10 @@ mod marker;
 #[cfg(test)]
 mod own_tests;
 mod pairs;
-mod project;
 mod rules;
 mod sentence;
 mod shapes;
+mod team_rules;
 mod told;
 mod value;
 mod words;
@@ -62,9 +62,9 @@ use std::ops::Range;
 use unicode_normalization::UnicodeNormalization;
 
 pub use marker::without_markers;
-pub use project::{ProjectRules, RulesError};
 pub use rules::rules;
 use rules::{Allow, Target};
+pub use team_rules::{ProjectRules, RulesError};
 pub use value::entropy;
 use value::{known_public, looks_secret, placeholder, public_blocks, reference};
 

@@ -475,6 +475,45 @@ impl Tail {
     }
 }
 
+/// The ledger file read back at offsets (an index on files keeps only where each line is):
+/// opened once, at the first read, through the jail, and kept — so what is read is the
+/// file that was indexed even if the path is replaced later (the index checks each line's
+/// hash).
+#[derive(Debug)]
+pub struct ReadBack {
+    path: PathBuf,
+    jail: Option<Arc<warroom_base::fsx::Jail>>,
+    file: std::sync::OnceLock<File>,
+}
+
+impl ReadBack {
+    /// The file at `path`, to be opened at the first read under `jail`.
+    pub fn new(path: PathBuf, jail: Option<Arc<warroom_base::fsx::Jail>>) -> ReadBack {
+        ReadBack {
+            path,
+            jail,
+            file: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl warroom_base::fsx::ReadAt for ReadBack {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let file = match self.file.get() {
+            Some(f) => f,
+            None => {
+                let f = warroom_base::fsx::open_read_in(&self.path, self.jail.as_deref())?;
+                self.file.get_or_init(|| f)
+            }
+        };
+        file.read_exact_at(buf, offset)
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 #[cfg(test)]
 #[path = "jsonl_tests.rs"]
 mod tests;

@@ -8,7 +8,7 @@ mod replay;
 mod replay_prefix;
 
 use super::Memory;
-use crate::api::context::{ContextArgs, ContextOutput};
+use crate::api::brief::{BriefArgs, BriefOutput};
 use crate::clock::Timestamp;
 use crate::config::Identity;
 use crate::error::{Error, Result};
@@ -63,8 +63,8 @@ impl Memory {
     /// Appends the receipt of the brief `out` (a call's result) and returns its id.
     pub(crate) fn write_receipt(
         &self,
-        out: &ContextOutput,
-        args: &ContextArgs,
+        out: &BriefOutput,
+        args: &BriefArgs,
         who: &Identity,
         served: Served,
     ) -> Result<String> {

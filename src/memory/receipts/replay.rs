@@ -8,7 +8,7 @@ use crate::clock::{Timestamp, parse_rfc3339};
 use crate::error::{Error, Result};
 use crate::index::Scorer;
 use crate::memory::Memory;
-use crate::memory::context_ops::{BriefInputs, BriefOutput, brief};
+use crate::memory::brief::{BriefInputs, PredecessorOutput, compose};
 use crate::receipts::{Receipt, sha256_hex};
 
 pub use super::Replay;
@@ -142,7 +142,7 @@ impl Memory {
         })?;
         let scorer = scorer_of(&receipt, now)?;
         let recorded = receipt.ranking.selection.as_deref();
-        let selection = crate::context::select::Version::of(recorded).ok_or_else(|| {
+        let selection = crate::brief::select::Version::of(recorded).ok_or_else(|| {
             Error::invalid(
                 "ranking.selection",
                 format!(
@@ -191,7 +191,7 @@ impl Memory {
             let mut ledger =
                 crate::ledger::Ledger::open(&file, crate::store::jsonl::AppendOptions::default())?;
             let meaning = self.replay_meaning(&receipt, &mut ledger, &scorer, &mut differences);
-            brief(&ledger, &scorer, &inputs, meaning.as_ref(), None)?.output(inputs)
+            compose(&ledger, &scorer, &inputs, meaning.as_ref(), None)?.output(inputs)
         } else {
             let prefix = super::replay_prefix::read(&source, bytes, None).map_err(read_error)?;
             let mut guard = self.fresh()?;
@@ -212,10 +212,10 @@ impl Memory {
                 return self.replay_receipt_with(id, receipts_head, true);
             }
             differences.extend(prefix_disagrees(&receipt, &prefix));
-            brief(&state.ledger, &scorer, &inputs, None, Some(h))?.output(inputs)
+            compose(&state.ledger, &scorer, &inputs, None, Some(h))?.output(inputs)
         };
         let sha256 = sha256_hex(&out.markdown);
-        let ids = |v: &[crate::api::context::IncludedOut]| {
+        let ids = |v: &[crate::api::brief::IncludedOut]| {
             v.iter().map(|i| i.id.clone()).collect::<Vec<_>>()
         };
         if ids(&out.included) != ids(&receipt.included) {
@@ -297,7 +297,7 @@ impl Memory {
 
 impl Memory {
     /// The `done` messages a receipt's brief included, read again from their channels.
-    fn brief_outputs(&self, receipt: &Receipt) -> Result<Vec<BriefOutput>> {
+    fn brief_outputs(&self, receipt: &Receipt) -> Result<Vec<PredecessorOutput>> {
         let mut guard = self.fresh()?;
         let state = &mut *guard;
         let mut outputs = Vec::new();
@@ -322,7 +322,7 @@ impl Memory {
                 .find(|u| u.room_id == o.room_id && u.distance == 1)
                 .map(|u| u.ref_.clone())
                 .unwrap_or_default();
-            outputs.push(BriefOutput {
+            outputs.push(PredecessorOutput {
                 room_id: o.room_id.clone(),
                 ref_,
                 from: m.msg.from.clone(),
@@ -407,7 +407,7 @@ fn recorded_inputs_disagree(r: &Receipt) -> Vec<String> {
     let limit = r
         .args
         .max_entries
-        .unwrap_or(crate::context::render::MAX_CONTEXT_ENTRIES as u32);
+        .unwrap_or(crate::brief::render::MAX_BRIEF_ENTRIES as u32);
     if limit != r.max_entries {
         out.push(format!(
             "the receipt's entry limit is {} but {limit} was asked",

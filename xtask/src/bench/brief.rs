@@ -1,4 +1,4 @@
-//! `cargo xtask bench brief`: what a room's brief carries of what it needs (issue #68).
+//! `cargo xtask bench brief`: what a room's brief carries of what it needs.
 //!
 //! On each generated world of [`super::brief_world`] (one per domain of
 //! [`super::brief_domains`]), for each room with upstream rooms,
@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
-use warroom_memory::api::context::ContextArgs;
+use warroom_memory::api::brief::BriefArgs;
 use warroom_memory::api::plan::RegisterPlanArgs;
 use warroom_memory::clock::{FixedClock, Timestamp};
 use warroom_memory::config::{Identity, Paths, Settings};
@@ -206,7 +206,7 @@ fn level(
             room_id: Some(epic.room.clone()),
             role: Some("manager".into()),
         };
-        let out = m.get_context_unrecorded(ContextArgs::default(), &who)?;
+        let out = m.brief_unrecorded(BriefArgs::default(), &who)?;
         let chosen: HashSet<usize> = out.entry_ids.iter().filter_map(|id| index_of(id)).collect();
         let needed: Vec<usize> = seen
             .iter()
@@ -272,12 +272,12 @@ fn latency(work: &std::path::Path, entries: usize) -> anyhow::Result<Latency> {
         role: Some("manager".into()),
     };
     for _ in 0..5 {
-        m.get_context_unrecorded(ContextArgs::default(), &who)?;
+        m.brief_unrecorded(BriefArgs::default(), &who)?;
     }
     let mut samples: Vec<f64> = (0..40)
         .map(|_| {
             let t = Instant::now();
-            let _ = m.get_context_unrecorded(ContextArgs::default(), &who);
+            let _ = m.brief_unrecorded(BriefArgs::default(), &who);
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();

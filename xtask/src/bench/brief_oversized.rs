@@ -1,4 +1,4 @@
-//! `bench brief`'s oversized-entries figures (issue #66, item 3): one room writes N
+//! `bench brief`'s oversized-entries figures: one room writes N
 //! conventions of ~3 KB summary and ~8 KB detail — a brief of 10 KiB holds few of them —
 //! and another room's brief, and other rooms' publishes while briefs run, are timed. The
 //! same N of short conventions beside it says what the size alone costs.
@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use warroom_memory::api::context::ContextArgs;
+use warroom_memory::api::brief::BriefArgs;
 use warroom_memory::api::ledger::PublishArgs;
 use warroom_memory::config::Identity;
 use warroom_memory::entry::Kind;
@@ -86,12 +86,12 @@ pub fn measure(work: &std::path::Path, n: usize, big: bool) -> anyhow::Result<Ov
         role: Some("manager".into()),
     };
     for _ in 0..3 {
-        m.get_context_unrecorded(ContextArgs::default(), &deep)?;
+        m.brief_unrecorded(BriefArgs::default(), &deep)?;
     }
     let briefs: Vec<f64> = (0..30)
         .map(|_| {
             let t = Instant::now();
-            let _ = m.get_context_unrecorded(ContextArgs::default(), &deep);
+            let _ = m.brief_unrecorded(BriefArgs::default(), &deep);
             t.elapsed().as_secs_f64() * 1e3
         })
         .collect();
@@ -113,7 +113,7 @@ pub fn measure(work: &std::path::Path, n: usize, big: bool) -> anyhow::Result<Ov
     let publishes: Vec<f64> = std::thread::scope(|s| {
         s.spawn(|| {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let _ = m.get_context_unrecorded(ContextArgs::default(), &deep);
+                let _ = m.brief_unrecorded(BriefArgs::default(), &deep);
             }
         });
         let out = (0..30)

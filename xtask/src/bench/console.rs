@@ -167,11 +167,7 @@ fn audit_after_change(
     let mut full = Vec::new();
     for _ in 0..3 {
         let t = Instant::now();
-        warroom_memory::audit::project::verify_project(
-            &paths,
-            &Default::default(),
-            &mut |_, _| {},
-        )?;
+        warroom_memory::audit::whole::verify_project(&paths, &Default::default(), &mut |_, _| {})?;
         full.push(t.elapsed());
     }
     Ok(vec![

@@ -207,7 +207,7 @@ pub fn measure(
     }));
 
     memory.register_plan(bench_plan(), &warroom_memory::config::Identity::default())?;
-    let context_args = |i: usize| warroom_memory::api::context::ContextArgs {
+    let context_args = |i: usize| warroom_memory::api::brief::BriefArgs {
         room_id: Some(format!("room-{:03}", 50 + i % 50)),
         brief_keywords: Some(
             texts[i % texts.len()]
@@ -222,20 +222,18 @@ pub fn measure(
     // run, one after the other).
     let context_unrecorded = Some(Micros::of(time(queries, |i| {
         memory
-            .get_context_unrecorded(context_args(i), &Identity::default())
+            .brief_unrecorded(context_args(i), &Identity::default())
             .map(|o| o.bytes)
             .unwrap_or(0)
     })));
     let context = Micros::of(time(queries, |i| {
         memory
-            .get_context(context_args(i), &Identity::default())
+            .brief(context_args(i), &Identity::default())
             .map(|o| o.bytes)
             .unwrap_or(0)
     }));
 
-    let receipt = memory
-        .get_context(context_args(0), &Identity::default())?
-        .receipt;
+    let receipt = memory.brief(context_args(0), &Identity::default())?.receipt;
     let replay = |rebuild: bool| {
         receipt.as_ref().map(|id| {
             let mut t: Vec<f64> = (0..3)

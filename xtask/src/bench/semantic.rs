@@ -1,5 +1,5 @@
 //! `bench semantic` (feature `semantic-eval`): would a small local embedding model beside
-//! our lexical ranking find what lexical search cannot (issue #31)? Measured before
+//! our lexical ranking find what lexical search cannot? Measured before
 //! anything ships: on LoCoMo, on our war-room relevance set and on the paraphrase set
 //! (`tests/fixtures/relevance/paraphrase.yaml`, queries sharing no content word with the
 //! entry they should find — checked here through our own tokenizer).

@@ -1,5 +1,5 @@
 //! `bench vectors` (feature `semantic-eval`): what the product's vector store costs in
-//! ranking (issue #41). Real vectors — every LoCoMo turn and question, embedded by the
+//! ranking. Real vectors — every LoCoMo turn and question, embedded by the
 //! bundled model — go through `warroom_memory::semantic::Vectors` as the server holds
 //! them (4-bit codes and sign bits), and are compared with their exact `f32` cosines:
 //!
@@ -34,7 +34,7 @@ pub struct VectorsReport {
     pub queries: usize,
     /// Cosine error of 4-bit codes against `f32`: mean, 99th percentile, max.
     pub int4_error: [f64; 3],
-    /// The same for int8 codes (rows before issue #41's 1M target).
+    /// The same for int8 codes (rows before the 1M target).
     pub int8_error: [f64; 3],
     /// Share of the exact `f32` top 10 in the top 10 from 4-bit codes (over every query).
     pub int4_top10: f64,
@@ -344,7 +344,7 @@ fn cache_of(
 }
 
 /// Recall of the two-stage search against every row scored, on the *real* vectors a
-/// `semantic backfill` of `ledger` wrote (issue #41 asks for it on real embeddings; 1M of
+/// `semantic backfill` of `ledger` wrote (the real embeddings matter; 1M of
 /// them take hours to embed here, so a smaller ledger's rows are searched both at the
 /// server's setting and scoring the share of rows a search at 1M scores). Queries: four
 /// words from the summaries of 200 entries spread over the ledger, embedded by the model.

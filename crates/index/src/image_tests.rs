@@ -37,7 +37,7 @@ fn an_index_read_back_answers_like_the_original() {
     let (_dir, path, ledger, w) = encoded();
     let ix = ledger.index();
     let mut r = Dec::new(&w.0);
-    let back = decode(&mut r, path.clone()).unwrap();
+    let back = decode(&mut r, plain(&path)).unwrap();
     assert!(r.is_empty());
     // Its text index written again, the same bytes: the per-term tables derived for
     // lists of one posting and kept per slot for the others (slots in another order once
@@ -134,7 +134,7 @@ fn an_index_read_back_answers_like_the_original() {
 fn cut_or_bent_bytes_are_an_error_not_a_panic() {
     let (_dir, path, _ledger, w) = encoded();
     for cut in (0..w.0.len()).step_by(7) {
-        assert!(decode(&mut Dec::new(&w.0[..cut]), path.clone()).is_err());
+        assert!(decode(&mut Dec::new(&w.0[..cut]), plain(&path)).is_err());
     }
     // A bent byte is rejected, or (a byte of text or a score) decoded — never a panic.
     // (The MAC keeps bent bytes from reaching `decode` at all; this is the backstop.)
@@ -143,7 +143,7 @@ fn cut_or_bent_bytes_are_an_error_not_a_panic() {
         .filter(|&i| {
             let mut b = w.0.clone();
             b[i] ^= 0xA5;
-            decode(&mut Dec::new(&b), path.clone()).is_err()
+            decode(&mut Dec::new(&b), plain(&path)).is_err()
         })
         .count();
     assert!(rejected > 0);
@@ -160,7 +160,7 @@ fn a_stream_read_in_chunks_hashes_every_byte_once_however_much_is_taken() {
         w.0.len() as u64,
         Some(blake3::Hasher::new_keyed(&key)),
     );
-    decode(&mut r, path.clone()).unwrap();
+    decode(&mut r, plain(&path)).unwrap();
     assert!(r.is_empty());
     assert_eq!(r.finish().unwrap(), Some(whole));
     // Stopped early (as when a header does not match): the rest is still hashed.
@@ -192,7 +192,7 @@ fn a_spilling_writer_writes_and_hashes_exactly_what_an_in_memory_one_holds() {
     assert!(w.finish().is_none(), "an in-memory writer has no file");
 }
 
-/// A first read with the text index on its own thread ([`super::text_job`]) builds the
+/// A first read with the text index on its own thread ([`super::inverted_job`]) builds the
 /// same index as one thread, bit for bit: the same text index and the same slots,
 /// through duplicates, supersedes of earlier and of later lines, and several batches.
 #[test]
@@ -250,7 +250,9 @@ fn a_bulk_load_on_two_threads_builds_the_index_one_thread_builds() {
         })
         .collect();
     let build = |two_threads: bool| {
-        let mut ix = LedgerIndex::with_texts_in("ledger.jsonl".into());
+        let mut ix = LedgerIndex::with_texts_in(std::sync::Arc::new(
+            crate::test_support::PlainFile::new(std::path::Path::new("ledger.jsonl")),
+        ));
         ix.begin_bulk_on(two_threads);
         for (i, e) in entries.iter().enumerate() {
             let ts = warroom_base::clock::parse_rfc3339(&e.ts).unwrap();
@@ -311,11 +313,11 @@ fn tags_that_do_not_follow_one_another_in_position_order_are_refused() {
         (read(&w.0, start_of(1)), read(&w.0, start_of(1) + 4)),
         (2, 0)
     );
-    assert!(decode(&mut Dec::new(&w.0), path.clone()).is_ok());
+    assert!(decode(&mut Dec::new(&w.0), plain(&path)).is_ok());
     for (at, v) in [(start_of(1), 1u32), (start_of(1), 3), (start_of(0) + 4, 1)] {
         let mut b = w.0.clone();
         b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-        let err = decode(&mut Dec::new(&b), path.clone()).err();
+        let err = decode(&mut Dec::new(&b), plain(&path)).err();
         assert!(
             matches!(err, Some(Bad("tags out of order" | "tags out of range"))),
             "{v} at {at}: {err:?}"
@@ -354,4 +356,9 @@ fn a_spilling_writer_never_holds_more_than_a_chunk_and_one_value() {
     s.finish().unwrap().unwrap();
     let spilled = std::fs::read(dir.path().join("spilled")).unwrap();
     assert_eq!(spilled, w.0);
+}
+
+/// The file at `path` read back, as a test's index reads it.
+fn plain(path: &std::path::Path) -> std::sync::Arc<dyn warroom_base::fsx::ReadAt> {
+    std::sync::Arc::new(crate::test_support::PlainFile::new(path))
 }

@@ -14,13 +14,12 @@
 //! the candidates' text, and its shape (the summary's words without those holding a
 //! digit) so a brief's selection tells routine entries without reading it either.
 
-use std::fs::File;
 use std::hash::BuildHasher;
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::Arc;
 
 use crate::entry::{EntryRef, Kind};
 use warroom_base::error::{Error, Result};
+use warroom_base::fsx::ReadAt;
 
 use super::Loc;
 
@@ -43,8 +42,7 @@ pub struct Text {
 enum Store {
     Memory(Vec<[Box<str>; 2]>),
     File {
-        path: PathBuf,
-        file: OnceLock<File>,
+        file: Arc<dyn ReadAt>,
         /// Per entry: its line's length in bytes and the hash of those bytes.
         lens: Vec<u32>,
         hashes: Vec<u64>,
@@ -121,12 +119,11 @@ pub fn shape_key(summary: &str) -> u64 {
 }
 
 impl Texts {
-    /// Texts read back from the ledger file at `path`.
-    pub fn in_file(path: PathBuf) -> Texts {
+    /// Texts read back from the ledger file `file` reads.
+    pub fn in_file(file: Arc<dyn ReadAt>) -> Texts {
         Texts {
             store: Store::File {
-                path,
-                file: OnceLock::new(),
+                file,
                 lens: Vec::new(),
                 hashes: Vec::new(),
             },
@@ -144,21 +141,16 @@ impl Texts {
         }
     }
 
-    /// Texts in the file at `path`, from a snapshot's parts.
+    /// Texts in the file `file` reads, from a snapshot's parts.
     pub(super) fn from_file_parts(
-        path: PathBuf,
+        file: Arc<dyn ReadAt>,
         lens: Vec<u32>,
         hashes: Vec<u64>,
         facts: Vec<u64>,
         shapes: Vec<u64>,
     ) -> Texts {
         Texts {
-            store: Store::File {
-                path,
-                file: OnceLock::new(),
-                lens,
-                hashes,
-            },
+            store: Store::File { file, lens, hashes },
             facts,
             shapes,
         }
@@ -214,7 +206,7 @@ impl Texts {
     /// The texts of several entries, in the order asked. From the file, lines that lie
     /// close together (a page of new entries usually does) are read with one `pread`.
     pub fn get_many(&self, want: &[(u32, Loc)]) -> Result<Vec<Text>> {
-        let (path, file, lens, hashes) = match &self.store {
+        let (file, lens, hashes) = match &self.store {
             Store::Memory(v) => {
                 return Ok(want
                     .iter()
@@ -227,26 +219,14 @@ impl Texts {
                     })
                     .collect());
             }
-            Store::File {
-                path,
-                file,
-                lens,
-                hashes,
-            } => (path, file, lens, hashes),
+            Store::File { file, lens, hashes } => (file, lens, hashes),
         };
         if want.is_empty() {
             return Ok(Vec::new());
         }
         let io = |loc: Loc, source: std::io::Error| Error::Io {
-            context: format!("reading line {} of {}", loc.line, path.display()),
+            context: format!("reading line {} of {}", loc.line, file.path().display()),
             source,
-        };
-        let file = match file.get() {
-            Some(f) => f,
-            None => {
-                let f = File::open(path).map_err(|e| io(want[0].1, e))?;
-                file.get_or_init(|| f)
-            }
         };
         // Indices into `want`, by offset, then runs whose gaps are small.
         let mut order: Vec<usize> = (0..want.len()).collect();
@@ -268,7 +248,8 @@ impl Texts {
                 end += 1;
             }
             buf.resize((run_end - first) as usize, 0);
-            read_at(file, &mut buf, first).map_err(|e| io(want[order[i]].1, e))?;
+            file.read_at(&mut buf, first)
+                .map_err(|e| io(want[order[i]].1, e))?;
             for &k in &order[i..=end] {
                 let (pos, loc) = want[k];
                 let at = (loc.offset - first) as usize;
@@ -319,10 +300,6 @@ fn parse_text(line: &[u8], hash: u64) -> std::io::Result<Text> {
         summary: f.summary.into_owned(),
         detail: f.detail.map(|d| d.into_owned()).unwrap_or_default(),
     })
-}
-
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The index as bytes, for the cold-start snapshot (see [`crate::snapshot`] for where it
+//! The index as bytes — its image in the cold-start snapshot (the product's `snapshot` says where it
 //! lives and when it is trusted). Only state that cannot be recomputed in one linear pass
 //! is written; maps keyed by name (ids, terms, interners, cells) are rebuilt on load.
 //!
@@ -6,16 +6,14 @@
 //! every symbol and position against the tables it indexes; anything off is an error and
 //! the caller rebuilds from the ledger. The byte reader and writer are in [`super::codec`].
 
-use std::path::PathBuf;
-
 use foldhash::HashMap;
 
 use super::bounds::BLOCK_SHIFT;
 use super::codec::R;
 use super::codec::check;
 pub use super::codec::{Bad, Dec, Enc, Spill};
+use super::inverted::{Doc, TextIndex};
 use super::records::REC;
-use super::text::{Doc, TextIndex};
 use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Texts};
 use crate::entry::Kind;
 
@@ -116,8 +114,8 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
         w.str(term);
         w.len(list.len());
         // In pieces, each spilled once the writer holds a chunk: a list of 1M postings
-        // written whole grew the buffer to several MB, left behind in the heap (issue
-        // #44's memory once a first start has written its snapshot).
+        // written whole grew the buffer to several MB, left behind in the heap (the memory
+        // once a first start has written its snapshot).
         for from in (0..list.len()).step_by(LIST_PIECE) {
             let to = (from + LIST_PIECE).min(list.len());
             list.slice(from, to).write_records(&mut w.0);
@@ -176,7 +174,10 @@ fn encode_text(t: &TextIndex, w: &mut Enc) {
 }
 
 /// Reads an index written by [`encode`] whose texts are in the ledger at `path`.
-pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
+pub fn decode(
+    r: &mut Dec<'_>,
+    file: std::sync::Arc<dyn warroom_base::fsx::ReadAt>,
+) -> R<LedgerIndex> {
     let n = r.len(40)?;
     check(n < u32::MAX as usize, "too many entries")?;
     let mut ix = LedgerIndex::default();
@@ -278,7 +279,7 @@ pub fn decode(r: &mut Dec<'_>, path: PathBuf) -> R<LedgerIndex> {
         lens.len() == n && hashes.len() == n && facts.len() == n && shapes.len() == n,
         "text table length",
     )?;
-    ix.texts = Texts::from_file_parts(path, lens, hashes, facts, shapes);
+    ix.texts = Texts::from_file_parts(file, lens, hashes, facts, shapes);
     ix.text = decode_text(r, n)?;
     rebuild(&mut ix)?;
     Ok(ix)
@@ -433,5 +434,5 @@ fn rebuild(ix: &mut LedgerIndex) -> R<()> {
 }
 
 #[cfg(test)]
-#[path = "snapshot_tests.rs"]
+#[path = "image_tests.rs"]
 mod tests;

@@ -27,7 +27,7 @@ use crate::index::{LedgerIndex, Meta, Ranking, SLOT_DEAD, Scorer, Scratch, Sym};
 pub struct Candidate {
     /// Entry position in the index.
     pub pos: u32,
-    /// Ranking group (0 = most preferred), see the module doc of [`crate::context`].
+    /// Ranking group (0 = most preferred), see the module doc of [`crate::brief`].
     pub group: u8,
     /// Natural log of the score within the group (ranking in log space avoids an `exp`
     /// per candidate; the order is the same).

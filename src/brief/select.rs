@@ -1,4 +1,4 @@
-//! The brief as a selection under a budget (DESIGN.md §3.2, docs/brief.md): the pool's
+//! The brief as a selection under a budget (docs/brief.md): the pool's
 //! candidates put in the order the renderer takes them, so that what a room needs from
 //! the rooms before it is covered before anything is repeated. Each rule is one line a
 //! manager would accept when it is explained:

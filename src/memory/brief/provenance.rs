@@ -1,12 +1,12 @@
 //! Why each entry is in a brief, and what was left out: the provenance every
 //! `memory_get_context` result and every receipt carries.
 
-use crate::api::context::{IncludedOut, OmittedOut};
-use crate::context::Scope;
-use crate::context::render::Rendered;
+use crate::api::brief::{IncludedOut, OmittedOut};
+use crate::brief::Scope;
+use crate::brief::render::Rendered;
 use crate::index::LedgerIndex;
 
-/// The rank group's name (see the module doc of [`crate::context`]).
+/// The rank group's name (see the module doc of [`crate::brief`]).
 fn reason(group: u8) -> &'static str {
     match group {
         0 => "upstream-match",

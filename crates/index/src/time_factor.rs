@@ -53,10 +53,10 @@ impl Default for Ranking {
 
 impl Ranking {
     /// The text scoring this ranking uses.
-    pub fn scoring(self) -> super::text::Scoring {
+    pub fn scoring(self) -> super::inverted::Scoring {
         match self {
-            Ranking::Seed => super::text::Scoring::Seed,
-            Ranking::Blend { .. } | Ranking::Relevance => super::text::Scoring::Fielded,
+            Ranking::Seed => super::inverted::Scoring::Seed,
+            Ranking::Blend { .. } | Ranking::Relevance => super::inverted::Scoring::Fielded,
         }
     }
 

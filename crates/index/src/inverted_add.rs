@@ -2,18 +2,18 @@
 //! order, chunks looked up in the tokenizer cache, postings appended, and the bulk load
 //! that bounds postings once at its end. Every entry's text reaches the index here, from
 //! [`super::LedgerIndex::apply`] directly or through a first read's lexing and posting
-//! threads ([`super::text_job`]), in two halves: [`Lexer`] and [`TextIndex::post`].
+//! threads ([`super::inverted_job`]), in two halves: [`Lexer`] and [`TextIndex::post`].
 
 use super::chunks::{CACHED_CHUNK_MAX, Chunk, ChunkCache, Cut};
+use super::inverted::{Doc, Posting, TextIndex};
 use super::postings::Pushed;
-use super::text::{Doc, Posting, TextIndex};
 use super::tokens::Tokens;
 use super::vocab::Vocab;
 
 /// The tokenizing half of adding a document: chunks to term ids through the chunk cache,
 /// new terms given the next ids. The other half ([`TextIndex::post`]) appends postings.
 /// They share nothing but the ids, so a first read runs them on two threads
-/// ([`super::text_job`]); the per-term tables of the posting half grow to the vocabulary's
+/// ([`super::inverted_job`]); the per-term tables of the posting half grow to the vocabulary's
 /// size as ids arrive ([`TextIndex::grow_terms`]).
 pub(super) struct Lexer<'a> {
     pub(super) tokens: &'a Tokens,

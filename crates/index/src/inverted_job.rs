@@ -1,4 +1,4 @@
-//! A first read's text index on threads of its own (issue #44): a three-stage pipeline.
+//! A first read's text index on threads of its own: a three-stage pipeline.
 //!
 //! Reading a whole ledger applies every entry through [`super::LedgerIndex::apply`], the
 //! one mutation path, in file order. Most of that time is the text index's share —
@@ -9,7 +9,7 @@
 //! does the rest of `apply` (ids, supersedes, cells, time order), cuts the entry's four
 //! texts at whitespace and hashes the chunks ([`super::chunks::Cut`]), and hands them over
 //! in batches on a bounded channel; the lexing thread looks the chunks up in its cache and
-//! gives term ids ([`super::text_add::Lexer`]); the posting thread appends postings
+//! gives term ids ([`super::inverted_add::Lexer`]); the posting thread appends postings
 //! ([`TextIndex::post`]), in the order they came. With one text thread doing both, it
 //! was busy four fifths of a first start and the reader one fifth (`perf`, 1M short
 //! entries); the lexing half is the larger, so the reader and the posting thread share
@@ -27,7 +27,7 @@ use std::thread::JoinHandle;
 
 use super::LedgerIndex;
 use super::chunks::{ChunkCache, Cut};
-use super::text::TextIndex;
+use super::inverted::TextIndex;
 use super::tokens::Tokens;
 use super::vocab::Vocab;
 
@@ -226,7 +226,7 @@ fn lex(
     cuts: &Receiver<Cut>,
     (out, spent, spent_cuts): (&SyncSender<Lexed>, &Receiver<Lexed>, &SyncSender<Cut>),
 ) -> LexParts {
-    let mut lexer = super::text_add::Lexer {
+    let mut lexer = super::inverted_add::Lexer {
         tokens: &parts.tokens,
         terms: &mut parts.terms,
         chunks: &mut parts.chunks,

@@ -425,5 +425,5 @@ fn keys(terms: &[u64], ids: &[u64], ref_: u32) -> Vec<Key> {
 }
 
 #[cfg(test)]
-#[path = "pool_tests.rs"]
+#[path = "partners_tests.rs"]
 mod tests;

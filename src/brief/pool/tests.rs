@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::context::rank::tests::{Spec, WORDS, build, scorer};
+use crate::brief::candidates::tests::{Spec, WORDS, build, scorer};
 
 fn scope_of(own: u8, upstream: &[(u8, u8, u32)]) -> Scope {
     Scope {

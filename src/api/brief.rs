@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Arguments of `memory_get_context`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-pub struct ContextArgs {
+pub struct BriefArgs {
     /// Room to brief. Default: yours.
     #[serde(default)]
     pub room_id: Option<String>,
@@ -125,7 +125,7 @@ pub struct OmittedOut {
 
 /// Result of `memory_get_context`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ContextOutput {
+pub struct BriefOutput {
     /// The brief, grouped by kind; each item gives kind, ref, room, role, date and id.
     /// Exactly "No cross-room context available yet." when there is nothing.
     pub markdown: String,

@@ -341,5 +341,5 @@ impl TextIndex {
 }
 
 #[cfg(test)]
-#[path = "text_tests.rs"]
+#[path = "inverted_tests.rs"]
 mod tests;

@@ -20,7 +20,7 @@ use crate::index::LedgerIndex;
 /// Hard limit on the markdown, in bytes.
 pub const MAX_CONTEXT_BYTES: usize = 10_240;
 /// Hard limit on entries (also the default).
-pub const MAX_CONTEXT_ENTRIES: usize = 15;
+pub const MAX_BRIEF_ENTRIES: usize = 15;
 /// The text of an empty context.
 pub const EMPTY: &str = "No cross-room context available yet.";
 
@@ -33,7 +33,7 @@ const FOOTER_RESERVE: usize = 200;
 
 /// A direct predecessor's latest `done` message.
 #[derive(Debug, Clone)]
-pub struct Output {
+pub struct PredecessorOutput {
     /// The predecessor's room.
     pub room_id: String,
     /// Its epic ref.
@@ -69,7 +69,7 @@ pub struct Rendered {
     /// Of `left_out`: candidates that did not fit the byte budget, even compact.
     pub over_bytes: usize,
     /// Not in `left_out`: other rooms' live entries their audience keeps from this brief
-    /// (the pool's [`crate::context::pool::Pool::held`]; set by the selection's caller).
+    /// (the pool's [`crate::brief::pool::Pool::held`]; set by the selection's caller).
     pub held: usize,
 }
 
@@ -137,7 +137,7 @@ fn item(e: &Entry, ts: i64, copies: usize, compact: bool) -> String {
     s
 }
 
-fn outputs_section(outputs: &[Output]) -> String {
+fn outputs_section(outputs: &[PredecessorOutput]) -> String {
     if outputs.is_empty() {
         return String::new();
     }
@@ -182,14 +182,14 @@ pub fn render(
     ix: &LedgerIndex,
     header: &str,
     overlaps: &str,
-    outputs: &[Output],
+    outputs: &[PredecessorOutput],
     ranked: &[Candidate],
     candidates: usize,
     unrelated: usize,
     max_entries: usize,
     reserve: usize,
 ) -> Result<Rendered> {
-    let max_entries = max_entries.min(MAX_CONTEXT_ENTRIES);
+    let max_entries = max_entries.min(MAX_BRIEF_ENTRIES);
     let outputs_md = outputs_section(outputs);
     let mut budget = MAX_CONTEXT_BYTES.saturating_sub(
         header.len() + outputs_md.len() + overlaps.len() + FOOTER_RESERVE + reserve,

@@ -5,7 +5,7 @@
 //! nearest rooms wrote. A bucket needs no more than a brief can take from it, so the work
 //! is bounded by the number of buckets, not by the ledger.
 //!
-//! Eligibility is [`super::rank`]'s (the group rules), narrowed by each entry's audience
+//! Eligibility is [`super::candidates`]'s (the group rules), narrowed by each entry's audience
 //! ([`crate::entry::Audience`]): a working note (`room`) reaches no other room's brief, and
 //! an entry published for `downstream` reaches only the rooms downstream of its own.
 //!
@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use super::rank::{Resolved, is_project_wide};
+use super::candidates::{Resolved, is_project_wide};
 use super::{Candidate, Scope};
 use crate::entry::{Audience, Kind};
 use crate::index::{LedgerIndex, SLOT_DEAD, Scorer, Scratch, Sym};
