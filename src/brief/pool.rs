@@ -38,11 +38,45 @@ pub struct Pool {
     pub held: usize,
     /// Of `held`, per upstream room symbol (its working notes).
     pub held_upstream: HashMap<Sym, usize>,
-    /// The bucket size this pool was cut at.
-    pub per_bucket: usize,
+    /// The bucket sizes this pool was cut at.
+    pub per_bucket: Buckets,
     /// True if some bucket may have had more eligible entries than it kept (a larger
     /// `per_bucket` may offer more); false only when none had.
     pub cut: bool,
+}
+
+/// How many candidates a bucket keeps: `base`, and in an upstream room at distance `d`
+/// at least `near / d` — a selection that serves nearer rooms first takes more from
+/// them (selection `coverage-3`); `near` 0 for one size everywhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Buckets {
+    /// Every bucket's size at least.
+    pub base: usize,
+    /// A direct predecessor's size (a room `d` steps up: this / `d`); 0 for none.
+    pub near: usize,
+}
+
+impl Buckets {
+    /// One size for every bucket.
+    pub fn flat(k: usize) -> Buckets {
+        Buckets { base: k, near: 0 }
+    }
+
+    /// The size of a bucket of a room at `dist` upstream (None: not upstream).
+    pub fn of(self, dist: Option<u32>) -> usize {
+        match dist {
+            Some(d) if self.near > 0 => self.base.max(self.near / d.max(1) as usize),
+            _ => self.base,
+        }
+    }
+
+    /// Every size times `f` (saturating).
+    pub fn times(self, f: usize) -> Buckets {
+        Buckets {
+            base: self.base.saturating_mul(f),
+            near: self.near.saturating_mul(f),
+        }
+    }
 }
 
 /// True if an entry of `kind` with audience `given`, of a room at `dist` upstream (None:
@@ -69,7 +103,7 @@ pub fn pool(
     keywords: &[String],
     scorer: &Scorer,
     scratch: &mut Scratch,
-    per_bucket: usize,
+    per_bucket: Buckets,
     meaning: Option<&[(u32, f64)]>,
     by_meaning: &[(u32, f64)],
     at: Option<u32>,
@@ -121,7 +155,7 @@ fn by_scan(
     r: &Resolved<'_>,
     scratch: &Scratch,
     by_meaning: &HashMap<u32, f64>,
-    k: usize,
+    k: Buckets,
     h: Option<u32>,
 ) -> Pool {
     let ix = r.ix;
@@ -165,7 +199,8 @@ fn by_scan(
             .or_default()
             .push(c);
     }
-    for (_, mut b) in buckets {
+    for ((room, plan, _), mut b) in buckets {
+        let k = k.of(r.distance(room, plan));
         b.sort_unstable_by(|a, c| a.order(c));
         out.cut |= b.len() > k;
         b.truncate(k);
@@ -175,10 +210,17 @@ fn by_scan(
 }
 
 /// From the cells: matches from the postings, then each bucket's newest non-matches.
-fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>, k: usize) -> Pool {
+fn by_cells(
+    r: &Resolved<'_>,
+    scratch: &Scratch,
+    by_meaning: &HashMap<u32, f64>,
+    sizes: Buckets,
+) -> Pool {
     let ix = r.ix;
     let cells = ix.cells();
     let dists: Vec<Option<u32>> = cells.iter().map(|c| r.distance(c.room, c.plan)).collect();
+    // Each cell's bucket size.
+    let ks: Vec<usize> = dists.iter().map(|&d| sizes.of(d)).collect();
     let mut out = Pool::default();
     // Matches per slot (`cell << 3 | kind`), each slot's best `k` only; a full slot's
     // floor (its worst kept score, as a bound on relevance / distance), and whether an
@@ -265,6 +307,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
             continue;
         }
         let c = r.candidate(pos, m, rel, dist, group, Some(log_time));
+        let k = ks[s >> 3];
         let top = &mut matched[s];
         if keep_best(top, c, k) {
             cut_matches[s] = true;
@@ -296,7 +339,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
         }
         let mut c = r.candidate(pos, ix.meta(pos), rel, dist, group, None);
         c.by_meaning = true;
-        if keep_best(&mut matched[slot as usize], c, k) {
+        if keep_best(&mut matched[slot as usize], c, ks[(slot >> 3) as usize]) {
             cut_matches[slot as usize] = true;
         }
     }
@@ -311,6 +354,7 @@ fn by_cells(r: &Resolved<'_>, scratch: &Scratch, by_meaning: &HashMap<u32, f64>,
                 continue;
             }
             let slot = ((i as u32) << 3) | kind.index() as u32;
+            let k = ks[i];
             let mut bucket = std::mem::take(&mut matched[slot as usize]);
             out.cut |= cut_matches[slot as usize];
             // What the audience keeps from this brief (as `audience_allows`): working

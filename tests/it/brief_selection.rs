@@ -172,7 +172,7 @@ async fn every_principle_holds_under_sixty_notes_a_room() {
     let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-d"]);
     let list: Value = serde_json::from_str(&list).unwrap();
     for r in list.as_array().unwrap() {
-        assert_eq!(r["ranking"]["selection"], "coverage-2");
+        assert_eq!(r["ranking"]["selection"], "coverage-3");
         assert_eq!(r["accounts"].as_array().unwrap().len(), 3, "{r}");
         let id = r["id"].as_str().unwrap();
         let (code, out, err) = cli(root, &["context", "--replay", id]);
@@ -379,4 +379,124 @@ async fn working_notes_are_counted_apart_from_what_the_limits_left_out() {
         assert!(out.contains("IDENTICAL"), "{out}");
         assert!(out.contains("4 kept from it by their audience"), "{out}");
     }
+}
+
+/// Selection `coverage-3`, through the binary: a direct predecessor's entries come
+/// before a room two steps up (which fills what is left), and notes written many times in
+/// one shape — varying by words, not numbers, in any script, in one room or several —
+/// wait until every other upstream entry had its turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nearer_rooms_first_and_notes_written_alike_last() {
+    let dir = common::project();
+    let root = dir.path();
+    let plan = json!({"plan_id": "near", "title": "Near", "epics": [
+        {"ref": "EPIC-A", "room_id": "room-a", "title": "Accounts"},
+        {"ref": "EPIC-B", "room_id": "room-b", "title": "Billing", "depends_on": ["EPIC-A"]},
+        {"ref": "EPIC-P", "room_id": "room-p", "title": "Payments"},
+        {"ref": "EPIC-C", "room_id": "room-c", "title": "Checkout",
+         "depends_on": ["EPIC-B", "EPIC-P"]}
+    ]});
+    let a = agent(root).room("room-a").role("architect").start().await;
+    a.ok("memory_register_plan", json!({"plan": plan})).await;
+    let mut far = Vec::new();
+    for s in [
+        "GET /v1/accounts/{id} returns the account with its tier",
+        "Account ids are opaque strings; never parse them",
+        "POST /v1/accounts creates an account from an email address",
+        "The account.closed event carries only the account id",
+        "Sessions expire after eight hours of inactivity",
+        "PATCH /v1/accounts/{id}/locale changes the display language",
+        "Avatars are served from the CDN under /avatars/{hash}.webp",
+        "Rate limits: sixty requests a minute for each API key",
+        "Deleted accounts answer 410 Gone for thirty days",
+        "Webhooks for account changes are signed with HMAC-SHA256",
+    ] {
+        far.push(publish(&a, json!({"kind": "interface", "summary": s})).await);
+    }
+    // The same routine note in room-a too: near-twins across rooms are routine alike.
+    let note =
+        |w: &str| format!("Не запускайте скрипт заполнения {w} на стенде: он очищает таблицы");
+    let mut routine =
+        vec![publish(&a, json!({"kind": "warning", "summary": note("аккаунтов")})).await];
+    a.stop().await;
+    let b = agent(root).room("room-b").role("architect").start().await;
+    let mut near = Vec::new();
+    for s in [
+        "Invoices are issued in the customer's currency, converted at the day's rate",
+        "Totals are rounded half-even to the currency's minor unit",
+        "A failed charge is retried twice, a day apart, before the invoice is void",
+        "Credit notes never exceed the invoice they refer to",
+        "Tax is computed per line item, not on the total",
+        "Billing periods start on the first of the month in UTC",
+    ] {
+        near.push(publish(&b, json!({"kind": "decision", "summary": s})).await);
+    }
+    for w in [
+        "счетов",
+        "платежей",
+        "тарифов",
+        "скидок",
+        "налогов",
+        "периодов",
+        "валют",
+        "возвратов",
+    ] {
+        routine.push(publish(&b, json!({"kind": "warning", "summary": note(w)})).await);
+    }
+    b.stop().await;
+    let p = agent(root).room("room-p").role("architect").start().await;
+    for s in [
+        "The provider's sandbox accepts only the test card numbers it documents",
+        "Refunds over ninety days old must go through the provider's dashboard",
+        "Provider webhooks can arrive twice; deduplicate by event id",
+        "Card tokens are single-use outside a saved payment method",
+    ] {
+        near.push(publish(&p, json!({"kind": "warning", "summary": s})).await);
+    }
+    p.stop().await;
+
+    let (code, out, err) = cli(root, &["--json", "context", "room-c"]);
+    assert_eq!(code, 0, "{err}");
+    let brief: Value = serde_json::from_str(&out).unwrap();
+    let ids = strs(&brief["entry_ids"]);
+    let md = brief["markdown"].as_str().unwrap();
+    assert_eq!(ids.len(), 15, "{md}");
+    for id in &near {
+        assert!(
+            ids.contains(&id.as_str()),
+            "every direct predecessor's entry: {md}"
+        );
+    }
+    let shown_far = far.iter().filter(|id| ids.contains(&id.as_str())).count();
+    assert_eq!(
+        shown_far, 5,
+        "the room two steps up fills what is left: {md}"
+    );
+    for id in &routine {
+        assert!(
+            !ids.contains(&id.as_str()),
+            "a note written alike waits: {md}"
+        );
+    }
+    let reasons: Vec<(&str, &str)> = brief["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["id"].as_str().unwrap(), i["reason"].as_str().unwrap()))
+        .collect();
+    for (id, reason) in &reasons {
+        let want = if near.iter().any(|n| n == id) {
+            "near-1"
+        } else {
+            "near-2"
+        };
+        assert_eq!(*reason, want, "{reasons:?}");
+    }
+    let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-c"]);
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let r = &list[0];
+    assert_eq!(r["ranking"]["selection"], "coverage-3", "{r}");
+    let (code, out, err) = cli(root, &["context", "--replay", r["id"].as_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("IDENTICAL"), "{out}");
 }

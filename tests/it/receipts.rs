@@ -115,7 +115,7 @@ async fn briefs_over_stdio_the_relay_http_and_the_cli_each_leave_one_receipt() {
     }
     // room-b's brief says why: its upstream room-a's entries matched its keywords, in
     // room-a's first share (docs/brief.md).
-    assert_eq!(r1["included"][0]["reason"], "upstream-1-match");
+    assert_eq!(r1["included"][0]["reason"], "near-1-match");
     assert_eq!(r1["included"][0]["distance"], 1);
     assert_eq!(r1["included"][0]["matched"], json!(["catalog"]));
 }

@@ -183,7 +183,7 @@ impl Audience {
 /// An audience's schema in tools and files: its three names, without each variant's docs
 /// (the field's description says them; tools/list stays within its byte budget).
 pub fn audience_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({"enum": ["room", "downstream", "project"]})
+    schemars::json_schema!({"type": "string", "enum": ["room", "downstream", "project"]})
 }
 
 fn lenient_audience<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Audience>, D::Error> {

@@ -18,7 +18,7 @@ use super::{Interner, LedgerIndex, Loc, Meta, Problem, Rare, Texts};
 use crate::entry::Kind;
 
 /// Bumped whenever the layout below changes: an older snapshot is then rebuilt.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 
 fn enc_interner(w: &mut Enc, i: &Interner) {
     w.len(i.names.len());
@@ -40,7 +40,7 @@ fn dec_interner(r: &mut Dec<'_>) -> R<Interner> {
 /// Writes `ix` (whose texts must be in the ledger file) to `w`; None if it keeps its
 /// texts in memory.
 pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
-    let (lens, hashes, facts, shapes) = ix.texts.file_parts()?;
+    let (lens, hashes, facts, shapes, prints) = ix.texts.file_parts()?;
     w.len(ix.rows.len());
     for pos in 0..ix.rows.len() as u32 {
         let (m, s) = (ix.rows.meta(pos), ix.rows.stored(pos));
@@ -101,6 +101,7 @@ pub fn encode(ix: &LedgerIndex, w: &mut Enc) -> Option<()> {
     w.u64s(hashes);
     w.u64s(facts);
     w.u64s(shapes);
+    w.u64s(prints);
     encode_text(&ix.text, w);
     Some(())
 }
@@ -275,11 +276,15 @@ pub fn decode(
     }
     ix.problem_count = r.u64()? as usize;
     let (lens, hashes, facts, shapes) = (r.u32s()?, r.u64s()?, r.u64s()?, r.u64s()?);
+    let prints = r.u64s()?;
     check(
-        lens.len() == n && hashes.len() == n && facts.len() == n && shapes.len() == n,
+        [hashes.len(), facts.len(), shapes.len(), prints.len()]
+            .iter()
+            .all(|&l| l == n)
+            && lens.len() == n,
         "text table length",
     )?;
-    ix.texts = Texts::from_file_parts(file, lens, hashes, facts, shapes);
+    ix.texts = Texts::from_file_parts(file, lens, hashes, facts, shapes, prints);
     ix.text = decode_text(r, n)?;
     rebuild(&mut ix)?;
     Ok(ix)

@@ -75,6 +75,7 @@ fn an_index_read_back_answers_like_the_original() {
         );
         assert_eq!(back.fact(pos), ix.fact(pos));
         assert_eq!(back.shape(pos), ix.shape(pos));
+        assert_eq!(back.print(pos), ix.print(pos));
         assert_eq!(back.slot(pos), ix.slot(pos));
     }
     assert_eq!(back.entry(0).unwrap().ts, "2026-11-02T00:00:00+00:00");

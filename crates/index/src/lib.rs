@@ -53,7 +53,7 @@ pub use query::QueryResult;
 pub use rows::{Meta, Stored};
 pub use scratch::with_spare_scratch;
 pub use search::{SearchHit, SearchResult, decay};
-pub use stored_text::{Text, Texts, fact_key};
+pub use stored_text::{Text, Texts, fact_key, near_twins, word_print};
 pub use time_factor::{DEFAULT_DECAY_FLOOR, Ranking, Scorer};
 /// The BM25F field weights, for explanations.
 pub mod text_weights {
@@ -522,6 +522,12 @@ impl LedgerIndex {
     /// lower-cased, hashed): equal for summaries whose other words are the same.
     pub fn shape(&self, pos: u32) -> u64 {
         self.texts.shape(pos)
+    }
+
+    /// The word print of the entry at `pos` ([`word_print`]): near-twins
+    /// share half its bits or more ([`near_twins`]).
+    pub fn print(&self, pos: u32) -> u64 {
+        self.texts.print(pos)
     }
 
     /// The entry at `pos` in its wire form (its text read as [`Self::text_of`] does).

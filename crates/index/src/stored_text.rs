@@ -50,7 +50,7 @@ enum Store {
 }
 
 /// Line lengths, line hashes, fact hashes and shapes, per entry.
-pub(super) type FileParts<'a> = (&'a [u32], &'a [u64], &'a [u64], &'a [u64]);
+pub(super) type FileParts<'a> = (&'a [u32], &'a [u64], &'a [u64], &'a [u64], &'a [u64]);
 
 /// Summary and detail per entry, and the fact hash and shape per entry.
 #[derive(Debug)]
@@ -58,6 +58,7 @@ pub struct Texts {
     store: Store,
     facts: Vec<u64>,
     shapes: Vec<u64>,
+    prints: Vec<u64>,
 }
 
 impl Default for Texts {
@@ -66,6 +67,7 @@ impl Default for Texts {
             store: Store::Memory(Vec::new()),
             facts: Vec::new(),
             shapes: Vec::new(),
+            prints: Vec::new(),
         }
     }
 }
@@ -118,6 +120,34 @@ pub fn shape_key(summary: &str) -> u64 {
     h.finish()
 }
 
+/// An entry's word print: its summary's words (every run of letters and digits,
+/// lower-cased) as a set of 64 bits, one bit per word by its hash. Two summaries whose
+/// prints share half their bits or more share about half their words: one note written
+/// again with other words, paths or numbers in its variable parts (`brief::select`'s
+/// routine rule). Kept per entry so that a brief reads no text for it.
+pub fn word_print(summary: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut print = 0u64;
+    for w in summary
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let mut h = foldhash::fast::FixedState::with_seed(0x5750_5254).build_hasher();
+        for c in w.chars().flat_map(char::to_lowercase) {
+            h.write_u32(u32::from(c));
+        }
+        print |= 1u64 << (h.finish() % 64);
+    }
+    print
+}
+
+/// True if two word prints share at least half of the bits either has: near-twins.
+/// Two empty prints (no words at all) are not.
+pub fn near_twins(a: u64, b: u64) -> bool {
+    let union = (a | b).count_ones();
+    union > 0 && 2 * (a & b).count_ones() >= union
+}
+
 impl Texts {
     /// Texts read back from the ledger file `file` reads.
     pub fn in_file(file: Arc<dyn ReadAt>) -> Texts {
@@ -129,14 +159,18 @@ impl Texts {
             },
             facts: Vec::new(),
             shapes: Vec::new(),
+            prints: Vec::new(),
         }
     }
 
-    /// The parts a snapshot keeps: line lengths, line hashes, fact hashes and shapes
+    /// The parts a snapshot keeps: line lengths, line hashes, fact hashes, shapes and
+    /// word prints
     /// (None when the texts are in memory: such an index is not snapshotted).
     pub(super) fn file_parts(&self) -> Option<FileParts<'_>> {
         match &self.store {
-            Store::File { lens, hashes, .. } => Some((lens, hashes, &self.facts, &self.shapes)),
+            Store::File { lens, hashes, .. } => {
+                Some((lens, hashes, &self.facts, &self.shapes, &self.prints))
+            }
             Store::Memory(_) => None,
         }
     }
@@ -148,11 +182,13 @@ impl Texts {
         hashes: Vec<u64>,
         facts: Vec<u64>,
         shapes: Vec<u64>,
+        prints: Vec<u64>,
     ) -> Texts {
         Texts {
             store: Store::File { file, lens, hashes },
             facts,
             shapes,
+            prints,
         }
     }
 
@@ -160,6 +196,7 @@ impl Texts {
     pub fn reserve(&mut self, n: usize) {
         self.facts.reserve(n);
         self.shapes.reserve(n);
+        self.prints.reserve(n);
         match &mut self.store {
             Store::Memory(v) => v.reserve(n),
             Store::File { lens, hashes, .. } => {
@@ -173,6 +210,7 @@ impl Texts {
     pub fn push(&mut self, entry: &EntryRef<'_>, line: &[u8]) {
         self.facts.push(fact_key(entry.kind, &entry.summary));
         self.shapes.push(shape_key(&entry.summary));
+        self.prints.push(word_print(&entry.summary));
         match &mut self.store {
             Store::Memory(v) => v.push([
                 (*entry.summary).into(),
@@ -193,6 +231,11 @@ impl Texts {
     /// The shape of entry `pos` (see [`shape_key`]).
     pub fn shape(&self, pos: u32) -> u64 {
         self.shapes[pos as usize]
+    }
+
+    /// The word print of entry `pos` (see [`word_print`]).
+    pub fn print(&self, pos: u32) -> u64 {
+        self.prints[pos as usize]
     }
 
     /// The text of entry `pos`, whose line is at `loc`.
@@ -266,7 +309,7 @@ impl Texts {
 
     /// Heap bytes held for the texts.
     pub fn heap_bytes(&self) -> usize {
-        (self.facts.capacity() + self.shapes.capacity()) * 8
+        (self.facts.capacity() + self.shapes.capacity() + self.prints.capacity()) * 8
             + match &self.store {
                 Store::Memory(v) => v.iter().map(|[s, d]| s.len() + d.len() + 32).sum(),
                 Store::File { lens, hashes, .. } => lens.capacity() * 4 + hashes.capacity() * 8,
@@ -421,6 +464,52 @@ mod tests {
             proptest::prop_assert_eq!(shape_key(&summary.to_ascii_uppercase()), k);
             proptest::prop_assert_eq!(shape_key(&format!("{summary} {numbered}")), k);
         }
+    }
+
+    proptest::proptest! {
+        /// A word print is the set of the summary's words: the same for any order,
+        /// separators, repetition or ASCII case of the same words, for any string; a
+        /// summary is its own near-twin (if it has words), and a print with its words
+        /// doubled by as many new ones is still one.
+        #[test]
+        fn a_word_print_is_the_set_of_the_words(summary in "\\PC{0,60}", other in "\\PC{0,60}") {
+            use super::{near_twins, word_print};
+            let mut words: Vec<&str> = summary
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
+            let p = word_print(&summary);
+            proptest::prop_assert!(p.count_ones() as usize <= words.len());
+            words.reverse();
+            proptest::prop_assert_eq!(word_print(&words.join(" ; ")), p);
+            proptest::prop_assert_eq!(word_print(&format!("{summary} {summary}")), p);
+            proptest::prop_assert_eq!(word_print(&summary.to_ascii_uppercase()), p);
+            proptest::prop_assert_eq!(near_twins(p, p), p != 0);
+            let both = word_print(&format!("{summary} {other}"));
+            proptest::prop_assert_eq!(both, p | word_print(&other));
+        }
+    }
+
+    #[test]
+    fn word_prints_tell_a_note_written_again_from_a_different_one_in_any_script() {
+        use super::{near_twins, word_print};
+        let a =
+            word_print("Do not run the session seed script against staging; it truncates tables");
+        let b = word_print(
+            "Do not run the key rotation seed script against staging; it truncates tables",
+        );
+        let c = word_print("Access tokens are valid for 15 minutes; refresh tokens for 30 days");
+        assert!(near_twins(a, b));
+        assert!(!near_twins(a, c));
+        let ja = word_print(
+            "ステージングでシード スクリプト を 実行 しない こと テーブル が 消える セッション",
+        );
+        let jb =
+            word_print("ステージングでシード スクリプト を 実行 しない こと テーブル が 消える 鍵");
+        let jc = word_print("アクセス トークン の 有効 期限 は 十五 分");
+        assert!(near_twins(ja, jb));
+        assert!(!near_twins(ja, jc));
+        assert!(!near_twins(0, 0));
     }
 
     #[test]

@@ -80,6 +80,7 @@ proptest! {
         upstream in prop::collection::vec((0u8..6, 0u8..3, 1u32..4), 0..4),
         keywords in prop::collection::vec(0usize..9, 0..3),
         k in 1usize..6,
+        near in 0usize..12,
         ranking in 0u8..3,
         meaning in prop::collection::vec((0u32..220, 0.01f64..1.0), 0..12),
     ) {
@@ -90,6 +91,8 @@ proptest! {
         let sc = scorer(ranking);
         let mut scratch = Scratch::default();
         // Matches by meaning alone (some past the ledger, some also matched by words).
+        // Sizes by distance (nearer rooms' buckets larger) on both paths alike.
+        let k = super::Buckets { base: k, near };
         let fast = pool(&ix, &scope, &keywords, &sc, &mut scratch, k, None, &meaning, None);
         let r = Resolved::new(&ix, &scope, &sc);
         let mut scratch2 = Scratch::default();
@@ -110,7 +113,7 @@ proptest! {
         reference.candidates.sort_unstable_by(|a, b| a.order(b));
         prop_assert_eq!(bits(&fast), bits(&reference));
         // A pool that says it is whole is: a larger bucket offers nothing more.
-        let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, usize::MAX, None, &meaning, None);
+        let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, super::Buckets::flat(usize::MAX), None, &meaning, None);
         if !fast.cut {
             prop_assert_eq!(all.candidates.len(), fast.candidates.len());
         }
@@ -156,6 +159,7 @@ proptest! {
             keywords.iter().map(|&w| WORDS.get(w).unwrap_or(&"zebra").to_string()).collect();
         let sc = scorer(ranking);
         let mut scratch = Scratch::default();
+        let k = super::Buckets::flat(k);
         let want = pool(&prefix, &scope, &keywords, &sc, &mut scratch, k, None, &[], None);
         let got = pool(&whole, &scope, &keywords, &sc, &mut scratch, k, None, &[], Some(h));
         // Symbols of rooms first seen after the horizon never appear in the prefix's.

@@ -250,7 +250,16 @@ fn covered(
         .map(|u| u.room_id.as_str())
         .collect::<std::collections::BTreeSet<_>>()
         .len();
-    let first = (POOL_PER_BUCKET * 4 / rooms.max(1)).clamp(4, POOL_PER_BUCKET);
+    let base = (POOL_PER_BUCKET * 4 / rooms.max(1)).clamp(4, POOL_PER_BUCKET);
+    // Serving nearer rooms first (`coverage-3`), a direct predecessor's buckets keep as
+    // many as a brief could take from them, a room two steps up half as many.
+    let first = match i.selection {
+        crate::brief::select::Version::Nearness => crate::brief::pool::Buckets {
+            base,
+            near: POOL_PER_BUCKET,
+        },
+        _ => crate::brief::pool::Buckets::flat(base),
+    };
     let mut per_bucket = first;
     let searched = i.searched();
     loop {
@@ -258,7 +267,10 @@ fn covered(
         // `coverage-2`: matches by meaning alone handed over apart, to follow the matches
         // by words; `coverage` fused them all alike.
         let (fused, by_meaning) = match (meaning, i.selection) {
-            (Some(m), crate::brief::select::Version::WordsFirst) => {
+            (
+                Some(m),
+                crate::brief::select::Version::WordsFirst | crate::brief::select::Version::Nearness,
+            ) => {
                 let (words, meaning_only) = m.fused.split_at(m.words.min(m.fused.len()));
                 (Some(words), meaning_only)
             }
@@ -269,7 +281,7 @@ fn covered(
                 ix, scope, &searched, scorer, scratch, per_bucket, fused, by_meaning, at,
             )
         });
-        let chosen = crate::brief::select::select(ix, &pool.candidates, i.max);
+        let chosen = crate::brief::select::select(ix, &pool.candidates, i.max, i.selection);
         // The renderer takes the order's head (it counts each fact's copies among what it
         // is given); the whole order only when the head left the brief short.
         let head = if per_bucket == first {
@@ -298,7 +310,7 @@ fn covered(
         let starved = r.entry_ids.len() < i.max
             && r.over_bytes == 0
             && (pool.cut || order.len() < chosen.len());
-        if !starved || per_bucket == usize::MAX {
+        if !starved || per_bucket.base == usize::MAX {
             let shown = |room: &str| {
                 r.included
                     .iter()
@@ -311,9 +323,9 @@ fn covered(
             let accounts = accounts_of(ix, i, &pool, &shown);
             return Ok((r, Some(shares), line, accounts));
         }
-        per_bucket = per_bucket.saturating_mul(4);
-        if per_bucket > 4 * 4 * 4 * POOL_PER_BUCKET {
-            per_bucket = usize::MAX;
+        per_bucket = per_bucket.times(4);
+        if per_bucket.base > 4 * 4 * 4 * POOL_PER_BUCKET {
+            per_bucket = crate::brief::pool::Buckets::flat(usize::MAX);
         }
     }
 }
