@@ -335,7 +335,7 @@ pub fn main() -> ExitCode {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) {
         Ok(Ok(outcome)) => outcome.into(),
         Ok(Err(e)) => {
-            out::note(&format!("error: {e:#}"));
+            out::note(&format!("error: {}", out::chain(&e)));
             ExitCode::from(2)
         }
         // A panic is a bug, caught at the command's boundary: what the command wrote

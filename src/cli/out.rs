@@ -162,3 +162,19 @@ pub fn install_progress() {
         }
     });
 }
+
+/// An error's message with its causes, each said once: a cause whose text the message
+/// already holds (an I/O error's context repeats its source) is not said again. Screened
+/// as every error that may carry a client's text: secrets redacted, long words clipped,
+/// at most [`crate::mcp::echo::MAX_MESSAGE`] bytes.
+pub fn chain(e: &anyhow::Error) -> String {
+    let mut said = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !said.contains(&c) {
+            said.push_str(": ");
+            said.push_str(&c);
+        }
+    }
+    crate::mcp::echo::message(&said)
+}

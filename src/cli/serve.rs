@@ -191,7 +191,47 @@ pub fn run(g: &Global, cmd: ServeCmd) -> anyhow::Result<Outcome> {
             _ => {}
         }
     }
-    direct(g.open()?, cmd)
+    match g.open() {
+        Ok(ctx) => direct(ctx, cmd),
+        Err(e) => {
+            // Said once, here and in every tool call's answer.
+            let reason = super::out::chain(&e);
+            tracing::error!("{reason}; serving only this reason until restarted");
+            let tools = g
+                .layout()
+                .map_or(cmd.tools, |(paths, _, _)| cmd.tool_set(paths.layout.0));
+            unusable(&reason, tools)
+        }
+    }
+}
+
+/// Serves on stdio a server that answers `initialize` and returns `reason` from every
+/// tool call ([`crate::mcp::unusable`]): an agent reads why instead of a client's "server
+/// failed to start".
+fn unusable(reason: &str, tools: ToolSet) -> anyhow::Result<Outcome> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let server = crate::mcp::unusable::Unusable::new(reason, tools);
+    let result = rt.block_on(async {
+        let mut signal = Box::pin(daemon::shutdown_signal());
+        let transport =
+            LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), MAX_MESSAGE_BYTES);
+        let service = tokio::select! {
+            s = server.serve(transport) => s?,
+            _ = &mut signal => return anyhow::Ok(()),
+        };
+        tokio::select! {
+            q = service.waiting() => { q?; }
+            _ = &mut signal => {}
+        }
+        anyhow::Ok(())
+    });
+    rt.shutdown_timeout(Duration::from_millis(100));
+    match result {
+        Err(e) if !e.to_string().contains("connection closed") => Err(e),
+        _ => Ok(Outcome::Ok),
+    }
 }
 
 /// How long `serve --spawn` waits for the daemon it started to load the ledger.

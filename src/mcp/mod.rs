@@ -15,6 +15,7 @@ mod portable;
 pub mod profiles;
 mod registry;
 pub mod tools;
+pub mod unusable;
 pub mod wire;
 
 pub use profiles::ToolSet;

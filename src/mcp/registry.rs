@@ -104,9 +104,11 @@ fn input_schema<A: JsonSchema + 'static>() -> Arc<(JsonObject, jsonschema::Valid
         .clone()
 }
 
-/// A tool error with `text` as its content.
+/// A tool error with `text` as its content, screened (secrets redacted, long words
+/// clipped, at most [`super::echo::MAX_MESSAGE`] bytes).
 pub fn tool_error(text: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text.into())])
+    // Errors repeat what a client sent: screened as every error (`super::echo`).
+    CallToolResult::error(vec![ContentBlock::text(super::echo::message(&text.into()))])
 }
 
 /// Deserializes `args` into `A`: an argument given as `null` counts as absent (clients

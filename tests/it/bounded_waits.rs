@@ -133,7 +133,6 @@ fn a_fifo_at_the_ledger_is_refused_never_waited_on() {
             "--as-room",
             "r",
         ],
-        vec!["serve", "--daemon", "off"],
     ] {
         let (code, _, err) = run_bounded(&args, p.path());
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -141,7 +140,40 @@ fn a_fifo_at_the_ledger_is_refused_never_waited_on() {
             err.contains("a FIFO, not a regular file"),
             "{args:?}: {err}"
         );
+        // The reason is said once, not once per layer of its error.
+        assert_eq!(
+            err.matches("refusing to use it").count(),
+            1,
+            "{args:?}: {err}"
+        );
     }
+}
+
+/// `serve` on a project whose ledger cannot be used still answers `initialize` and lists
+/// its tools, and every tool call returns the reason (once) as a tool error: an agent
+/// reads why instead of its client's "server failed to start".
+#[tokio::test]
+async fn serve_on_an_unusable_ledger_answers_and_says_why_on_every_call() {
+    let p = project();
+    mkfifo(&ledger(p.path()));
+    let a = common::agent(p.path()).room("room-001").start().await;
+    assert!(a.tools().await.iter().any(|t| t.name == "memory_publish"));
+    for (tool, args) in [
+        ("memory_query", serde_json::json!({})),
+        (
+            "memory_publish",
+            serde_json::json!({"kind": "decision", "summary": "Задачи хранятся в очереди"}),
+        ),
+    ] {
+        let e = a.err(tool, args).await;
+        assert!(e.contains("a FIFO, not a regular file"), "{tool}: {e}");
+        assert!(
+            e.contains("Fix: replace it with a regular file"),
+            "{tool}: {e}"
+        );
+        assert_eq!(e.matches("refusing to use it").count(), 1, "{tool}: {e}");
+    }
+    a.stop().await;
 }
 
 #[tokio::test]
