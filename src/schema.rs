@@ -22,6 +22,9 @@ pub enum Schema {
     Scenario,
 }
 
+/// Most bytes of one schema error (the value it quotes clipped).
+pub const MAX_ERROR_BYTES: usize = 512;
+
 impl Schema {
     /// The schema document's text.
     pub fn source(self) -> &'static str {
@@ -41,8 +44,8 @@ impl Schema {
         })
     }
 
-    /// Validates `value`; on failure returns one message per violation, each naming the
-    /// JSON path of the offending value.
+    /// Validates `value`; on failure returns one message per violation (at most five, each
+    /// at most [`MAX_ERROR_BYTES`]), each naming the JSON path of the offending value.
     pub fn check(self, value: &Value) -> Result<(), Vec<String>> {
         let errors: Vec<String> = self
             .validator()
@@ -54,9 +57,20 @@ impl Schema {
                 } else {
                     path
                 };
-                format!("at {at}: {e}")
+                // A message can quote the whole offending value (a 4,000-epic array):
+                // each is clipped, and secrets in it redacted.
+                // The value quoted first in the message: clipped apart, so that what was
+                // wrong with it (after the value) is still said.
+                let value = e.instance().to_string();
+                let mut message = e.to_string();
+                if value.len() > 96 && message.contains(&value) {
+                    let short = format!("{}…", crate::text::prefix(&value, 96));
+                    message = message.replacen(&value, &short, 1);
+                }
+                let said = crate::secrets::scan(&format!("at {at}: {message}")).text;
+                crate::text::clip_within(&said, MAX_ERROR_BYTES)
             })
-            .take(10)
+            .take(5)
             .collect();
         if errors.is_empty() {
             Ok(())

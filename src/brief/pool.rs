@@ -79,16 +79,11 @@ impl Buckets {
     }
 }
 
-/// True if an entry of `kind` with audience `given`, of a room at `dist` upstream (None:
-/// not upstream), may reach another room's brief.
-fn audience_allows(given: Option<Audience>, kind: Kind, dist: Option<u32>) -> bool {
-    match (given, Audience::of(given, kind)) {
-        (_, Audience::Room) => false,
-        // Said explicitly: only the publisher's downstream. By default (a ledger written
-        // before the field) the group rules stand as they were.
-        (Some(Audience::Downstream), _) => dist.is_some(),
-        _ => true,
-    }
+/// True if an entry with audience `given`, of another room at `dist` upstream (None: not
+/// upstream), may reach this brief: the one rule of who sees what
+/// ([`crate::entry::may_see`]).
+fn audience_allows(given: Option<Audience>, dist: Option<u32>) -> bool {
+    crate::entry::may_see(given, false, dist.is_some())
 }
 
 /// The pool for `scope`: keywords scored (or `meaning`'s fused relevance), then each
@@ -180,7 +175,7 @@ fn by_scan(
         if dist.is_some() {
             *out.live_upstream.entry(m.room).or_default() += 1;
         }
-        if !audience_allows(ix.audience_of(pos), m.kind, dist) {
+        if !audience_allows(ix.audience_of(pos), dist) {
             out.held += 1;
             if dist.is_some() {
                 *out.held_upstream.entry(m.room).or_default() += 1;
@@ -280,7 +275,7 @@ fn by_cells(
         let dist = dists[s >> 3];
         // The audience is looked up (a hash probe) only in a slot holding an entry said
         // `room` or `downstream`: any other entry may reach this brief.
-        let allowed = !said[s] || audience_allows(ix.audience_of(pos), kind, dist);
+        let allowed = !said[s] || audience_allows(ix.audience_of(pos), dist);
         if group == 4 && allowed {
             matched_other += 1;
         }
@@ -322,16 +317,10 @@ fn by_cells(
     let mut meaning_only: Vec<(u32, f64)> = by_meaning.iter().map(|(&p, &r)| (p, r)).collect();
     meaning_only.sort_unstable_by_key(|&(pos, _)| pos);
     for (pos, rel) in meaning_only {
-        let Some(Slotted {
-            slot,
-            kind,
-            dist,
-            group,
-        }) = slotted(r, &dists, pos)
-        else {
+        let Some(Slotted { slot, dist, group }) = slotted(r, &dists, pos) else {
             continue;
         };
-        if !audience_allows(ix.audience_of(pos), kind, dist) {
+        if !audience_allows(ix.audience_of(pos), dist) {
             continue;
         }
         if group == 4 {
@@ -390,7 +379,7 @@ fn by_cells(
                     if !m.live
                         || scratch.get(pos) > 0.0
                         || by_meaning.contains_key(&pos)
-                        || !audience_allows(ix.audience_of(pos), kind, *dist)
+                        || !audience_allows(ix.audience_of(pos), *dist)
                     {
                         continue;
                     }
@@ -414,7 +403,6 @@ fn by_cells(
 struct Slotted {
     /// `cell << 3 | kind`.
     slot: u32,
-    kind: Kind,
     /// Its room's distance upstream, if upstream.
     dist: Option<u32>,
     /// Its group as a match ([`Resolved::group`]).
@@ -438,12 +426,7 @@ fn slotted(r: &Resolved<'_>, dists: &[Option<u32>], pos: u32) -> Option<Slotted>
     let kind = Kind::ALL[(slot & 7) as usize];
     let dist = dists[(slot >> 3) as usize];
     let group = Resolved::group(dist, true, kind)?;
-    Some(Slotted {
-        slot,
-        kind,
-        dist,
-        group,
-    })
+    Some(Slotted { slot, dist, group })
 }
 
 /// The positions of `touched` (distinct), newest (highest) first: a bitmap of the

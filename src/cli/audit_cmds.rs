@@ -27,11 +27,14 @@ pub struct HistoryCmd {
 
 impl HistoryCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
-        let out = ctx.memory.history(HistoryArgs {
-            ref_: self.ref_,
-            room_id: self.room,
-            last_n: self.last_n,
-        })?;
+        let out = ctx.memory.history(
+            HistoryArgs {
+                ref_: self.ref_,
+                room_id: self.room,
+                last_n: self.last_n,
+            },
+            &ctx.who,
+        )?;
         emit(ctx.json, &out, render_audit::history);
         Ok(if out.entries.is_empty() {
             Outcome::NothingFound

@@ -218,7 +218,7 @@ pub struct GetCmd {
 
 impl GetCmd {
     pub(super) fn run(self, ctx: &Ctx) -> anyhow::Result<Outcome> {
-        match ctx.memory.get(GetArgs { id: self.id }) {
+        match ctx.memory.get(GetArgs { id: self.id }, &ctx.who) {
             Ok(out) => {
                 emit(ctx.json, &out, render::get);
                 Ok(Outcome::Ok)

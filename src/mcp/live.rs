@@ -228,7 +228,7 @@ pub fn read(memory: &Memory, who: &Identity, uri: &str) -> Result<ReadResourceRe
     let target = parse(uri)?;
     let covered = rooms(memory, &target, who);
     let entries = memory
-        .recent_in_rooms(covered.as_deref(), None, RESOURCE_ENTRIES)
+        .recent_in_rooms(covered.as_deref(), None, RESOURCE_ENTRIES, who)
         .map_err(|e| McpError::internal_error(e.to_string(), None))?;
     let mut text = format!("# {uri}\n");
     if let Some(rs) = &covered {

@@ -353,8 +353,8 @@ fn brief(m: &Memory, who: &Identity, a: ContextIn) -> Result<String> {
     Ok(lines.join("\n"))
 }
 
-fn list_memories(m: &Memory, _who: &Identity, a: ListIn) -> Result<String> {
-    let mut entries = m.recent_in_rooms(None, a.kind, LIST_CAP)?;
+fn list_memories(m: &Memory, who: &Identity, a: ListIn) -> Result<String> {
+    let mut entries = m.recent_in_rooms(None, a.kind, LIST_CAP, who)?;
     entries.reverse();
     let items: Vec<Value> = entries
         .iter()

@@ -53,7 +53,7 @@ pub static TOOLS: &[ToolDef] = &[
         description: "One entry by id, live or superseded, with what it replaced and what replaced it.",
         read_only: true,
         describe: describe::<GetArgs, crate::api::ledger::GetOutput>,
-        call: |m, _who, args| run("memory_get", args, |a| m.get(a), render::get),
+        call: |m, who, args| run("memory_get", args, |a| m.get(a, who), render::get),
     },
     ToolDef {
         name: "memory_history",
@@ -62,11 +62,11 @@ pub static TOOLS: &[ToolDef] = &[
             audits).",
         read_only: true,
         describe: describe::<HistoryArgs, HistoryOutput>,
-        call: |m, _who, args| {
+        call: |m, who, args| {
             run(
                 "memory_history",
                 args,
-                |a| m.history(a),
+                |a| m.history(a, who),
                 render_audit::history,
             )
         },
@@ -78,11 +78,11 @@ pub static TOOLS: &[ToolDef] = &[
             (with a text diff), append-only violations. Paged.",
         read_only: true,
         describe: describe::<DiffArgs, DiffPage>,
-        call: |m, _who, args| {
+        call: |m, who, args| {
             run(
                 "memory_diff",
                 args,
-                |a| m.diff_page(a),
+                |a| m.diff_page(a, who),
                 render_audit::diff_page,
             )
         },

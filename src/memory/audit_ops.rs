@@ -7,6 +7,8 @@ use crate::api::audit::{Change, DiffArgs, DiffPage, HistoryArgs, HistoryEntry, H
 use crate::audit::diff::{DiffReport, diff};
 use crate::audit::git;
 use crate::clock::parse_time_arg;
+use crate::config::Identity;
+use crate::entry::Entry;
 use crate::error::{Error, Result};
 use crate::index::{Filter, LedgerIndex, RoomPattern};
 use crate::validate::short_id;
@@ -41,7 +43,7 @@ impl Memory {
     }
 
     /// Every entry of a ref or a room, superseded ones included and marked, oldest first.
-    pub fn history(&self, args: HistoryArgs) -> Result<HistoryOutput> {
+    pub fn history(&self, args: HistoryArgs, who: &Identity) -> Result<HistoryOutput> {
         if args.ref_.is_none() && args.room_id.is_none() {
             return Err(Error::invalid(
                 "ref",
@@ -61,6 +63,7 @@ impl Memory {
                 .map(|r| RoomPattern::parse("room_id", r))
                 .transpose()?,
             include_superseded: true,
+            viewer: self.viewer(who)?,
             ..Filter::default()
         };
         let mut out = self.log(&filter, limit)?;
@@ -230,9 +233,12 @@ fn range_report(
 
 impl Memory {
     /// One page of `memory_diff`.
-    pub fn diff_page(&self, args: DiffArgs) -> Result<DiffPage> {
+    /// Entries `who` may not see ([`crate::entry::may_see`]) are left out of its changes.
+    pub fn diff_page(&self, args: DiffArgs, who: &Identity) -> Result<DiffPage> {
         let limit = page_size("limit", args.limit, 20, 50, "page with `offset`")?;
         let offset = args.offset.unwrap_or(0) as usize;
+        let viewer = self.viewer(who)?;
+        let sees = |e: &Entry| viewer.as_ref().is_none_or(|v| v.sees_entry(e));
         let r = self.diff_report(&args)?;
         let mut changes: Vec<Change> = r
             .violations
@@ -243,13 +249,14 @@ impl Memory {
         changes.extend(
             r.superseded
                 .iter()
+                .filter(|x| sees(&x.new) && x.old.as_ref().is_none_or(sees))
                 .cloned()
                 .map(|x| Change::Superseded(Box::new(x))),
         );
         changes.extend(
             r.added
                 .iter()
-                .flat_map(|g| g.entries.iter().cloned())
+                .flat_map(|g| g.entries.iter().filter(|e| sees(e)).cloned())
                 .map(|entry| Change::Added {
                     entry: Box::new(entry),
                 }),

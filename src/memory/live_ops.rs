@@ -5,6 +5,7 @@
 //! and notifies.
 
 use super::Memory;
+use crate::config::Identity;
 use crate::entry::Entry;
 use crate::error::Result;
 
@@ -70,15 +71,18 @@ impl Memory {
     }
 
     /// The newest `n` live entries of the given rooms (all rooms if `None`), of `kind` if
-    /// given, newest first.
+    /// given, newest first, that `who` may see ([`crate::entry::may_see`]).
     pub fn recent_in_rooms(
         &self,
         rooms: Option<&[String]>,
         kind: Option<crate::entry::Kind>,
         n: usize,
+        who: &Identity,
     ) -> Result<Vec<Entry>> {
+        let viewer = self.viewer(who)?;
         let state = self.fresh_read()?;
         let ix = state.ledger.index();
+        let sight = crate::index::Sight::new(ix, viewer.as_ref(), false);
         let mut out = Vec::new();
         for pos in (0..ix.len() as u32).rev() {
             if out.len() >= n {
@@ -89,7 +93,7 @@ impl Memory {
                 continue;
             }
             let name = ix.rooms.name(m.room);
-            if rooms.is_none_or(|rs| rs.iter().any(|r| r == name)) {
+            if rooms.is_none_or(|rs| rs.iter().any(|r| r == name)) && sight.sees(ix, pos) {
                 out.push(ix.entry(pos)?);
             }
         }

@@ -110,6 +110,7 @@ fn scope(
     limit: usize,
     found: &mut Found,
     at: Option<u32>,
+    sight: &crate::index::Sight,
 ) -> Vec<u32> {
     let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
     let mut todo: Vec<u32> = Vec::new();
@@ -123,7 +124,7 @@ fn scope(
         let in_scope = *rooms_ok.entry(m.room).or_insert_with(|| {
             rooms.is_none_or(|rs| rs.iter().any(|r| r == ix.rooms.name(m.room)))
         });
-        if !in_scope {
+        if !in_scope || !sight.sees(ix, pos) {
             continue;
         }
         if todo.len() >= limit {
@@ -373,12 +374,13 @@ pub fn among(
     limit: usize,
     keep: usize,
     at: Option<u32>,
+    sight: &crate::index::Sight,
 ) -> Result<Found> {
     let mut found = Found::default();
     if rooms.len() < 2 {
         return Ok(found); // a pair needs two rooms
     }
-    let todo = scope(ix, Some(rooms), limit, &mut found, at);
+    let todo = scope(ix, Some(rooms), limit, &mut found, at, sight);
     let feats: Vec<Features> = ix
         .entries(&todo)?
         .into_iter()

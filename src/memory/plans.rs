@@ -83,7 +83,8 @@ impl PlanState {
         sources::load_with(paths, self.registered.as_ref().map(|r| &r.plans[..]))
     }
 
-    /// Rebuilds the DAG if any plan source changed.
+    /// Rebuilds the DAG if any plan source changed; a plan that does not load is reported
+    /// once per process (its name, why, clipped), not at every reload.
     pub(crate) fn refresh(&mut self, paths: &crate::config::Paths) -> Result<()> {
         let mut changed = false;
         if let Some(r) = &mut self.registered {
@@ -93,15 +94,25 @@ impl PlanState {
                     .source
                     .poll(|line| {
                         changed = true;
-                        match serde_json::from_slice(line.bytes)
-                            .map_err(|e| e.to_string())
-                            .and_then(|v| Plan::from_json(&v).map_err(|e| e.to_string()))
-                        {
+                        let value: std::result::Result<serde_json::Value, String> =
+                            serde_json::from_slice(line.bytes).map_err(|e| e.to_string());
+                        let name = value.as_ref().ok().and_then(|v| {
+                            v.get("plan_id")
+                                .and_then(|n| n.as_str())
+                                .map(|n| crate::validate::printable(crate::text::prefix(n, 128)))
+                        });
+                        match value.and_then(|v| Plan::from_json(&v).map_err(|e| e.to_string())) {
                             Ok(p) => {
                                 plans.retain(|old| old.plan_id != p.plan_id);
                                 plans.push(p);
                             }
-                            Err(e) => tracing::warn!(line = line.line_no, "registered plan: {e}"),
+                            Err(e) => warn_once(&format!(
+                                "registered plan `{}` (line {} of the plans' ledger) no longer \
+                                 loads and is left out: {e}. Fix: register it again within the \
+                                 limits of schemas/plan.schema.json",
+                                name.as_deref().unwrap_or("?"),
+                                line.line_no
+                            )),
                         }
                     })
                     .map_err(|e| Error::Io {
@@ -124,7 +135,7 @@ impl PlanState {
         let s = self.sources(paths);
         self.dag = Dag::build(&s);
         for p in &self.dag.problems {
-            tracing::warn!("plans: {p}");
+            warn_once(&format!("plans: {p}"));
         }
         self.fingerprint = Some(fp);
         Ok(())
@@ -413,6 +424,24 @@ impl Memory {
                     .map_or("the operator".to_string(), |r| format!("room `{r}`"))
             )));
         }
+        // A dependency on another plan's epic would put that plan's rooms upstream of
+        // this one: their `done` messages in its briefs, their `downstream` entries in
+        // its reads. Only the operator links plans.
+        for epic in &plan.epics {
+            if let Some(dep) = epic.depends_on.iter().find(|d| {
+                d.split_once('/')
+                    .is_some_and(|(p, _)| p != plan.plan_id.as_str())
+            }) {
+                return Err(Error::Refused(format!(
+                    "epic `{}` depends on `{}`, an epic of another plan; room `{own}` may not \
+                     link plans (it would read that plan's rooms as their downstream). Fix: \
+                     depend only on this plan's epics, or ask the operator to register the \
+                     plan (`warroom-memory plan register`)",
+                    epic.ref_,
+                    crate::validate::printable(dep)
+                )));
+            }
+        }
         for epic in &plan.epics {
             if epic.room_id == *own {
                 continue;
@@ -465,4 +494,29 @@ fn write_atomically(path: &std::path::Path, text: &str) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         Error::io("renaming into place", path, e)
     })
+}
+
+/// Logs a plan problem the first time this process meets it, clipped: a stored plan that
+/// no longer loads is said once, with its name and the fix, never its whole text.
+fn warn_once(message: &str) {
+    use std::sync::{Mutex, OnceLock};
+    static SAID: OnceLock<Mutex<std::collections::HashSet<u64>>> = OnceLock::new();
+    let key = {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(message)
+    };
+    let mut said = SAID
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    // Bounded: past 4,096 distinct problems, each is said again rather than remembered.
+    if said.len() >= 4096 {
+        said.clear();
+    }
+    if said.insert(key) {
+        tracing::warn!(
+            "{}",
+            crate::text::clip_within(message, crate::schema::MAX_ERROR_BYTES)
+        );
+    }
 }

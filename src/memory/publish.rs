@@ -33,6 +33,12 @@ impl Memory {
                 &entry.detail,
             ))
         });
+        // Who the related entries are shown to: the publishing room (read before the
+        // state is held for writing).
+        let viewer = crate::index::Viewer {
+            room: entry.room_id.clone(),
+            upstream: self.upstream_rooms(&entry.room_id)?,
+        };
         // The file lock first, the state second: a publish waiting for another process
         // never keeps this process's readers waiting.
         let lock = Ledger::lock(self.backend(), &self.paths().ledger, self.append_opts())?;
@@ -90,7 +96,7 @@ impl Memory {
         // Other rooms' entries on the same subject: looked for after the write.
         let related = pos.map_or_else(Vec::new, |p| {
             crate::error::after_commit("looking for related entries", || {
-                self.related_to(state.ledger.index(), &stored, p, vector.as_deref())
+                self.related_to(state.ledger.index(), &stored, p, vector.as_deref(), &viewer)
             })
             .unwrap_or_else(|w| {
                 warnings.push(w);
@@ -116,6 +122,7 @@ impl Memory {
         e: &crate::entry::Entry,
         pos: u32,
         vector: Option<&[f32]>,
+        viewer: &crate::index::Viewer,
     ) -> Result<Vec<super::Related>> {
         let sem = self.semantic().zip(vector);
         let near: Vec<u32> = sem.map_or_else(Vec::new, |(s, v)| {
@@ -134,7 +141,8 @@ impl Memory {
                 .map(f64::from)
                 .filter(|&c| c >= s.overlap_cosine)
         };
-        crate::overlap::related(ix, e, Some(pos), self.now(), &cosine, &near)
+        let sight = crate::index::Sight::new(ix, Some(viewer), false);
+        crate::overlap::related(ix, e, Some(pos), self.now(), &cosine, &near, &sight)
     }
 
     fn build_entry(&self, args: PublishArgs, who: &Identity) -> Result<Entry> {

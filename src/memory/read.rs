@@ -51,6 +51,20 @@ fn time_arg(field: &str, text: &Option<String>, now: Timestamp) -> Result<Option
 }
 
 impl Memory {
+    /// The room `who` sees entries as ([`crate::entry::may_see`]): its own room and the
+    /// rooms upstream of it; None for an operator (no room), who sees every entry.
+    pub fn viewer(&self, who: &Identity) -> Result<Option<crate::index::Viewer>> {
+        who.room_id
+            .as_ref()
+            .map(|room| {
+                Ok(crate::index::Viewer {
+                    room: room.clone(),
+                    upstream: self.upstream_rooms(room)?,
+                })
+            })
+            .transpose()
+    }
+
     /// Turns filter arguments into a [`Filter`], applying the caller's default view.
     /// Returns the filter and the room excluded by default, if any.
     pub fn build_filter(
@@ -114,6 +128,7 @@ impl Memory {
             since,
             until,
             include_superseded: false,
+            viewer: self.viewer(who)?,
         };
         Ok((filter, excluded))
     }
@@ -250,11 +265,15 @@ impl Memory {
     }
 
     /// One entry, live or superseded, with its supersede chain in both directions.
-    pub fn get(&self, args: GetArgs) -> Result<GetOutput> {
+    /// An entry `who` may not see ([`crate::entry::may_see`]) is not found, as one that
+    /// does not exist.
+    pub fn get(&self, args: GetArgs, who: &Identity) -> Result<GetOutput> {
         short_id("id", &args.id)?;
+        let viewer = self.viewer(who)?;
         let state = self.fresh_read()?;
         let ix = state.ledger.index();
-        let pos = ix.position(&args.id).ok_or_else(|| {
+        let sight = crate::index::Sight::new(ix, viewer.as_ref(), true);
+        let pos = ix.position(&args.id).filter(|&p| sight.sees(ix, p)).ok_or_else(|| {
             Error::NotFound(format!(
                 "no entry has id `{}`. Fix: copy an id from memory_query or memory_search results",
                 crate::validate::printable(&args.id)

@@ -116,9 +116,12 @@ pub fn related(
     now: crate::clock::Timestamp,
     cosine: &dyn Fn(u32) -> Option<f64>,
     near: &[u32],
+    sight: &crate::index::Sight,
 ) -> crate::error::Result<Vec<Related>> {
     let mine = Features::of(ix, e);
     let mut out = evidence(ix, &mine, own, now, cosine, near)?;
+    // Only what the publisher may see ([`crate::entry::may_see`]).
+    out.retain(|(pos, _)| sight.sees(ix, *pos));
     out.truncate(MAX_RELATED);
     Ok(out.into_iter().map(|(_, r)| r).collect())
 }

@@ -186,8 +186,11 @@ pub fn parse(text: &str, plan_id: Option<&str>) -> Result<Plan> {
         registered_by: None,
         epics,
     };
-    plan.validate()?;
-    Ok(plan)
+    // The same validator as a JSON plan's (the schema's bounds, then identifiers): what
+    // is acknowledged is what every reload accepts.
+    let value = serde_json::to_value(&plan)
+        .map_err(|e| Error::invalid("plan", e.to_string(), "see schemas/plan.schema.json"))?;
+    Plan::from_json(&value)
 }
 
 #[cfg(test)]

@@ -180,6 +180,20 @@ impl Audience {
     }
 }
 
+/// Who may see an entry: the one rule every path that shows entries to a room applies
+/// (queries, searches, resources, briefs, overlaps, receipts). `given`: the audience the
+/// entry was published with; `own`: the viewer is the publishing room (or has no room: an
+/// operator); `downstream`: the viewer's room is downstream of the publisher's in the
+/// plan. A working note (`room`) reaches its own room only; an entry said `downstream`
+/// only rooms downstream of its publisher; anything else every room.
+pub fn may_see(given: Option<Audience>, own: bool, downstream: bool) -> bool {
+    own || match given {
+        Some(Audience::Room) => false,
+        Some(Audience::Downstream) => downstream,
+        _ => true,
+    }
+}
+
 /// An audience's schema in tools and files: its three names, without each variant's docs
 /// (the field's description says them; tools/list stays within its byte budget).
 pub fn audience_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -119,6 +119,77 @@ pub struct Filter {
     pub until: Option<Timestamp>,
     /// Also superseded entries (audit views); live entries only otherwise.
     pub include_superseded: bool,
+    /// The room the entries are shown to, if any: its audience rule applies
+    /// ([`crate::entry::may_see`]); None for an operator, who sees every entry.
+    pub viewer: Option<Viewer>,
+}
+
+/// The room entries are shown to, and the rooms it is downstream of.
+#[derive(Clone, Debug, Default)]
+pub struct Viewer {
+    /// The viewer's room.
+    pub room: String,
+    /// Every room upstream of it in the plans (directly or not).
+    pub upstream: Vec<String>,
+}
+
+impl Viewer {
+    /// True if this viewer may see `e` ([`crate::entry::may_see`]), for entries read
+    /// from elsewhere than the index (a diff's lines).
+    pub fn sees_entry(&self, e: &crate::entry::Entry) -> bool {
+        crate::entry::may_see(
+            e.audience,
+            e.room_id == self.room,
+            self.upstream.contains(&e.room_id),
+        )
+    }
+}
+
+/// A viewer resolved against one index: its room's symbol and, per room symbol, whether
+/// the viewer is downstream of it; nothing when no entry of the index was said for its
+/// room or its downstream only (then every entry may be seen, at no cost).
+#[derive(Debug, Default)]
+pub struct Sight {
+    hidden: Option<(Option<Sym>, Vec<bool>)>,
+}
+
+impl Sight {
+    /// `viewer`'s sight on `ix` (None: an operator's, who sees everything). `superseded`:
+    /// superseded entries may be shown (the index counts said entries among live ones).
+    pub fn new(ix: &LedgerIndex, viewer: Option<&Viewer>, superseded: bool) -> Sight {
+        let said = superseded
+            || ix
+                .cells()
+                .iter()
+                .any(|c| c.room_only.iter().chain(&c.downstream_only).any(|&n| n > 0));
+        Sight {
+            hidden: viewer.filter(|_| said).map(|v| {
+                (
+                    ix.rooms.get(&v.room),
+                    (0..ix.rooms.len())
+                        .map(|s| v.upstream.iter().any(|u| u == ix.rooms.name(s as Sym)))
+                        .collect(),
+                )
+            }),
+        }
+    }
+
+    /// True if nothing is hidden from this viewer.
+    pub fn sees_all(&self) -> bool {
+        self.hidden.is_none()
+    }
+
+    /// True if the viewer may see the entry at `pos` ([`crate::entry::may_see`]).
+    pub fn sees(&self, ix: &LedgerIndex, pos: u32) -> bool {
+        self.hidden.as_ref().is_none_or(|(own, upstream)| {
+            let room = ix.meta(pos).room;
+            crate::entry::may_see(
+                ix.audience_of(pos),
+                *own == Some(room),
+                upstream.get(room as usize).copied().unwrap_or(false),
+            )
+        })
+    }
 }
 
 /// A filter resolved against one index.
@@ -143,6 +214,8 @@ pub struct Compiled {
     /// slot alone then decides ([`Compiled::matches_slot`]) without reading the entry's
     /// [`Meta`].
     pub slot_decides: bool,
+    /// The viewer's audience rule.
+    sight: Sight,
 }
 
 fn lookup(interner: &Interner, name: &Option<String>) -> Option<Option<Sym>> {
@@ -170,6 +243,7 @@ impl Filter {
             lookup(&ix.roles, &self.author_role),
             lookup(&ix.refs, &self.ref_),
         );
+        let sight = Sight::new(ix, self.viewer.as_ref(), self.include_superseded);
         Compiled {
             tags,
             kind: self.kind,
@@ -177,13 +251,15 @@ impl Filter {
             slot_decides: role.is_none()
                 && ref_.is_none()
                 && self.since.is_none()
-                && self.until.is_none(),
+                && self.until.is_none()
+                && sight.sees_all(),
             role,
             ref_,
             since: self.since.map_or(i64::MIN, |t| t.0),
             until: self.until.map_or(i64::MAX, |t| t.0),
             include_superseded: self.include_superseded,
             cells,
+            sight,
         }
     }
 }
@@ -196,7 +272,8 @@ impl Compiled {
             && self.ref_.is_none()
             && self.since == i64::MIN
             && self.until == i64::MAX
-            && !self.include_superseded;
+            && !self.include_superseded
+            && self.sight.sees_all();
         // Any-of over several tags would count entries with two of them twice.
         let tag = match &self.tags {
             None => None,
@@ -236,6 +313,12 @@ impl Compiled {
             && self.rooms.as_ref().is_none_or(|r| r[m.room as usize])
             && self.role.is_none_or(|r| r == Some(m.role))
             && self.ref_.is_none_or(|r| r == Some(m.ref_))
+    }
+
+    /// True if the entry at `pos` passes every condition except tags, its audience
+    /// included (the viewer's rule, [`crate::entry::may_see`]).
+    pub fn matches(&self, ix: &LedgerIndex, pos: u32) -> bool {
+        self.matches_meta(ix.meta(pos)) && self.sight.sees(ix, pos)
     }
 
     /// [`Compiled::matches_meta`] from the entry's slot ([`LedgerIndex::slot`]): exact

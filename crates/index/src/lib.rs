@@ -46,7 +46,7 @@ mod walk;
 use foldhash::HashMap;
 
 pub use chrono::TimeOrder;
-pub use filter::{Compiled, Filter, RoomPattern};
+pub use filter::{Compiled, Filter, RoomPattern, Sight, Viewer};
 pub use interner::Interner;
 pub use inverted::{FIELDS, QueryTerm, Scoring, Scratch, TextIndex};
 pub use query::QueryResult;

@@ -64,7 +64,7 @@ impl LedgerIndex {
                 let mut cands: Vec<u32> = lists
                     .iter()
                     .flat_map(|l| l.iter().copied())
-                    .filter(|&p| filter.matches_meta(self.meta(p)))
+                    .filter(|&p| filter.matches(self, p))
                     .collect();
                 cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
                 cands.dedup();
@@ -99,14 +99,14 @@ impl LedgerIndex {
                 let lists = self.tag_lists(want);
                 if self.in_time_order() {
                     return merge_descending(&lists)
-                        .filter(|&p| older(p) && filter.matches_meta(self.meta(p)))
+                        .filter(|&p| older(p) && filter.matches(self, p))
                         .take(limit)
                         .collect();
                 }
                 let mut cands: Vec<u32> = lists
                     .iter()
                     .flat_map(|l| l.iter().copied())
-                    .filter(|&p| older(p) && filter.matches_meta(self.meta(p)))
+                    .filter(|&p| older(p) && filter.matches(self, p))
                     .collect();
                 cands.sort_unstable_by(|&a, &b| self.newer_first(a, b));
                 cands.dedup();
@@ -123,7 +123,7 @@ impl LedgerIndex {
                 chrono
                     .positions(lo, hi)
                     .rev()
-                    .filter(|&p| filter.matches_meta(self.meta(p)))
+                    .filter(|&p| filter.matches(self, p))
                     .take(limit)
                     .collect()
             }
@@ -142,7 +142,7 @@ impl LedgerIndex {
         let mut positions = Vec::with_capacity(limit.min(64));
         let mut total = 0;
         for p in newest_first {
-            if filter.matches_meta(self.meta(p)) {
+            if filter.matches(self, p) {
                 total += 1;
                 if positions.len() < limit {
                     positions.push(p);

@@ -62,10 +62,11 @@ impl LedgerIndex {
     /// True if the entry at `pos` passes `filter`, tags included; read from its slot when
     /// that decides (4 bytes per entry, where [`super::Meta`] has 32).
     pub(super) fn passes(&self, filter: &Compiled, pos: u32) -> bool {
+        // `slot_decides` only when the viewer may see every entry.
         let other = if filter.slot_decides {
             filter.matches_slot(self.slot(pos))
         } else {
-            filter.matches_meta(self.meta(pos))
+            filter.matches(self, pos)
         };
         other && (filter.tags.is_none() || filter.matches_tags(self.tags_of(pos)))
     }

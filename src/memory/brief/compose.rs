@@ -125,12 +125,20 @@ pub(crate) fn compose(
                 .collect();
             rooms.sort();
             rooms.dedup();
+            // Only what this room may see: not other rooms' working notes, not a
+            // sibling's entries for its own downstream.
+            let viewer = crate::index::Viewer {
+                room: i.room.clone(),
+                upstream: i.upstream.iter().map(|u| u.room_id.clone()).collect(),
+            };
+            let sight = crate::index::Sight::new(ledger.index(), Some(&viewer), at.is_some());
             let found = crate::memory::open_overlaps::among(
                 ledger.index(),
                 &rooms,
                 crate::memory::open_overlaps::BRIEF_ENTRIES,
                 crate::memory::open_overlaps::BRIEF_PAIRS,
                 at,
+                &sight,
             )?;
             Some(found.pairs)
         }
