@@ -97,6 +97,7 @@ mod memory {
         Identity {
             room_id: Some(room.into()),
             role: Some("инженер".into()),
+            credential: None,
         }
     }
 

@@ -4,6 +4,9 @@
 //! Same storage discipline as the ledger ([`crate::store::jsonl`]): whole-line appends under an
 //! exclusive lock, incremental tail reading, malformed lines skipped and counted. Each room's
 //! channel is opened lazily the first time it is touched and then tailed on every call.
+//! A body longer than [`HELD_BODY_BYTES`] is not held: it is read back from its line when
+//! asked for ([`Channel::message`]), so a channel of large messages costs its server the
+//! messages' fields, not their bodies.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +22,9 @@ use crate::store::{Backend, Keys, Lock, Source, Stream};
 
 /// Longest message body accepted on post, in UTF-8 bytes.
 pub const MAX_BODY_BYTES: usize = 1_048_576;
+/// Bodies up to this many bytes are held in memory; longer ones are read back on demand.
+pub const HELD_BODY_BYTES: usize = 1024;
+
 /// The core message types; any other non-empty type string is accepted too.
 pub const CORE_TYPES: [&str; 8] = [
     "task", "done", "review", "pass", "fail", "fix", "error", "signoff",
@@ -68,6 +74,36 @@ pub struct StoredMessage {
     pub ts: Timestamp,
     /// Its line.
     pub loc: Loc,
+    /// The line's length in bytes.
+    pub len: usize,
+    /// False when the body is not held (`msg.body` empty): read it with
+    /// [`Channel::message`].
+    pub held: bool,
+}
+
+impl StoredMessage {
+    fn new(mut msg: Message, ts: Timestamp, loc: Loc, len: usize) -> StoredMessage {
+        let held = msg.body.len() <= HELD_BODY_BYTES;
+        if !held {
+            msg.body = String::new();
+        }
+        StoredMessage {
+            msg,
+            ts,
+            loc,
+            len,
+            held,
+        }
+    }
+
+    /// The body's length if held, else a bound (the line's length).
+    pub fn body_bytes(&self) -> usize {
+        if self.held {
+            self.msg.body.len()
+        } else {
+            self.len
+        }
+    }
 }
 
 /// One room's channel, tailed.
@@ -114,7 +150,9 @@ impl Channel {
                         return;
                     }
                     match parse_message(line.bytes) {
-                        Ok((msg, ts)) => messages.push(StoredMessage { msg, ts, loc }),
+                        Ok((msg, ts)) => {
+                            messages.push(StoredMessage::new(msg, ts, loc, line.bytes.len()))
+                        }
                         Err(e) => {
                             tracing::warn!(channel = %label, line = loc.line, "malformed channel line: {e}");
                             problems.push((loc, e));
@@ -139,6 +177,31 @@ impl Channel {
     /// Messages in file order.
     pub fn messages(&self) -> &[StoredMessage] {
         &self.messages
+    }
+
+    /// `m` whole, its body read back from its line when it is not held (an error if the
+    /// line changed since it was read).
+    pub fn message(&self, m: &StoredMessage) -> Result<Message> {
+        if m.held {
+            return Ok(m.msg.clone());
+        }
+        let label = self.source.label();
+        let bytes = self
+            .source
+            .read_range(m.loc.line, m.loc.offset, m.loc.offset + m.len as u64)
+            .map_err(|e| Error::Io {
+                context: format!("reading back a message of channel {label}"),
+                source: e,
+            })?;
+        let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        match parse_message(line) {
+            Ok((msg, _)) if msg.id == m.msg.id => Ok(msg),
+            _ => Err(Error::Conflict(format!(
+                "channel {label} changed under its reader at line {}: message `{}` is not \
+                 there any more. Fix: read the channel again",
+                m.loc.line, m.msg.id
+            ))),
+        }
     }
 
     /// Malformed lines found so far.

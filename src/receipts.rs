@@ -110,6 +110,11 @@ pub struct Receipt {
     /// the title was: their replay searches the keywords alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epic_title: Option<String>,
+    /// The epic's own words (objective, description, criteria), searched with the
+    /// keywords and title (absent when the plan gave none, and on receipts written
+    /// before they were searched).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epic_words: Option<String>,
     /// Upstream epics, nearest first, as the DAG said then.
     pub upstream: Vec<UpstreamOut>,
     /// The ranking settings.

@@ -381,6 +381,9 @@ pub fn channel_read(o: &ChannelReadOutput) -> String {
     for m in &o.messages {
         let _ = write!(s, "\n{}", message_line(m));
     }
+    if let Some(more) = &o.more {
+        let _ = write!(s, "\n({more})");
+    }
     s
 }
 
@@ -398,6 +401,27 @@ pub fn dag_text(d: &DagOut) -> String {
             let _ = write!(s, "  ← {}", e.depends_on.join(", "));
         }
         s.push('\n');
+        let p = &e.purpose;
+        if !p.objective.is_empty() {
+            let _ = writeln!(s, "    objective: {}", crate::text::clip(&p.objective, 200));
+        }
+        if !p.description.is_empty() {
+            let first = p.description.lines().next().unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "    description: {} ({})",
+                crate::text::clip(first, 200),
+                crate::text::count(p.description.lines().count(), "line", "lines")
+            );
+        }
+        for (name, items) in [
+            ("definition of done", &p.definition_of_done),
+            ("acceptance criteria", &p.acceptance_criteria),
+        ] {
+            for item in items {
+                let _ = writeln!(s, "    {name}: {}", crate::text::clip(item, 200));
+            }
+        }
     }
     let _ = writeln!(s, "order: {}", d.topological_order.join(" → "));
     for p in &d.problems {

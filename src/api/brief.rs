@@ -157,6 +157,12 @@ pub struct BriefOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(skip)]
     pub epic_title: Option<String>,
+    /// The epic's own words — objective, description, Definition of Done, Acceptance
+    /// Criteria — searched with the keywords and title (left out of the output schema,
+    /// as the title).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub epic_words: Option<String>,
     /// Upstream epics, nearest first.
     pub upstream: Vec<UpstreamOut>,
     /// Ids of the predecessor `done` messages included.

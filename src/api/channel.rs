@@ -55,6 +55,9 @@ pub struct ChannelReadArgs {
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
     pub last_n: Option<u32>,
+    /// Page back.
+    #[serde(default)]
+    pub before: Option<String>,
 }
 
 /// Result of `channel_post`.
@@ -64,7 +67,7 @@ pub struct ChannelPostOutput {
     pub room_id: String,
     /// The stored message.
     pub message: Message,
-    /// Kinds of secrets redacted from the body before writing.
+    /// Kinds of secrets redacted from the body.
     pub redacted: Vec<String>,
     /// Not done after the write, which is kept: do not retry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -78,10 +81,15 @@ pub struct ChannelReadOutput {
     pub room_id: String,
     /// Matching messages, oldest first.
     pub messages: Vec<Message>,
-    /// How many messages matched in all.
+    /// Matched in all.
     pub total: usize,
-    /// True if more matched than were returned.
+    /// More matched than returned.
     pub truncated: bool,
-    /// Malformed lines skipped in the channel file.
+    /// Malformed lines skipped.
     pub malformed_lines: usize,
+    /// Set when the byte bound left messages out: how to read on (left out of the
+    /// output schema for tools/list's byte budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub more: Option<String>,
 }

@@ -35,6 +35,11 @@ pub struct EpicOut {
     pub depends_on: Vec<String>,
     /// Brief keywords.
     pub brief_keywords: Vec<String>,
+    /// Objective, description, Definition of Done, Acceptance Criteria (left out of the
+    /// output schema for tools/list's byte budget).
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub purpose: Purpose,
 }
 
 /// The project's epic DAG (all plans), as `plan show` prints it.
@@ -74,4 +79,45 @@ pub struct RegisterPlanOutput {
     /// Not done after the write, which is kept: do not retry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// An epic's own words beyond its title: what `plan show` and the console print, and
+/// what its brief searches with the keywords.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Purpose {
+    /// What the epic must achieve.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub objective: String,
+    /// What it is about.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Its Definition of Done.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definition_of_done: Vec<String>,
+    /// Its Acceptance Criteria.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acceptance_criteria: Vec<String>,
+}
+
+impl Purpose {
+    /// True when the plan says none of it.
+    pub fn is_empty(&self) -> bool {
+        self.words().is_empty()
+    }
+
+    /// Every line of it, trimmed, blank lines dropped, joined by newlines.
+    pub fn words(&self) -> String {
+        let mut lines: Vec<&str> = Vec::new();
+        for t in [&self.objective, &self.description] {
+            lines.extend(t.lines().map(str::trim).filter(|l| !l.is_empty()));
+        }
+        for item in self
+            .definition_of_done
+            .iter()
+            .chain(&self.acceptance_criteria)
+        {
+            lines.push(item.trim());
+        }
+        lines.join("\n")
+    }
 }

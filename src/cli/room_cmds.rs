@@ -216,6 +216,10 @@ pub enum ChannelCmd {
         /// Only the newest N (1–200, default 50).
         #[arg(long = "last")]
         last_n: Option<u32>,
+        /// Only messages older than this message id (page back: an answer holds at most
+        /// 4 MiB of messages and names its oldest id).
+        #[arg(long)]
+        before: Option<String>,
     },
 }
 
@@ -252,6 +256,7 @@ impl ChannelCmd {
                 to,
                 ref_,
                 last_n,
+                before,
             } => {
                 let args = ChannelReadArgs {
                     room_id: room,
@@ -261,6 +266,7 @@ impl ChannelCmd {
                     to,
                     ref_,
                     last_n,
+                    before,
                 };
                 let out = ctx.memory.channel_read(args, &ctx.who)?;
                 emit(ctx.json, &out, render::channel_read);

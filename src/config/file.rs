@@ -104,6 +104,14 @@ pub struct ConfigFile {
     pub receipts_fsync: Option<bool>,
     /// New context receipts one asker may record per minute (default 600).
     pub receipts_per_minute: Option<u32>,
+    /// Entries and channel messages one identity may write a minute (default 600).
+    pub appends_per_minute: Option<u32>,
+    /// MiB of them one identity may write a minute (default 32).
+    pub append_mib_per_minute: Option<u64>,
+    /// Plans one identity may register a minute (default 10).
+    pub plans_per_minute: Option<u32>,
+    /// Plans one room may keep registered (default 20).
+    pub plans_per_identity: Option<u32>,
     /// `on`, `off` (default), or `{ on: true, model: DIR, weight: 0.5 }`.
     pub semantic: Option<SemanticConfig>,
     /// The console's audit page continues the last verification and runs a full pass in
@@ -206,6 +214,45 @@ impl ConfigFile {
                 ));
             }
             settings.receipts_per_minute = n;
+        }
+        let l = &mut settings.limits;
+        for (key, given, into) in [
+            (
+                "appends_per_minute",
+                self.appends_per_minute,
+                &mut l.appends_per_minute,
+            ),
+            (
+                "plans_per_minute",
+                self.plans_per_minute,
+                &mut l.plans_per_minute,
+            ),
+            (
+                "plans_per_identity",
+                self.plans_per_identity,
+                &mut l.plans_per_identity,
+            ),
+        ] {
+            if let Some(n) = given {
+                if n == 0 {
+                    return Err(Error::invalid(
+                        key,
+                        "0 would refuse every agent",
+                        "give a number such as the default",
+                    ));
+                }
+                *into = n;
+            }
+        }
+        if let Some(n) = self.append_mib_per_minute {
+            if n == 0 {
+                return Err(Error::invalid(
+                    "append_mib_per_minute",
+                    "0 would refuse every agent",
+                    "give a number such as 32",
+                ));
+            }
+            l.append_mib_per_minute = n;
         }
         match &self.secrets {
             Some(SecretsConfig::Policy(p)) => settings.secrets = *p,

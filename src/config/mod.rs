@@ -241,6 +241,9 @@ pub struct Settings {
     /// New context receipts one asker may record per minute (`receipts_per_minute`,
     /// default [`DEFAULT_RECEIPTS_PER_MINUTE`]); the same brief asked again is not new.
     pub receipts_per_minute: u32,
+    /// What one identity may append and register (`appends_per_minute`,
+    /// `append_mib_per_minute`, `plans_per_minute`, `plans_per_identity`).
+    pub limits: IdentityLimits,
     /// A team's own secret rules in gitleaks' format (`secrets: { rules: FILE }`, else
     /// `.gitleaks.toml` at the root when it exists).
     pub secret_rules: Option<PathBuf>,
@@ -251,6 +254,33 @@ pub struct Settings {
     /// this many seconds, continuing the last one in between (`full_verify_seconds`,
     /// default [`DEFAULT_FULL_VERIFY_SECONDS`]).
     pub full_verify_seconds: u64,
+}
+
+/// What one identity may make the memory keep (see `memory::budgets`); an operator is
+/// not metered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdentityLimits {
+    /// Entries published and channel messages posted in any 60 seconds
+    /// (`appends_per_minute`, default 600).
+    pub appends_per_minute: u32,
+    /// MiB of them in any 60 seconds (`append_mib_per_minute`, default 32).
+    pub append_mib_per_minute: u64,
+    /// Plans registered in any 60 seconds (`plans_per_minute`, default 10).
+    pub plans_per_minute: u32,
+    /// Plans a room may have registered and kept (`plans_per_identity`, default 20);
+    /// registering a plan again under its id replaces it and is not counted twice.
+    pub plans_per_identity: u32,
+}
+
+impl Default for IdentityLimits {
+    fn default() -> Self {
+        IdentityLimits {
+            appends_per_minute: 600,
+            append_mib_per_minute: 32,
+            plans_per_minute: 10,
+            plans_per_identity: 20,
+        }
+    }
 }
 
 /// Ten minutes between the audit page's background full passes.
@@ -272,6 +302,7 @@ impl Default for Settings {
             snapshot: None,
             secret_rules: None,
             receipts_per_minute: DEFAULT_RECEIPTS_PER_MINUTE,
+            limits: IdentityLimits::default(),
             full_verify_seconds: DEFAULT_FULL_VERIFY_SECONDS,
             semantic: crate::semantic::SemanticSettings {
                 on: false,
@@ -323,9 +354,25 @@ pub struct Identity {
     pub room_id: Option<String>,
     /// `WARROOM_ROLE`, else OSTwin's `AGENT_OS_ROLE`.
     pub role: Option<String>,
+    /// The id of the agent token the session presented, when it did: budgets that
+    /// protect one agent from another are kept per credential.
+    pub credential: Option<String>,
 }
 
 impl Identity {
+    /// Who is metered, as said in a refusal: the agent token, else the room and role
+    /// (`room-a/engineer`).
+    pub fn caller(&self) -> String {
+        match &self.credential {
+            Some(id) => format!("the agent token whose id is {id}"),
+            None => format!(
+                "{}/{}",
+                self.room_id.as_deref().unwrap_or("-"),
+                self.role.as_deref().unwrap_or("-")
+            ),
+        }
+    }
+
     /// The room named by the caller, else this server's room identity; validated as a
     /// path component. `field` is the argument's name, for the error.
     pub fn room_or_own(&self, field: &str, given: Option<String>) -> Result<String> {
@@ -397,7 +444,11 @@ impl Identity {
         if let Some(r) = &role {
             crate::validate::short_id("WARROOM_ROLE", r)?;
         }
-        Ok(Identity { room_id, role })
+        Ok(Identity {
+            room_id,
+            role,
+            credential: None,
+        })
     }
 }
 

@@ -264,6 +264,7 @@ impl Verifier {
         Some(Credential::Agent(Identity {
             room_id: Some(record.room.clone()),
             role: Some(record.role.clone()),
+            credential: Some(record.id.clone()),
         }))
     }
 }
@@ -393,6 +394,7 @@ mod tests {
         let who = Identity {
             room_id: Some("room-001".into()),
             role: Some("engineer".into()),
+            credential: Some(rec.id.clone()),
         };
         assert_eq!(v.check(&token), Some(Credential::Agent(who)));
         assert_eq!(v.check(&"x".repeat(64)), Some(Credential::Operator));

@@ -96,6 +96,7 @@ mod tests {
         Identity {
             room_id: Some(room.into()),
             role: Some("engineer".into()),
+            credential: None,
         }
     }
 

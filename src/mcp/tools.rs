@@ -50,7 +50,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_get",
         title: "Get one entry and its history",
-        description: "One entry by id, live or superseded, with what it replaced and what replaced it.",
+        description: "One entry by id, live or superseded, with its supersede chain.",
         read_only: true,
         describe: describe::<GetArgs, crate::api::ledger::GetOutput>,
         call: |m, who, args| run("memory_get", args, |a| m.get(a, who), render::get),
@@ -58,8 +58,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_history",
         title: "History of a ref or room",
-        description: "Every entry of a ref and/or room, superseded ones marked, oldest first (for \
-            audits).",
+        description: "Every entry of a ref and/or room, superseded ones marked, oldest first.",
         read_only: true,
         describe: describe::<HistoryArgs, HistoryOutput>,
         call: |m, who, args| {
@@ -74,8 +73,8 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "memory_diff",
         title: "What changed in the ledger",
-        description: "What changed between two times or git revisions: entries added, superseded \
-            (with a text diff), append-only violations. Paged.",
+        description: "What changed between two times or revisions: entries added, superseded \
+            (diffed), append-only violations. Paged.",
         read_only: true,
         describe: describe::<DiffArgs, DiffPage>,
         call: |m, who, args| {
@@ -145,7 +144,7 @@ pub static TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "channel_read",
         title: "Read your war-room channel",
-        description: "Read your room's channel, oldest first, optionally by type, since or last_n.",
+        description: "Read your room's channel, oldest first; by type, since, last_n, before.",
         read_only: true,
         describe: describe::<ChannelReadArgs, ChannelReadOutput>,
         call: |m, who, args| {

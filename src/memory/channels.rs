@@ -15,6 +15,10 @@ use crate::validate::{bytes_within, short_id};
 
 /// Most messages `channel_read` returns.
 pub const MAX_CHANNEL_PAGE: u32 = 200;
+/// Most bytes of messages (as stored lines) one `channel_read` answer holds: an answer
+/// carries them twice (text and structured content), and MCP clients read a JSON-RPC
+/// line of at most 16 MiB (rmcp's default).
+pub const MAX_READ_BYTES: usize = 4 << 20;
 
 fn room_for(requested: Option<String>, who: &Identity) -> Result<String> {
     if let Some(r) = &requested {
@@ -79,6 +83,13 @@ impl Memory {
         let body = self.guard_secrets("body", args.body, &mut redacted)?;
         bytes_within("body", &body, MAX_BODY_BYTES, "shorten the message")?;
         let now = self.write_now();
+        self.budgets.charge(
+            who,
+            super::budgets::Meter::Append,
+            now.0,
+            body.len() as u64,
+            &self.settings.limits,
+        )?;
         let msg = Message {
             v: 1,
             id: format!(
@@ -108,13 +119,16 @@ impl Memory {
         let lock =
             crate::channel::Channels::lock(self.backend(), &room, &path, self.append_opts())?;
         let mut state = self.fresh()?;
-        if let Some(k) = &key
-            && let Some(first) = state
-                .channels
-                .get(&room, path.clone())?
-                .by_idempotency_key(k)
-        {
-            let m = &first.msg;
+        let first = match &key {
+            Some(k) => {
+                let ch = state.channels.get(&room, path.clone())?;
+                ch.by_idempotency_key(k)
+                    .map(|m| ch.message(m))
+                    .transpose()?
+            }
+            None => None,
+        };
+        if let (Some(k), Some(m)) = (&key, &first) {
             return if (&m.from, &m.to, &m.type_, &m.ref_, &m.body)
                 == (&msg.from, &msg.to, &msg.type_, &msg.ref_, &msg.body)
             {
@@ -137,10 +151,12 @@ impl Memory {
         let written = state
             .channels
             .append(lock, &room, path, &msg, self.append_opts())?;
-        let (message, warnings) = match written {
-            Ok(stored) => (stored.msg, Vec::new()),
-            Err(w) => (msg, vec![w]),
+        // The message as built (the stored copy may not hold a large body).
+        let warnings = match written {
+            Ok(_) => Vec::new(),
+            Err(w) => vec![w],
         };
+        let message = msg;
         Ok(ChannelPostOutput {
             room_id: room,
             redacted: message.redacted.clone(),
@@ -178,27 +194,61 @@ impl Memory {
         let path = self.paths().channel(&room);
         self.paths().confine(&path)?;
         let ch = state.channels.get(&room, path)?;
-        let matching: Vec<&Message> = ch
-            .messages()
+        let all = ch.messages();
+        // `before`: only messages older than this one (paging back from an answer's oldest).
+        let end = match &args.before {
+            None => all.len(),
+            Some(id) => all.iter().position(|m| m.msg.id == *id).ok_or_else(|| {
+                Error::invalid(
+                    "before",
+                    format!(
+                        "no message `{}` in room `{room}`'s channel",
+                        crate::validate::printable(id)
+                    ),
+                    "give the id of a message an earlier channel_read returned",
+                )
+            })?,
+        };
+        let matching: Vec<&crate::channel::StoredMessage> = all[..end]
             .iter()
             .filter(|m| args.type_.as_ref().is_none_or(|t| m.msg.type_ == *t))
             .filter(|m| since.is_none_or(|s| m.ts >= s))
             .filter(|m| args.from.as_ref().is_none_or(|f| m.msg.from == *f))
             .filter(|m| args.to.as_ref().is_none_or(|t| m.msg.to == *t))
             .filter(|m| args.ref_.as_ref().is_none_or(|r| m.msg.ref_ == *r))
-            .map(|m| &m.msg)
             .collect();
         let total = matching.len();
-        let messages: Vec<Message> = matching[total.saturating_sub(limit)..]
-            .iter()
-            .map(|m| (*m).clone())
-            .collect();
+        // Newest first until the page or the answer's byte bound is full (the newest one
+        // always, however large: a message is at most 1 MiB of body).
+        let mut messages: Vec<Message> = Vec::new();
+        let mut bytes = 0usize;
+        let mut over_bytes = false;
+        for m in matching.iter().rev().take(limit) {
+            if !messages.is_empty() && bytes + m.len > MAX_READ_BYTES {
+                over_bytes = true;
+                break;
+            }
+            bytes += m.len;
+            messages.push(ch.message(m)?);
+        }
+        messages.reverse();
+        let more = over_bytes.then(|| {
+            format!(
+                "an answer holds at most {} MiB of messages: {} older matching messages were \
+                 not returned. Fix: read on with before = `{}`, the oldest message here \
+                 (`--before` on the command line)",
+                MAX_READ_BYTES >> 20,
+                total - messages.len(),
+                messages.first().map(|m| m.id.as_str()).unwrap_or_default()
+            )
+        });
         Ok(ChannelReadOutput {
             room_id: room,
             truncated: total > messages.len(),
             messages,
             total,
             malformed_lines: ch.problems().len(),
+            more,
         })
     }
 }

@@ -16,6 +16,7 @@
 
 mod audit_ops;
 mod brief;
+mod budgets;
 mod channels;
 mod index_rounds;
 mod live_ops;
@@ -94,6 +95,8 @@ pub struct Memory {
     views: views::ViewsState,
     // ── Receipts ──
     receipts: receipts::ReceiptsState,
+    /// What each identity has appended and registered in the last minute.
+    budgets: budgets::Budgets,
     // ── Semantic ranking ──
     /// The model, the entries' vectors and the embedding of arrivals (`semantic: on`).
     semantic: semantic::Semantic,
@@ -176,6 +179,7 @@ impl Memory {
             },
             views: Default::default(),
             receipts: Default::default(),
+            budgets: Default::default(),
         })
     }
 

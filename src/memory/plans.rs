@@ -163,6 +163,7 @@ fn epic_out(dag: &Dag, n: usize) -> EpicOut {
             .map(|&p| dag.nodes[p].label())
             .collect(),
         brief_keywords: node.brief_keywords.clone(),
+        purpose: node.purpose.clone(),
     }
 }
 
@@ -392,6 +393,23 @@ impl Memory {
                 std::mem::take(&mut e.objective),
                 &mut found,
             )?;
+            e.description = self.guard_secrets(
+                &at("description"),
+                std::mem::take(&mut e.description),
+                &mut found,
+            )?;
+            for (field, items) in [
+                ("definition_of_done", &mut e.definition_of_done),
+                ("acceptance_criteria", &mut e.acceptance_criteria),
+            ] {
+                for (j, item) in items.iter_mut().enumerate() {
+                    *item = self.guard_secrets(
+                        &format!("epics[{i}].{field}[{j}]"),
+                        std::mem::take(item),
+                        &mut found,
+                    )?;
+                }
+            }
             for (j, k) in e.brief_keywords.iter_mut().enumerate() {
                 *k = self.guard_secrets(
                     &format!("epics[{i}].brief_keywords[{j}]"),
@@ -459,7 +477,28 @@ impl Memory {
                 )));
             }
         }
-        Ok(())
+        // What one room may keep registered, and how often it may register.
+        let cap = self.settings.limits.plans_per_identity;
+        let kept = sources
+            .plans
+            .iter()
+            .filter(|p| p.plan_id != plan.plan_id && p.registered_by.as_deref() == Some(own))
+            .count();
+        if kept >= cap as usize {
+            return Err(Error::Refused(format!(
+                "room `{own}` has registered {kept} plans, the most one room may keep \
+                 (plans_per_identity in .agents/warroom.yaml); nothing was stored. Fix: \
+                 register again under one of its plan ids to replace that plan, or ask the \
+                 operator"
+            )));
+        }
+        self.budgets.charge(
+            who,
+            super::budgets::Meter::Plan,
+            self.write_now().0,
+            0,
+            &self.settings.limits,
+        )
     }
 
     /// The whole project's epic DAG.

@@ -24,6 +24,13 @@ impl Memory {
             self.check_idempotency_key(k)?;
         }
         let mut entry = self.build_entry(args, who)?;
+        self.budgets.charge(
+            who,
+            super::budgets::Meter::Append,
+            self.write_now().0,
+            (entry.summary.len() + entry.detail.len()) as u64,
+            &self.settings.limits,
+        )?;
         // Semantic ranking: the entry's vector, computed before any lock is taken (an
         // embedding that fails leaves the entry lexical; it never fails the publish).
         let vector = self.semantic().and_then(|s| {

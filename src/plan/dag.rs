@@ -27,6 +27,8 @@ pub struct Node {
     pub title: String,
     /// Brief keywords.
     pub brief_keywords: Vec<String>,
+    /// What the epic must achieve and how it is judged done (empty for OSTwin files).
+    pub purpose: crate::plan::Purpose,
     /// Dependencies as written.
     pub depends_on: Vec<String>,
     /// True if the node comes from a registered plan (not only from OSTwin files).
@@ -102,6 +104,7 @@ impl Dag {
                     room_id: e.room_id.clone(),
                     title: e.title.clone(),
                     brief_keywords: e.brief_keywords.clone(),
+                    purpose: e.purpose(),
                     depends_on: e.depends_on.clone(),
                     registered: true,
                 });
@@ -125,6 +128,7 @@ impl Dag {
                 room_id: f.room_id.clone(),
                 title: String::new(),
                 brief_keywords: Vec::new(),
+                purpose: Default::default(),
                 depends_on: f.depends_on.clone(),
                 registered: false,
             });
@@ -327,6 +331,9 @@ mod tests {
             brief_keywords: vec![],
             roles: vec![],
             objective: String::new(),
+            description: String::new(),
+            definition_of_done: vec![],
+            acceptance_criteria: vec![],
         }
     }
 

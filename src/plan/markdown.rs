@@ -5,7 +5,10 @@
 //! (also `###`/`####`, `## Epic: EPIC-001 — Title`, and `–`, `-` or `:` as separator).
 //! Inside an epic, lines `depends_on: [EPIC-…]`, `Roles: …`, `Objective: …`,
 //! `Room: …` / `room_id: …` and `Keywords: …` / `brief_keywords: …` (optionally bulleted
-//! or bold) fill the epic; everything else is description and ignored.
+//! or bold) fill the epic; a `Definition of Done` or `Acceptance Criteria` heading (`###`,
+//! bold, or a line ending in `:`) starts a list whose lines, bullets and checkboxes
+//! dropped, are its items until the next heading or field; every other line is the
+//! epic's description. What is before the first epic is the plan's preamble, not kept.
 //!
 //! Defaults, as OSTwin assigns them: the room of `EPIC-007` is `room-007` (the ref's number,
 //! three digits) unless a `Room:` line says otherwise; brief keywords come from the title and
@@ -32,6 +35,48 @@ fn field_re() -> &'static Regex {
         Regex::new(r"(?i)^(?:[-*]\s+)?\**(plan[_ ]id|depends[_ ]on|dependencies|roles|objective|room[_ ]id|room|brief[_ ]keywords|keywords)\**\s*:\**\s*(.*)$")
             .expect("valid regex")
     })
+}
+
+fn section_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)^(?:#{1,6}\s*)?(?:[-*]\s+)?\**\s*(definition of done|acceptance criteria)\s*\**\s*:?\s*\**\s*(.*)$")
+            .expect("valid regex")
+    })
+}
+
+fn bullet_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s*)?").expect("valid regex")
+    })
+}
+
+/// Which list an epic's lines go to.
+#[derive(Clone, Copy, PartialEq)]
+enum Section {
+    Description,
+    DefinitionOfDone,
+    AcceptanceCriteria,
+}
+
+/// Adds one line of an epic's prose to `section`.
+fn add_line(epic: &mut Epic, section: Section, line: &str) {
+    let item = bullet_re().replace(line, "");
+    let item = item.trim();
+    if item.is_empty() {
+        return;
+    }
+    match section {
+        Section::Description => {
+            if !epic.description.is_empty() {
+                epic.description.push('\n');
+            }
+            epic.description.push_str(line);
+        }
+        Section::DefinitionOfDone => epic.definition_of_done.push(item.to_string()),
+        Section::AcceptanceCriteria => epic.acceptance_criteria.push(item.to_string()),
+    }
 }
 
 /// Splits `[A, "B", C]`, `A, B` or `none` into items.
@@ -106,6 +151,7 @@ pub fn parse(text: &str, plan_id: Option<&str>) -> Result<Plan> {
     let mut epics: Vec<Epic> = Vec::new();
     let mut explicit_room: Vec<bool> = Vec::new();
     let mut explicit_kw: Vec<bool> = Vec::new();
+    let mut section = Section::Description;
     for line in text.lines() {
         let line = line.trim_end();
         if let Some(h) = line.strip_prefix("# ") {
@@ -124,14 +170,40 @@ pub fn parse(text: &str, plan_id: Option<&str>) -> Result<Plan> {
                 brief_keywords: Vec::new(),
                 roles: Vec::new(),
                 objective: String::new(),
+                description: String::new(),
+                definition_of_done: Vec::new(),
+                acceptance_criteria: Vec::new(),
             });
             explicit_room.push(false);
             explicit_kw.push(false);
+            section = Section::Description;
             continue;
         }
+        let trimmed = line.trim();
+        if let Some(epic) = epics.last_mut() {
+            if let Some(c) = section_re().captures(trimmed) {
+                section = if c[1].eq_ignore_ascii_case("definition of done") {
+                    Section::DefinitionOfDone
+                } else {
+                    Section::AcceptanceCriteria
+                };
+                add_line(epic, section, c[2].trim());
+                continue;
+            }
+            if trimmed.starts_with('#') {
+                // Another heading inside the epic: what follows is description again.
+                section = Section::Description;
+                add_line(epic, section, trimmed.trim_start_matches('#').trim());
+                continue;
+            }
+        }
         let Some(c) = field_re().captures(line.trim_start()) else {
+            if let Some(epic) = epics.last_mut() {
+                add_line(epic, section, trimmed);
+            }
             continue;
         };
+        section = Section::Description;
         let key = c[1].to_lowercase().replace(' ', "_");
         let value = c[2].trim().trim_end_matches("**").trim();
         let i = epics.len().wrapping_sub(1);
@@ -231,6 +303,35 @@ depends_on: [shop-v1/EPIC-002]\n\n## EPIC-006 – Wishlist emails\n- **Room**: r
             ("EPIC-7", "room-007")
         );
         assert!(p.epics[2].depends_on.is_empty());
+    }
+
+    #[test]
+    fn an_epics_description_and_criteria_are_kept() {
+        let md = "# Plan: Склад\n\nIntro, not kept.\n\n## EPIC-001 — Приёмка товара\n\
+Objective: Принимать поставки по накладной\nСканер читает штрихкоды EAN-13.\n\n\
+### Definition of Done\n- [ ] Накладная сверена с заказом\n- [x] Остатки обновлены\n\n\
+**Acceptance Criteria:**\n1. Расхождение создаёт акт\n* Повторный скан не удваивает остаток\n\n\
+### Notes\nПосле приёмки — маркировка.\ndepends_on: none\n";
+        let p = parse(md, Some("wh")).unwrap();
+        let e = &p.epics[0];
+        assert_eq!(e.objective, "Принимать поставки по накладной");
+        assert_eq!(
+            e.description,
+            "Сканер читает штрихкоды EAN-13.\nNotes\nПосле приёмки — маркировка."
+        );
+        assert_eq!(
+            e.definition_of_done,
+            vec!["Накладная сверена с заказом", "Остатки обновлены"]
+        );
+        assert_eq!(
+            e.acceptance_criteria,
+            vec![
+                "Расхождение создаёт акт",
+                "Повторный скан не удваивает остаток"
+            ]
+        );
+        assert!(e.purpose().words().contains("акт"));
+        assert!(!e.description.contains("Intro"));
     }
 
     #[test]

@@ -128,7 +128,7 @@ proptest! {
     #[test]
     fn arbitrary_tool_arguments_never_panic(calls in proptest::collection::vec(tool_call(), 1..8)) {
         let sb = Sandbox::new();
-        for who in [Identity::default(), Identity { room_id: Some("room-1".into()), role: Some("qa".into()) }] {
+        for who in [Identity::default(), Identity { room_id: Some("room-1".into()), role: Some("qa".into()), credential: None }] {
             for (i, args) in &calls {
                 let r = (TOOLS[*i].call)(&sb.memory, &who, args.clone());
                 if r.is_error == Some(true) {

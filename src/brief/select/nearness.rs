@@ -105,14 +105,28 @@ fn routine(up: &[Up]) -> Vec<bool> {
     for (i, u) in up.iter().enumerate() {
         by_kind[u.kind.index()].push(i);
     }
+    // Of each shape, the first keyword match by words (in order) stays where it is: the
+    // copy addressed to this room ("Booking calls GET /v1/route/{id}…" among the same
+    // interface announced to every consumer).
+    let mut addressed: Vec<(Kind, u64)> = Vec::new();
     up.iter()
         .enumerate()
         .map(|(i, u)| {
-            i < CHECKED
+            let twin = i < CHECKED
                 && by_kind[u.kind.index()]
                     .iter()
                     .take(LOOK)
-                    .any(|&j| j != i && up[j].fact != u.fact && near_twins(up[j].print, u.print))
+                    .any(|&j| j != i && up[j].fact != u.fact && near_twins(up[j].print, u.print));
+            if twin && u.key.2 == 0 {
+                let seen = addressed
+                    .iter()
+                    .any(|&(k, p)| k == u.kind && near_twins(p, u.print));
+                if !seen && addressed.len() < SHOWN {
+                    addressed.push((u.kind, u.print));
+                    return false;
+                }
+            }
+            twin
         })
         .collect()
 }

@@ -27,6 +27,9 @@ pub(crate) struct BriefInputs {
     /// is addressed to it. None for an epic without one, a room outside every plan, or a
     /// receipt written before (its replay searches the keywords alone).
     pub epic_title: Option<String>,
+    /// The epic's own words ([`crate::plan::Purpose::words`]), searched after the title;
+    /// None when the plan says none, or for a receipt written before.
+    pub epic_words: Option<String>,
     pub upstream: Vec<UpstreamOut>,
     pub outputs: Vec<PredecessorOutput>,
     pub max: usize,
@@ -39,9 +42,10 @@ pub(crate) struct BriefInputs {
 }
 
 impl BriefInputs {
-    /// What the brief searches by words: the keywords, then the epic's title — nothing
-    /// when there are no keywords (a brief asked with none searches nothing).
-    pub(crate) fn searched(&self) -> Vec<String> {
+    /// What the brief searches by words: the keywords, then the epic's title, then the
+    /// rarest of the epic's own words ([`epic_search_words`]) — nothing when there are no
+    /// keywords (a brief asked with none searches nothing).
+    pub(crate) fn searched(&self, ix: &crate::index::LedgerIndex, at: Option<u32>) -> Vec<String> {
         let mut words = self.keywords.clone();
         if let (Some(t), false) = (&self.epic_title, words.is_empty()) {
             // A title that is one of the keywords adds nothing to search.
@@ -50,8 +54,53 @@ impl BriefInputs {
                 words.push(t.clone());
             }
         }
+        if !words.is_empty()
+            && let Some(w) = self
+                .epic_words
+                .as_deref()
+                .and_then(|w| epic_search_words(ix, w, at))
+        {
+            words.push(w);
+        }
         words
     }
+}
+
+/// Most words of an epic's objective, description and criteria a brief searches.
+pub(crate) const EPIC_WORDS_SEARCHED: usize = 16;
+
+/// The words of `text` (an epic's own words) a brief searches: the
+/// [`EPIC_WORDS_SEARCHED`] rarest in the ledger (at horizon `at`), in their order in
+/// the text. A rare word says what the epic is about; a common one (tests, data,
+/// updated) matches everything and says nothing — and each searched word costs a walk of
+/// its postings, so the cost stays bounded however long the plan's prose. A word the
+/// ledger does not hold matches nothing and is not searched. None when no word is left.
+pub(crate) fn epic_search_words(
+    ix: &crate::index::LedgerIndex,
+    text: &str,
+    at: Option<u32>,
+) -> Option<String> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut scored: Vec<(usize, f64)> = Vec::new();
+    let chunks: Vec<&str> = text.split_whitespace().collect();
+    for (n, chunk) in chunks.iter().enumerate() {
+        if seen.contains(chunk) || seen.len() >= 4096 {
+            continue;
+        }
+        seen.push(chunk);
+        let terms = match at {
+            Some(h) => ix.text.query_at(chunk, h),
+            None => ix.text.query(chunk),
+        };
+        if let Some(idf) = terms.iter().map(|t| t.idf).max_by(f64::total_cmp) {
+            scored.push((n, idf));
+        }
+    }
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.truncate(EPIC_WORDS_SEARCHED);
+    scored.sort_by_key(|&(n, _)| n);
+    let words: Vec<&str> = scored.iter().map(|&(n, _)| chunks[n]).collect();
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// A computed brief: the rendering and the provenance of what it holds.
@@ -80,6 +129,7 @@ impl Brief {
             epic_ref: i.epic_ref,
             brief_keywords: i.keywords,
             epic_title: i.epic_title,
+            epic_words: i.epic_words,
             upstream: i.upstream,
             predecessor_outputs: i.outputs.iter().map(|o| o.id.clone()).collect(),
             included: self.included,
@@ -155,7 +205,7 @@ pub(crate) fn compose(
     };
     let ix = ledger.index();
     let mut included =
-        super::provenance::reasons(ix, &r, &i.searched(), meaning.map(|m| &m.cosines));
+        super::provenance::reasons(ix, &r, &i.searched(ix, at), meaning.map(|m| &m.cosines));
     if let Some(shares) = &shares {
         for (inc, c) in included.iter_mut().zip(&r.included) {
             if let Some(share) = shares.get(&c.pos) {
@@ -195,7 +245,7 @@ fn ranked(
     meaning: Option<&crate::memory::semantic::brief::Meaning>,
     at: Option<u32>,
 ) -> Result<crate::brief::render::Rendered> {
-    let searched = i.searched();
+    let searched = i.searched(ledger.index(), at);
     let mut head = RANKED_HEAD;
     loop {
         let ix = ledger.index();
@@ -269,7 +319,7 @@ fn covered(
         _ => crate::brief::pool::Buckets::flat(base),
     };
     let mut per_bucket = first;
-    let searched = i.searched();
+    let searched = i.searched(ledger.index(), at);
     loop {
         let ix = ledger.index();
         // `coverage-2`: matches by meaning alone handed over apart, to follow the matches

@@ -49,9 +49,25 @@ pub(super) fn header(i: &BriefInputs) -> String {
         let kw = crate::text::clip(&i.keywords.join(", "), 300);
         let _ = writeln!(header, "Brief keywords: {kw}");
     }
-    if let (Some(t), true) = (&i.epic_title, i.searched().len() > i.keywords.len()) {
+    // As `BriefInputs::searched` says: the title when it is not one of the keywords, the
+    // epic's words, and neither without keywords.
+    let title_searched = i.epic_title.as_ref().is_some_and(|t| {
+        !i.keywords.is_empty()
+            && !i
+                .keywords
+                .iter()
+                .any(|k| k.to_lowercase() == t.to_lowercase())
+    });
+    if let (Some(t), true) = (&i.epic_title, title_searched) {
         let t = crate::text::clip(&t.split_whitespace().collect::<Vec<_>>().join(" "), 120);
         let _ = writeln!(header, "Searched too: the epic's title, {t}");
+    }
+    if let (Some(w), false) = (&i.epic_words, i.keywords.is_empty()) {
+        let _ = writeln!(
+            header,
+            "Searched too: the epic's objective, description and criteria ({})",
+            crate::text::count(w.lines().count(), "line", "lines")
+        );
     }
     header.push('\n');
     header

@@ -15,7 +15,18 @@ mod header;
 mod provenance;
 
 pub(crate) use crate::brief::render::PredecessorOutput;
-pub(crate) use compose::{BriefInputs, compose};
+pub(crate) use compose::{BriefInputs, compose, epic_search_words};
+
+/// What a brief searches beside its keywords, by meaning as by words: the epic's title,
+/// then its own words.
+pub(crate) fn searched_too(title: Option<&str>, words: Option<&str>) -> Option<String> {
+    match (title, words) {
+        (Some(t), Some(w)) => Some(format!("{t}\n{w}")),
+        (Some(t), None) => Some(t.to_string()),
+        (None, Some(w)) => Some(w.to_string()),
+        (None, None) => None,
+    }
+}
 
 impl Memory {
     /// The predecessor context of a room, recorded by a receipt (its id in `receipt`).
@@ -126,14 +137,16 @@ impl Memory {
             let ch = state
                 .channels
                 .get(&up.room_id, self.paths().channel(&up.room_id))?;
-            if let Some(m) = ch.latest("done") {
+            if let Some(stored) = ch.latest("done") {
+                // Its body read back from its line when the channel does not hold it.
+                let m = ch.message(stored)?;
                 outputs.push(PredecessorOutput {
                     room_id: up.room_id.clone(),
                     ref_: up.ref_.clone(),
-                    from: m.msg.from.clone(),
-                    ts: m.ts,
-                    id: m.msg.id.clone(),
-                    body: m.msg.body.clone(),
+                    from: m.from,
+                    ts: stored.ts,
+                    id: m.id,
+                    body: m.body,
                 });
             }
         }
@@ -146,6 +159,9 @@ impl Memory {
             epic_title: node
                 .map(|n| dag.nodes[n].title.trim().to_string())
                 .filter(|t| !t.is_empty()),
+            epic_words: node
+                .map(|n| dag.nodes[n].purpose.words())
+                .filter(|w| !w.is_empty()),
             upstream,
             outputs,
             max,
@@ -165,7 +181,15 @@ impl Memory {
                     ix,
                     &inputs.room,
                     &inputs.keywords,
-                    inputs.epic_title.as_deref(),
+                    searched_too(
+                        inputs.epic_title.as_deref(),
+                        inputs
+                            .epic_words
+                            .as_deref()
+                            .and_then(|w| compose::epic_search_words(ix, w, None))
+                            .as_deref(),
+                    )
+                    .as_deref(),
                     scoring,
                     scratch,
                     u.weight,

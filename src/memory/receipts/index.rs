@@ -7,7 +7,8 @@
 //! Writes are bounded here too ([`Limits`]): a brief identical to the one the same asker
 //! was last served for the same room and arguments at the same ledger position is not
 //! recorded again (its receipt already says so; the call returns that receipt's id), and
-//! one asker records at most `receipts_per_minute` new receipts a minute.
+//! one caller (an agent token, else a room and role) records at most `receipts_per_minute`
+//! new receipts a minute.
 
 use std::collections::HashMap;
 
@@ -177,7 +178,7 @@ impl ReceiptIndex {
 #[derive(Default)]
 pub(crate) struct Limits {
     last: HashMap<[u8; 32], (String, String)>,
-    recent: HashMap<(Option<String>, Option<String>), std::collections::VecDeque<i64>>,
+    recent: HashMap<String, std::collections::VecDeque<i64>>,
 }
 
 impl Limits {
@@ -192,13 +193,8 @@ impl Limits {
 
     /// Counts a new receipt of `who` at `now` (seconds); false when the 60 seconds up to
     /// `now` already hold `cap`. The window keeps at most `cap` times per asker.
-    pub(crate) fn admit(
-        &mut self,
-        who: &(Option<String>, Option<String>),
-        now: i64,
-        cap: u32,
-    ) -> bool {
-        let times = self.recent.entry(who.clone()).or_default();
+    pub(crate) fn admit(&mut self, who: &str, now: i64, cap: u32) -> bool {
+        let times = self.recent.entry(who.to_string()).or_default();
         while times.front().is_some_and(|&t| t <= now - 60) {
             times.pop_front();
         }

@@ -115,13 +115,14 @@ impl Memory {
             .limits
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .admit(&asker, ts.0, cap)
+            .admit(&who.caller(), ts.0, cap)
         {
             return Err(Error::Refused(format!(
-                "this session asked for more than {cap} different briefs in a minute, the \
-                 cap on what one asker may make the memory record (receipts_per_minute in \
+                "{} asked for more than {cap} different briefs in a minute, the cap on what \
+                 one credential may make the memory record (receipts_per_minute in \
                  .agents/warroom.yaml). Fix: ask again in a minute; the same brief asked \
-                 again is not counted"
+                 again is not counted",
+                who.caller()
             )));
         }
         let id = new_id(ts);
@@ -144,6 +145,7 @@ impl Memory {
             epic_ref: out.epic_ref.clone(),
             keywords: out.brief_keywords.clone(),
             epic_title: out.epic_title.clone(),
+            epic_words: out.epic_words.clone(),
             upstream: out.upstream.clone(),
             ranking: RankingUsed {
                 name: r.name().to_string(),

@@ -159,6 +159,7 @@ impl Memory {
             epic_ref: receipt.epic_ref.clone(),
             keywords: receipt.keywords.clone(),
             epic_title: receipt.epic_title.clone(),
+            epic_words: receipt.epic_words.clone(),
             upstream: receipt.upstream.clone(),
             outputs,
             max: receipt.max_entries as usize,
@@ -305,7 +306,7 @@ impl Memory {
             let ch = state
                 .channels
                 .get(&o.room_id, self.paths().channel(&o.room_id))?;
-            let m = ch
+            let stored = ch
                 .messages()
                 .iter()
                 .find(|m| m.msg.id == o.id)
@@ -322,13 +323,14 @@ impl Memory {
                 .find(|u| u.room_id == o.room_id && u.distance == 1)
                 .map(|u| u.ref_.clone())
                 .unwrap_or_default();
+            let m = ch.message(stored)?;
             outputs.push(PredecessorOutput {
                 room_id: o.room_id.clone(),
                 ref_,
-                from: m.msg.from.clone(),
-                ts: m.ts,
-                id: m.msg.id.clone(),
-                body: m.msg.body.clone(),
+                from: m.from,
+                ts: stored.ts,
+                id: m.id,
+                body: m.body,
             });
         }
         Ok(outputs)
@@ -353,7 +355,15 @@ impl Memory {
                     ix,
                     &receipt.room_id,
                     &receipt.keywords,
-                    receipt.epic_title.as_deref(),
+                    super::super::brief::searched_too(
+                        receipt.epic_title.as_deref(),
+                        receipt
+                            .epic_words
+                            .as_deref()
+                            .and_then(|w| super::super::brief::epic_search_words(ix, w, None))
+                            .as_deref(),
+                    )
+                    .as_deref(),
                     scoring,
                     scratch,
                     used.weight,

@@ -241,10 +241,11 @@ impl Memory {
             None => all.len().saturating_sub(max),
         };
         let to = all.len().min(from + max);
-        Ok((
-            all[from..to].iter().map(|m| m.msg.clone()).collect(),
-            all.len(),
-        ))
+        let page = all[from..to]
+            .iter()
+            .map(|m| ch.message(m))
+            .collect::<Result<Vec<Message>>>()?;
+        Ok((page, all.len()))
     }
 
     /// Every room with entries, with its counts (read from the index's per-room tables:

@@ -205,6 +205,7 @@ fn level(
         let who = Identity {
             room_id: Some(epic.room.clone()),
             role: Some("manager".into()),
+            credential: None,
         };
         let out = m.brief_unrecorded(BriefArgs::default(), &who)?;
         let chosen: HashSet<usize> = out.entry_ids.iter().filter_map(|id| index_of(id)).collect();
@@ -270,6 +271,7 @@ fn latency(work: &std::path::Path, entries: usize) -> anyhow::Result<Latency> {
     let who = Identity {
         room_id: Some(deep),
         role: Some("manager".into()),
+        credential: None,
     };
     for _ in 0..5 {
         m.brief_unrecorded(BriefArgs::default(), &who)?;

@@ -84,6 +84,7 @@ pub fn measure(work: &std::path::Path, n: usize, big: bool) -> anyhow::Result<Ov
     let deep = Identity {
         room_id: epics.last().map(|e| e.room.clone()),
         role: Some("manager".into()),
+        credential: None,
     };
     for _ in 0..3 {
         m.brief_unrecorded(BriefArgs::default(), &deep)?;
@@ -98,6 +99,7 @@ pub fn measure(work: &std::path::Path, n: usize, big: bool) -> anyhow::Result<Ov
     let writer = Identity {
         room_id: Some(epics[1].room.clone()),
         role: Some("engineer".into()),
+        credential: None,
     };
     let publish = |i: usize| {
         let args: PublishArgs = serde_json::from_value(serde_json::json!({

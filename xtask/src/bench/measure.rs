@@ -170,6 +170,7 @@ pub fn measure(
     let who = Identity {
         room_id: Some("room-000".into()),
         role: Some("engineer".into()),
+        credential: None,
     };
     let mut corpus = Corpus::new(99, end);
     let texts: Vec<String> = (0..queries).map(|_| corpus.query()).collect();

@@ -71,6 +71,7 @@ pub fn measure(
     let who = Identity {
         room_id: Some("room-000".into()),
         role: Some("engineer".into()),
+        credential: None,
     };
     let mut generated = Corpus::new(99, end);
     let texts: Vec<String> = (0..calls).map(|_| generated.query()).collect();
