@@ -388,19 +388,17 @@ impl Memory {
                 self.guard_id(&format!("epics[{i}].roles[{j}]"), r)?;
             }
             e.title = self.guard_secrets(&at("title"), std::mem::take(&mut e.title), &mut found)?;
-            e.objective = self.guard_secrets(
-                &at("objective"),
-                std::mem::take(&mut e.objective),
-                &mut found,
-            )?;
-            e.description = self.guard_secrets(
+            let p = &mut e.purpose;
+            p.objective =
+                self.guard_secrets(&at("objective"), std::mem::take(&mut p.objective), &mut found)?;
+            p.description = self.guard_secrets(
                 &at("description"),
-                std::mem::take(&mut e.description),
+                std::mem::take(&mut p.description),
                 &mut found,
             )?;
             for (field, items) in [
-                ("definition_of_done", &mut e.definition_of_done),
-                ("acceptance_criteria", &mut e.acceptance_criteria),
+                ("definition_of_done", &mut p.definition_of_done),
+                ("acceptance_criteria", &mut p.acceptance_criteria),
             ] {
                 for (j, item) in items.iter_mut().enumerate() {
                     *item = self.guard_secrets(

@@ -104,7 +104,7 @@ impl Dag {
                     room_id: e.room_id.clone(),
                     title: e.title.clone(),
                     brief_keywords: e.brief_keywords.clone(),
-                    purpose: e.purpose(),
+                    purpose: e.purpose.clone(),
                     depends_on: e.depends_on.clone(),
                     registered: true,
                 });
@@ -330,10 +330,7 @@ mod tests {
             depends_on: deps.iter().map(|d| d.to_string()).collect(),
             brief_keywords: vec![],
             roles: vec![],
-            objective: String::new(),
-            description: String::new(),
-            definition_of_done: vec![],
-            acceptance_criteria: vec![],
+            purpose: Default::default(),
         }
     }
 

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::{Epic, Plan};
+use super::{Epic, Plan, Purpose};
 use crate::error::{Error, Result};
 
 fn header_re() -> &'static Regex {
@@ -69,13 +69,14 @@ fn add_line(epic: &mut Epic, section: Section, line: &str) {
     }
     match section {
         Section::Description => {
-            if !epic.description.is_empty() {
-                epic.description.push('\n');
+            let d = &mut epic.purpose.description;
+            if !d.is_empty() {
+                d.push('\n');
             }
-            epic.description.push_str(line);
+            d.push_str(line);
         }
-        Section::DefinitionOfDone => epic.definition_of_done.push(item.to_string()),
-        Section::AcceptanceCriteria => epic.acceptance_criteria.push(item.to_string()),
+        Section::DefinitionOfDone => epic.purpose.definition_of_done.push(item.to_string()),
+        Section::AcceptanceCriteria => epic.purpose.acceptance_criteria.push(item.to_string()),
     }
 }
 
@@ -169,10 +170,7 @@ pub fn parse(text: &str, plan_id: Option<&str>) -> Result<Plan> {
                 depends_on: Vec::new(),
                 brief_keywords: Vec::new(),
                 roles: Vec::new(),
-                objective: String::new(),
-                description: String::new(),
-                definition_of_done: Vec::new(),
-                acceptance_criteria: Vec::new(),
+                purpose: Purpose::default(),
             });
             explicit_room.push(false);
             explicit_kw.push(false);
@@ -216,7 +214,7 @@ pub fn parse(text: &str, plan_id: Option<&str>) -> Result<Plan> {
         match key.as_str() {
             "depends_on" | "dependencies" => epic.depends_on = list(value),
             "roles" => epic.roles = list(value),
-            "objective" => epic.objective = value.to_string(),
+            "objective" => epic.purpose.objective = value.to_string(),
             "room" | "room_id" => {
                 epic.room_id = value.trim_matches('`').to_string();
                 explicit_room[i] = true;
@@ -237,7 +235,7 @@ pub fn parse(text: &str, plan_id: Option<&str>) -> Result<Plan> {
     }
     for (i, e) in epics.iter_mut().enumerate() {
         if !explicit_kw[i] {
-            e.brief_keywords = derive_keywords(&e.title, &e.objective);
+            e.brief_keywords = derive_keywords(&e.title, &e.purpose.objective);
         }
     }
     let plan_id = plan_id
@@ -314,23 +312,23 @@ Objective: Принимать поставки по накладной\nСкан
 ### Notes\nПосле приёмки — маркировка.\ndepends_on: none\n";
         let p = parse(md, Some("wh")).unwrap();
         let e = &p.epics[0];
-        assert_eq!(e.objective, "Принимать поставки по накладной");
+        assert_eq!(e.purpose.objective, "Принимать поставки по накладной");
         assert_eq!(
             e.description,
             "Сканер читает штрихкоды EAN-13.\nNotes\nПосле приёмки — маркировка."
         );
         assert_eq!(
-            e.definition_of_done,
+            e.purpose.definition_of_done,
             vec!["Накладная сверена с заказом", "Остатки обновлены"]
         );
         assert_eq!(
-            e.acceptance_criteria,
+            e.purpose.acceptance_criteria,
             vec![
                 "Расхождение создаёт акт",
                 "Повторный скан не удваивает остаток"
             ]
         );
-        assert!(e.purpose().words().contains("акт"));
+        assert!(e.purpose.words().contains("акт"));
         assert!(!e.description.contains("Intro"));
     }
 

@@ -59,33 +59,12 @@ pub struct Epic {
     /// Roles staffed in the room.
     #[serde(default)]
     pub roles: Vec<String>,
-    /// What the epic must achieve.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub objective: String,
-    /// Its description.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub description: String,
-    /// Definition of Done items.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub definition_of_done: Vec<String>,
-    /// Acceptance Criteria items.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub acceptance_criteria: Vec<String>,
+    /// Its own words: objective, description, Definition of Done, Acceptance Criteria.
+    #[serde(flatten)]
+    pub purpose: Purpose,
 }
 
 pub use crate::api::plan::Purpose;
-
-impl Epic {
-    /// What the epic must achieve and how it is judged done, as the DAG keeps it.
-    pub fn purpose(&self) -> Purpose {
-        Purpose {
-            objective: self.objective.clone(),
-            description: self.description.clone(),
-            definition_of_done: self.definition_of_done.clone(),
-            acceptance_criteria: self.acceptance_criteria.clone(),
-        }
-    }
-}
 
 impl Plan {
     /// Parses and validates a plan given as JSON: schema first, then identifiers, then
