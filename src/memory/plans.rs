@@ -389,8 +389,11 @@ impl Memory {
             }
             e.title = self.guard_secrets(&at("title"), std::mem::take(&mut e.title), &mut found)?;
             let p = &mut e.purpose;
-            p.objective =
-                self.guard_secrets(&at("objective"), std::mem::take(&mut p.objective), &mut found)?;
+            p.objective = self.guard_secrets(
+                &at("objective"),
+                std::mem::take(&mut p.objective),
+                &mut found,
+            )?;
             p.description = self.guard_secrets(
                 &at("description"),
                 std::mem::take(&mut p.description),

@@ -314,7 +314,7 @@ Objective: Принимать поставки по накладной\nСкан
         let e = &p.epics[0];
         assert_eq!(e.purpose.objective, "Принимать поставки по накладной");
         assert_eq!(
-            e.description,
+            e.purpose.description,
             "Сканер читает штрихкоды EAN-13.\nNotes\nПосле приёмки — маркировка."
         );
         assert_eq!(
@@ -329,7 +329,7 @@ Objective: Принимать поставки по накладной\nСкан
             ]
         );
         assert!(e.purpose.words().contains("акт"));
-        assert!(!e.description.contains("Intro"));
+        assert!(!e.purpose.description.contains("Intro"));
     }
 
     #[test]
