@@ -76,6 +76,56 @@ enum BenchMode {
     /// against exact cosines, on LoCoMo's turns embedded by the bundled model, and its
     /// bytes and search time at 1M rows. Needs `--features semantic-eval`.
     Vectors(VectorsCmd),
+    /// The product at another revision (default: the commit before HEAD) beside this
+    /// tree's, built in release (REV in a worktree and target directory of its own under
+    /// `--dir`) and measured in turn in one run: first start, resident memory, search and
+    /// brief round trips deep in a 40-epic plan, over stdio. Run it before a change to the
+    /// index, the brief or the wire lands, and put its table in the commit message.
+    Compare(CompareCmd),
+}
+
+/// Options of `bench compare`.
+#[derive(Debug, Args)]
+struct CompareCmd {
+    /// The revision to compare this tree with.
+    #[arg(default_value = "HEAD~1")]
+    rev: String,
+    /// Ledger entries (generated once into target/bench-data and kept).
+    #[arg(long, default_value_t = 1_000_000)]
+    size: usize,
+    /// Epics of the plan (each depends on the two before it); the deepest 12 are briefed.
+    #[arg(long, default_value_t = 40)]
+    epics: usize,
+    /// Runs of each binary, alternating.
+    #[arg(long, default_value_t = 2)]
+    runs: usize,
+    /// Where the other revision's worktree, its build and the projects live.
+    #[arg(long, value_name = "DIR", default_value = "target/compare")]
+    dir: PathBuf,
+}
+
+impl CompareCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        let mut say = |m: &str| note(&format!("bench compare: {m}"));
+        let dir = std::path::absolute(&self.dir)?;
+        std::fs::create_dir_all(&dir)?;
+        let base = bench::compare::build_rev(&self.rev, &dir, &mut say)?;
+        let current = bench::compare::build_current(&mut say)?;
+        let data = bench::compare::workspace_root().join("target/bench-data");
+        std::fs::create_dir_all(&data)?;
+        let ledger = bench::corpus_file(&data, self.size, &mut say)?;
+        let c = bench::compare::compare(
+            [base, current],
+            &ledger,
+            self.size,
+            self.epics,
+            self.runs.max(1),
+            &dir,
+            &mut say,
+        )?;
+        emit(json, &c, bench::compare::markdown);
+        Ok(Outcome::Ok)
+    }
 }
 
 /// Why a `bench` mode that embeds cannot run in a build without the model.
@@ -626,6 +676,7 @@ impl BenchCmd {
             Some(BenchMode::Console(c)) => return c.run(json),
             Some(BenchMode::Semantic(c)) => return c.run(json),
             Some(BenchMode::Vectors(c)) => return c.run(json),
+            Some(BenchMode::Compare(c)) => return c.run(json),
             None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =

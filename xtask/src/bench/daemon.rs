@@ -57,6 +57,15 @@ pub fn register_bench_plan(exe: &Path, root: &Path) -> anyhow::Result<()> {
     let plan = super::measure::bench_plan()
         .plan
         .context("the bench plan is JSON")?;
+    register_plan(exe, root, &plan)
+}
+
+/// Registers `plan` (JSON) in the project at `root` through the binary `exe`.
+pub(crate) fn register_plan(
+    exe: &Path,
+    root: &Path,
+    plan: &serde_json::Value,
+) -> anyhow::Result<()> {
     let file = root.join("bench-plan.json");
     std::fs::write(&file, plan.to_string())?;
     let out = Command::new(exe)
@@ -75,7 +84,7 @@ pub fn register_bench_plan(exe: &Path, root: &Path) -> anyhow::Result<()> {
 
 /// Fails unless `answer` is a brief with entries (a refused or empty brief would time
 /// nothing worth a figure).
-fn ensure_brief(answer: &serde_json::Value) -> anyhow::Result<()> {
+pub(crate) fn ensure_brief(answer: &serde_json::Value) -> anyhow::Result<()> {
     let r = &answer["result"];
     anyhow::ensure!(
         r["isError"] != true
@@ -95,20 +104,20 @@ fn context_args(queries: &[String], i: usize) -> serde_json::Value {
     serde_json::json!({"room_id": format!("room-{:03}", 50 + i % 50), "brief_keywords": words})
 }
 
-struct Agent {
-    child: Child,
-    stdin: ChildStdin,
+pub(crate) struct Agent {
+    pub(crate) child: Child,
+    pub(crate) stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
 }
 
 impl Agent {
-    fn call(&mut self, tool: &str, args: serde_json::Value) -> anyhow::Result<()> {
+    pub(crate) fn call(&mut self, tool: &str, args: serde_json::Value) -> anyhow::Result<()> {
         self.call_value(tool, args).map(drop)
     }
 
     /// Calls a tool and returns the JSON-RPC answer.
-    fn call_value(
+    pub(crate) fn call_value(
         &mut self,
         tool: &str,
         args: serde_json::Value,
@@ -121,7 +130,7 @@ impl Agent {
         self.answer(self.next_id)
     }
 
-    fn wait_for(&mut self, id: u64) -> anyhow::Result<()> {
+    pub(crate) fn wait_for(&mut self, id: u64) -> anyhow::Result<()> {
         self.answer(id).map(drop)
     }
 
@@ -155,7 +164,7 @@ fn spawn_agent(
 
 /// An agent whose server has the room identity `room` (None: none, as an operator's
 /// client, which may ask any room's brief), logging to `<name>.log`.
-fn spawn_agent_as(
+pub(crate) fn spawn_agent_as(
     exe: &Path,
     root: &Path,
     runtime: &Path,
@@ -210,7 +219,7 @@ pub(crate) fn stop_daemon(exe: &Path, root: &Path, runtime: &Path, mut daemon: C
     let _ = daemon.wait();
 }
 
-fn rss_mb(pid: u32) -> f64 {
+pub(crate) fn rss_mb(pid: u32) -> f64 {
     let kb: u64 = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
@@ -454,7 +463,11 @@ enum LoadAgent {
 }
 
 impl LoadAgent {
-    fn call(&mut self, tool: &str, args: serde_json::Value) -> anyhow::Result<serde_json::Value> {
+    pub(crate) fn call(
+        &mut self,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> anyhow::Result<serde_json::Value> {
         match self {
             LoadAgent::Stdio(a) => a.call_value(tool, args),
             LoadAgent::Http(conn, headers) => {

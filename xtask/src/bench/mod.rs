@@ -9,6 +9,7 @@ pub mod brief;
 pub mod brief_domains;
 pub mod brief_oversized;
 pub mod brief_world;
+pub mod compare;
 pub mod console;
 mod console_overlaps;
 pub mod corpus;
