@@ -274,10 +274,11 @@ pub fn compare(
 
 /// The comparison as a markdown table: each run's figure, runs separated by ` / `.
 pub fn markdown(c: &Comparison) -> String {
+    type Figure<'a> = &'a dyn Fn(&Run) -> String;
     let join = |side: usize, f: &dyn Fn(&Run) -> String| {
         c.runs[side].iter().map(f).collect::<Vec<_>>().join(" / ")
     };
-    let rows: [(&str, &dyn Fn(&Run) -> String); 4] = [
+    let rows: [(&str, Figure); 4] = [
         ("first start to first answer", &|r| {
             format!("{:.2} s", r.first_answer_ms / 1e3)
         }),
