@@ -52,7 +52,7 @@ pub struct DaemonReport {
 }
 
 /// Registers the 100-epic bench plan in the project at `root` (once: a plan registered as
-/// it is is not registered again), so that briefs have upstream rooms near and far.
+/// it is not registered again), so that briefs have upstream rooms near and far.
 pub fn register_bench_plan(exe: &Path, root: &Path) -> anyhow::Result<()> {
     let plan = super::measure::bench_plan()
         .plan
