@@ -229,6 +229,10 @@ fn by_cells(
     // here, so every later (older) match's factor is at most that.
     let mut time_cap = vec![1.0f64; slots];
     let mut matched_other = 0usize;
+    // Per slot: its live matches (by words or by meaning alone) the audience lets through,
+    // so the entries left for the newest-first fill are known without a walk: a slot whose
+    // every entry matches costs nothing past its matches.
+    let mut allowed_matches = vec![0u32; slots];
     // Slots holding a live entry whose audience may keep it from this brief: only their
     // matches need the audience looked up (a hash probe) to be counted.
     let mut said = vec![false; slots];
@@ -279,9 +283,12 @@ fn by_cells(
         if group == 4 && allowed {
             matched_other += 1;
         }
+        let rel = scratch.get(pos);
+        if allowed && rel > 0.0 {
+            allowed_matches[s] += 1;
+        }
         // Relevance / distance × the slot's time cap bounds the score, so a match below a
         // full slot's worst is not looked up (its columns are a cache miss).
-        let rel = scratch.get(pos);
         if rel * inv_dist[s] * time_cap[s] < floor[s] {
             // Maybe cut (the skipped match may be a working note): a larger pool is
             // asked for in vain at worst.
@@ -326,6 +333,7 @@ fn by_cells(
         if group == 4 {
             matched_other += 1;
         }
+        allowed_matches[slot as usize] += 1;
         let mut c = r.candidate(pos, ix.meta(pos), rel, dist, group, None);
         c.by_meaning = true;
         if keep_best(&mut matched[slot as usize], c, ks[(slot >> 3) as usize]) {
@@ -374,16 +382,26 @@ fn by_cells(
                 }
             };
             if let Some(group) = group {
+                // The eligible entries that match nothing: the newest fill the bucket.
+                let mut left =
+                    (live - held).saturating_sub(allowed_matches[slot as usize] as usize);
+                if bucket.len() >= k {
+                    // A full bucket with one eligible entry more was cut.
+                    out.cut |= left > 0;
+                    left = 0;
+                }
                 for &pos in cell.positions[kind.index()].iter().rev() {
-                    let m = ix.meta(pos);
-                    if !m.live
-                        || scratch.get(pos) > 0.0
-                        || by_meaning.contains_key(&pos)
-                        || !audience_allows(ix.audience_of(pos), *dist)
-                    {
+                    if left == 0 {
+                        break;
+                    }
+                    if scratch.get(pos) > 0.0 || by_meaning.contains_key(&pos) {
                         continue;
                     }
-                    // One eligible entry past a full bucket: the bucket was cut.
+                    let m = ix.meta(pos);
+                    if !m.live || !audience_allows(ix.audience_of(pos), *dist) {
+                        continue;
+                    }
+                    left -= 1;
                     if bucket.len() >= k {
                         out.cut = true;
                         break;
