@@ -90,7 +90,8 @@ fn audience_allows(given: Option<Audience>, dist: Option<u32>) -> bool {
 /// bucket's best `per_bucket`. `by_meaning`: matches by meaning alone with their fused
 /// relevance (semantic ranking, selection `coverage-2`; empty otherwise), each a
 /// candidate after every match by words of its bucket. `at`: the index as it was at that
-/// horizon (a replay).
+/// horizon (a replay). `selection`: which of the keywords' terms are searched
+/// ([`super::select::Version::searches`]).
 #[allow(clippy::too_many_arguments)]
 pub fn pool(
     ix: &LedgerIndex,
@@ -102,6 +103,7 @@ pub fn pool(
     meaning: Option<&[(u32, f64)]>,
     by_meaning: &[(u32, f64)],
     at: Option<u32>,
+    selection: super::select::Version,
 ) -> Pool {
     let r = Resolved::new(ix, scope, scorer);
     scratch.clear();
@@ -112,12 +114,14 @@ pub fn pool(
             if !text.trim().is_empty() {
                 match at {
                     Some(h) => {
-                        let terms = ix.text.query_at(&text, h);
+                        let mut terms = ix.text.query_at(&text, h);
+                        terms.retain(|q| selection.searches(q));
                         ix.text
                             .score_at(&terms, scorer.ranking.scoring(), scratch, h);
                     }
                     None => {
-                        let terms = ix.text.query(&text);
+                        let mut terms = ix.text.query(&text);
+                        terms.retain(|q| selection.searches(q));
                         ix.text.score(&terms, scorer.ranking.scoring(), scratch);
                     }
                 }

@@ -1,6 +1,6 @@
 //! The brief as a selection under a budget (docs/brief.md): the pool's candidates put
 //! in the order the renderer takes them. Each rule is one line a manager would accept when
-//! it is explained (selection `coverage-3`, [`nearness`]):
+//! it is explained (selection `coverage-4`, [`nearness`]):
 //!
 //! 1. **Binding first.** Entries for the whole project (conventions, and anything
 //!    published with `audience: project`) bind every room: up to a third of the brief;
@@ -16,7 +16,10 @@
 //!    routine notes are written alike everywhere; the same fact twice is not two notes)
 //!    waits until every other upstream entry had its turn, and then one of each shape
 //!    comes before the shape's others.
-//! 4. **Then the rest** in rank order (project-wide entries of unrelated rooms, keyword
+//! 4. **Words that tell entries apart.** The brief searches its keywords, the epic's
+//!    title and its rarest own words, but not a word in more than half of the entries:
+//!    such a word matches nearly everything and says nothing of any of it.
+//! 5. **Then the rest** in rank order (project-wide entries of unrelated rooms, keyword
 //!    matches of unrelated rooms), and last the binding entries past the first third that
 //!    match no keyword.
 //!
@@ -48,19 +51,23 @@ pub enum Version {
     WordsFirst,
     /// `coverage-3`: nearer rooms first, routine notes by their words ([`nearness`]).
     Nearness,
+    /// `coverage-4`: `coverage-3`, searching only the words that tell entries apart — a
+    /// word in more than half of the entries is not searched ([`Version::searches`]).
+    Distinct,
 }
 
 impl Version {
     /// Every selection this build replays.
-    pub const ALL: [Version; 4] = [
+    pub const ALL: [Version; 5] = [
         Version::Ranked,
         Version::Coverage,
         Version::WordsFirst,
         Version::Nearness,
+        Version::Distinct,
     ];
 
     /// What a brief served now is chosen by.
-    pub const CURRENT: Version = Version::Nearness;
+    pub const CURRENT: Version = Version::Distinct;
 
     /// The name a receipt records (none before selections).
     pub fn name(self) -> Option<&'static str> {
@@ -69,7 +76,24 @@ impl Version {
             Version::Coverage => Some("coverage"),
             Version::WordsFirst => Some("coverage-2"),
             Version::Nearness => Some("coverage-3"),
+            Version::Distinct => Some("coverage-4"),
         }
+    }
+
+    /// True if this selection serves nearer rooms first ([`nearness`]).
+    pub fn near_first(self) -> bool {
+        matches!(self, Version::Nearness | Version::Distinct)
+    }
+
+    /// Whether a brief chosen by this selection searches a term of the ledger's: every
+    /// term before `coverage-4`; since, only one in at most half of the entries (its idf
+    /// at least ln 2, the point where BM25's Robertson–Spärck Jones weight turns
+    /// negative). A word in most entries tells none of them apart — a plan's "Epic" in
+    /// every title, a project's name in every note — yet every entry it is in becomes a
+    /// "match" and each of its postings is scored: the brief's cost grew with the ledger
+    /// and its order with the noise.
+    pub fn searches(self, term: &crate::index::QueryTerm) -> bool {
+        self != Version::Distinct || term.idf >= std::f64::consts::LN_2
     }
 
     /// The version a receipt names; None for a name this build does not know.
@@ -147,7 +171,7 @@ pub fn select(
     version: Version,
 ) -> Vec<(Candidate, Share)> {
     match version {
-        Version::Nearness => nearness::select(ix, pool, max),
+        Version::Nearness | Version::Distinct => nearness::select(ix, pool, max),
         _ => rounds::select(ix, pool, max),
     }
 }
@@ -161,7 +185,7 @@ mod version_tests {
         for v in Version::ALL {
             assert_eq!(Version::of(v.name()), Some(v));
         }
-        assert_eq!(Version::CURRENT.name(), Some("coverage-3"));
-        assert_eq!(Version::of(Some("coverage-4")), None);
+        assert_eq!(Version::CURRENT.name(), Some("coverage-4"));
+        assert_eq!(Version::of(Some("coverage-5")), None);
     }
 }

@@ -172,7 +172,7 @@ async fn every_principle_holds_under_sixty_notes_a_room() {
     let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-d"]);
     let list: Value = serde_json::from_str(&list).unwrap();
     for r in list.as_array().unwrap() {
-        assert_eq!(r["ranking"]["selection"], "coverage-3");
+        assert_eq!(r["ranking"]["selection"], "coverage-4");
         assert_eq!(r["accounts"].as_array().unwrap().len(), 3, "{r}");
         let id = r["id"].as_str().unwrap();
         let (code, out, err) = cli(root, &["context", "--replay", id]);
@@ -495,7 +495,74 @@ async fn nearer_rooms_first_and_notes_written_alike_last() {
     let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-c"]);
     let list: Value = serde_json::from_str(&list).unwrap();
     let r = &list[0];
-    assert_eq!(r["ranking"]["selection"], "coverage-3", "{r}");
+    assert_eq!(r["ranking"]["selection"], "coverage-4", "{r}");
+    let (code, out, err) = cli(root, &["context", "--replay", r["id"].as_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("IDENTICAL"), "{out}");
+}
+
+/// Selection `coverage-4`, through the binary, in Russian: a word in more than half of
+/// the entries tells none of them apart and is not searched — the entries it alone is in
+/// are no keyword matches (their reason says so, and no keyword is listed as matched),
+/// while the rarer keyword still matches; the receipt replays identical.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_word_in_most_entries_is_not_searched() {
+    let dir = common::project();
+    let root = dir.path();
+    let plan = json!({"plan_id": "pay", "title": "Платежи", "epics": [
+        {"ref": "EPIC-A", "room_id": "room-a", "title": "Шлюз"},
+        {"ref": "EPIC-B", "room_id": "room-b", "title": "Refunds", "depends_on": ["EPIC-A"],
+         "brief_keywords": ["платёжный", "возврат"]}
+    ]});
+    let a = agent(root).room("room-a").role("architect").start().await;
+    a.ok("memory_register_plan", json!({"plan": plan})).await;
+    let mut common_only = Vec::new();
+    for s in [
+        "платёжный шлюз принимает только карты с 3-D Secure",
+        "платёжный журнал хранится девяносто дней",
+        "платёжный адаптер повторяет запрос дважды",
+        "платёжный токен одноразовый вне сохранённого способа оплаты",
+        "платёжный отчёт строится по UTC",
+    ] {
+        common_only.push(publish(&a, json!({"kind": "decision", "summary": s})).await);
+    }
+    let rare = publish(
+        &a,
+        json!({"kind": "decision", "summary": "платёжный возврат старше девяноста дней идёт через кабинет провайдера"}),
+    )
+    .await;
+    let other = publish(
+        &a,
+        json!({"kind": "decision", "summary": "Квитанции отправляются письмом после списания"}),
+    )
+    .await;
+    a.stop().await;
+
+    let (code, out, err) = cli(root, &["--json", "context", "room-b"]);
+    assert_eq!(code, 0, "{err}");
+    let brief: Value = serde_json::from_str(&out).unwrap();
+    let md = brief["markdown"].as_str().unwrap();
+    let included = brief["included"].as_array().unwrap();
+    let of = |id: &str| {
+        included
+            .iter()
+            .find(|i| i["id"] == id)
+            .unwrap_or_else(|| panic!("{id} shown: {md}"))
+    };
+    assert_eq!(of(&rare)["reason"], "near-1-match", "{md}");
+    assert_eq!(of(&rare)["matched"], json!(["возврат"]), "{md}");
+    for id in common_only.iter().chain([&other]) {
+        assert_eq!(of(id)["reason"], "near-1", "{id}: {md}");
+        assert_eq!(of(id)["matched"], json!([]), "{id}: {md}");
+    }
+    // The rarer keyword's match comes first in its room's share.
+    let ids = strs(&brief["entry_ids"]);
+    assert_eq!(ids.first(), Some(&rare.as_str()), "{md}");
+
+    let (_, list, _) = cli(root, &["--json", "receipts", "--room", "room-b"]);
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let r = &list[0];
+    assert_eq!(r["ranking"]["selection"], "coverage-4", "{r}");
     let (code, out, err) = cli(root, &["context", "--replay", r["id"].as_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("IDENTICAL"), "{out}");

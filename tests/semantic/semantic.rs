@@ -559,7 +559,7 @@ fn in_a_share_a_match_by_words_comes_before_matches_by_meaning_alone() {
     );
     let receipt = b["receipt"].as_str().unwrap();
     let (_, out, _) = cli_env(root, &["--json", "receipts", "--room", "room-q"], &on);
-    assert!(out.contains("coverage-3"), "{out}");
+    assert!(out.contains("coverage-4"), "{out}");
     let (code, out, err) = cli_env(root, &["context", "--replay", receipt], &on);
     assert_eq!(code, 0, "{out}{err}");
     // Without the model the replay says why it differs, in one readable sentence.

@@ -5,6 +5,8 @@
 
 use proptest::prelude::*;
 
+use crate::brief::select::Version;
+
 use super::*;
 use crate::brief::candidates::tests::{Spec, WORDS, build, scorer};
 
@@ -93,7 +95,7 @@ proptest! {
         // Matches by meaning alone (some past the ledger, some also matched by words).
         // Sizes by distance (nearer rooms' buckets larger) on both paths alike.
         let k = super::Buckets { base: k, near };
-        let fast = pool(&ix, &scope, &keywords, &sc, &mut scratch, k, None, &meaning, None);
+        let fast = pool(&ix, &scope, &keywords, &sc, &mut scratch, k, None, &meaning, None, Version::Nearness);
         let r = Resolved::new(&ix, &scope, &sc);
         let mut scratch2 = Scratch::default();
         let mut reference = {
@@ -113,7 +115,7 @@ proptest! {
         reference.candidates.sort_unstable_by(|a, b| a.order(b));
         prop_assert_eq!(bits(&fast), bits(&reference));
         // A pool that says it is whole is: a larger bucket offers nothing more.
-        let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, super::Buckets::flat(usize::MAX), None, &meaning, None);
+        let all = pool(&ix, &scope, &keywords, &sc, &mut scratch, super::Buckets::flat(usize::MAX), None, &meaning, None, Version::Nearness);
         if !fast.cut {
             prop_assert_eq!(all.candidates.len(), fast.candidates.len());
         }
@@ -160,8 +162,8 @@ proptest! {
         let sc = scorer(ranking);
         let mut scratch = Scratch::default();
         let k = super::Buckets::flat(k);
-        let want = pool(&prefix, &scope, &keywords, &sc, &mut scratch, k, None, &[], None);
-        let got = pool(&whole, &scope, &keywords, &sc, &mut scratch, k, None, &[], Some(h));
+        let want = pool(&prefix, &scope, &keywords, &sc, &mut scratch, k, None, &[], None, Version::CURRENT);
+        let got = pool(&whole, &scope, &keywords, &sc, &mut scratch, k, None, &[], Some(h), Version::CURRENT);
         // Symbols of rooms first seen after the horizon never appear in the prefix's.
         prop_assert_eq!(bits(&got), bits(&want));
     }

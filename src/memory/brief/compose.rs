@@ -204,8 +204,14 @@ pub(crate) fn compose(
         (r, None, None, Vec::new())
     };
     let ix = ledger.index();
-    let mut included =
-        super::provenance::reasons(ix, &r, &i.searched(ix, at), meaning.map(|m| &m.cosines));
+    let mut included = super::provenance::reasons(
+        ix,
+        &r,
+        &i.searched(ix, at),
+        meaning.map(|m| &m.cosines),
+        at,
+        i.selection,
+    );
     if let Some(shares) = &shares {
         for (inc, c) in included.iter_mut().zip(&r.included) {
             if let Some(share) = shares.get(&c.pos) {
@@ -311,12 +317,13 @@ fn covered(
     let base = (POOL_PER_BUCKET * 4 / rooms.max(1)).clamp(4, POOL_PER_BUCKET);
     // Serving nearer rooms first (`coverage-3`), a direct predecessor's buckets keep as
     // many as a brief could take from them, a room two steps up half as many.
-    let first = match i.selection {
-        crate::brief::select::Version::Nearness => crate::brief::pool::Buckets {
+    let first = if i.selection.near_first() {
+        crate::brief::pool::Buckets {
             base,
             near: POOL_PER_BUCKET,
-        },
-        _ => crate::brief::pool::Buckets::flat(base),
+        }
+    } else {
+        crate::brief::pool::Buckets::flat(base)
     };
     let mut per_bucket = first;
     let searched = i.searched(ledger.index(), at);
@@ -325,10 +332,7 @@ fn covered(
         // `coverage-2`: matches by meaning alone handed over apart, to follow the matches
         // by words; `coverage` fused them all alike.
         let (fused, by_meaning) = match (meaning, i.selection) {
-            (
-                Some(m),
-                crate::brief::select::Version::WordsFirst | crate::brief::select::Version::Nearness,
-            ) => {
+            (Some(m), v) if v != crate::brief::select::Version::Coverage => {
                 let (words, meaning_only) = m.fused.split_at(m.words.min(m.fused.len()));
                 (Some(words), meaning_only)
             }
@@ -336,7 +340,16 @@ fn covered(
         };
         let pool = crate::index::with_spare_scratch(|scratch| {
             crate::brief::pool::pool(
-                ix, scope, &searched, scorer, scratch, per_bucket, fused, by_meaning, at,
+                ix,
+                scope,
+                &searched,
+                scorer,
+                scratch,
+                per_bucket,
+                fused,
+                by_meaning,
+                at,
+                i.selection,
             )
         });
         let chosen = crate::brief::select::select(ix, &pool.candidates, i.max, i.selection);

@@ -25,10 +25,21 @@ pub(crate) fn reasons(
     r: &Rendered,
     keywords: &[String],
     cosines: Option<&std::collections::HashMap<u32, f64>>,
+    at: Option<u32>,
+    selection: crate::brief::select::Version,
 ) -> Vec<IncludedOut> {
+    // The terms the pool searched: a word the selection does not search matched nothing.
     let terms: Vec<(&String, Vec<crate::index::QueryTerm>)> = keywords
         .iter()
-        .map(|k| (k, ix.text.query(k)))
+        .map(|k| {
+            let distinct = selection == crate::brief::select::Version::Distinct;
+            let mut t = match (distinct, at) {
+                (true, Some(h)) => ix.text.query_at(k, h),
+                _ => ix.text.query(k),
+            };
+            t.retain(|q| selection.searches(q));
+            (k, t)
+        })
         .filter(|(_, t)| !t.is_empty())
         .collect();
     let mut out = Vec::with_capacity(r.included.len());
