@@ -101,30 +101,49 @@ fn side(ix: &LedgerIndex, pos: u32) -> Result<OverlapSide> {
     })
 }
 
-/// The newest `limit` live entries of compared kinds of `rooms` (`None`: every room),
-/// newest first; `found` learns how many and whether `limit` cut the list. `at`: as the
-/// index was at that horizon (a receipt's replay), else now.
+/// The newest `limit` live entries of compared kinds of `rooms`, newest first (file
+/// order); `found` learns how many and whether `limit` cut the list. `at`: as the index
+/// was at that horizon (a receipt's replay), else now. Read from the rooms' cells, merged
+/// from their ends: the walk is bounded by the rooms' own entries, never by the ledger's.
 fn scope(
     ix: &LedgerIndex,
-    rooms: Option<&[String]>,
+    rooms: &[String],
     limit: usize,
     found: &mut Found,
     at: Option<u32>,
     sight: &crate::index::Sight,
 ) -> Vec<u32> {
-    let mut rooms_ok: HashMap<u32, bool> = HashMap::new();
-    let mut todo: Vec<u32> = Vec::new();
     let end = at.unwrap_or(ix.len() as u32);
-    for pos in (0..end).rev() {
-        let m = ix.meta(pos);
-        let live = at.map_or(m.live, |h| ix.live_at(pos, h));
-        if !live || comparable(m.kind).is_empty() {
-            continue;
+    let syms: Vec<u32> = rooms.iter().filter_map(|r| ix.rooms.get(r)).collect();
+    // Each compared kind's positions of each cell of the rooms, up to the horizon.
+    let mut lists: Vec<&[u32]> = Vec::new();
+    for cell in ix.cells().iter().filter(|c| syms.contains(&c.room)) {
+        for kind in crate::entry::Kind::ALL {
+            if comparable(kind).is_empty() {
+                continue;
+            }
+            let ps = &cell.positions[kind.index()][..];
+            let ps = &ps[..ps.partition_point(|&p| p < end)];
+            if !ps.is_empty() {
+                lists.push(ps);
+            }
         }
-        let in_scope = *rooms_ok.entry(m.room).or_insert_with(|| {
-            rooms.is_none_or(|rs| rs.iter().any(|r| r == ix.rooms.name(m.room)))
-        });
-        if !in_scope || !sight.sees(ix, pos) {
+    }
+    // Newest first across the lists: a max-heap of each list's last position not taken.
+    let mut heads: std::collections::BinaryHeap<(u32, usize)> = lists
+        .iter()
+        .enumerate()
+        .map(|(i, ps)| (ps[ps.len() - 1], i))
+        .collect();
+    let mut left: Vec<usize> = lists.iter().map(|ps| ps.len() - 1).collect();
+    let mut todo: Vec<u32> = Vec::new();
+    while let Some((pos, i)) = heads.pop() {
+        if left[i] > 0 {
+            left[i] -= 1;
+            heads.push((lists[i][left[i]], i));
+        }
+        let live = at.map_or(ix.meta(pos).live, |h| ix.live_at(pos, h));
+        if !live || !sight.sees(ix, pos) {
             continue;
         }
         if todo.len() >= limit {
@@ -380,7 +399,7 @@ pub fn among(
     if rooms.len() < 2 {
         return Ok(found); // a pair needs two rooms
     }
-    let todo = scope(ix, Some(rooms), limit, &mut found, at, sight);
+    let todo = scope(ix, rooms, limit, &mut found, at, sight);
     let feats: Vec<Features> = ix
         .entries(&todo)?
         .into_iter()
@@ -480,5 +499,80 @@ impl Memory {
                 m.live && !comparable(m.kind).is_empty()
             })
             .count())
+    }
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use proptest::prelude::*;
+
+    use super::{Found, scope};
+    use crate::brief::candidates::tests::{Spec, build};
+    use crate::index::{LedgerIndex, Sight, Viewer};
+    use crate::overlap::comparable;
+
+    /// The reference: every position newest first, the first `limit` that are live (at
+    /// the horizon), of a compared kind, of the rooms, seen.
+    fn by_scan(
+        ix: &LedgerIndex,
+        rooms: &[String],
+        limit: usize,
+        at: Option<u32>,
+        sight: &Sight,
+    ) -> (Vec<u32>, bool) {
+        let mut out = Vec::new();
+        for pos in (0..at.unwrap_or(ix.len() as u32)).rev() {
+            let m = ix.meta(pos);
+            let live = at.map_or(m.live, |h| ix.live_at(pos, h));
+            if !live
+                || comparable(m.kind).is_empty()
+                || !rooms.iter().any(|r| r == ix.room_of(pos))
+                || !sight.sees(ix, pos)
+            {
+                continue;
+            }
+            if out.len() >= limit {
+                return (out, true);
+            }
+            out.push(pos);
+        }
+        (out, false)
+    }
+
+    fn specs() -> impl Strategy<Value = Vec<Spec>> {
+        prop::collection::vec(
+            (
+                prop::collection::vec(0usize..8, 1..4),
+                0u8..6,
+                0u8..5,
+                0u8..3,
+                0u8..4,
+                0u8..6,
+            ),
+            0..160,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn the_rooms_cells_give_the_scan_s_entries(
+            specs in specs(),
+            rooms in prop::collection::vec(0u8..6, 0..4),
+            viewer in 0u8..6,
+            limit in 0usize..40,
+            cut in 0usize..200,
+        ) {
+            let ix = build(&specs);
+            let rooms: Vec<String> = rooms.iter().map(|r| format!("room-{r}")).collect();
+            let viewer = Viewer { room: format!("room-{viewer}"), upstream: vec![rooms.first().cloned().unwrap_or_default()] };
+            let at = (cut < ix.len()).then_some(cut as u32);
+            let sight = Sight::new(&ix, Some(&viewer), at.is_some());
+            let mut found = Found::default();
+            let got = scope(&ix, &rooms, limit, &mut found, at, &sight);
+            let (want, truncated) = by_scan(&ix, &rooms, limit, at, &sight);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(found.truncated, truncated);
+            prop_assert_eq!(found.examined, want.len());
+        }
     }
 }

@@ -82,6 +82,49 @@ enum BenchMode {
     /// brief round trips deep in a 40-epic plan, over stdio. Run it before a change to the
     /// index, the brief or the wire lands, and put its table in the commit message.
     Compare(CompareCmd),
+    /// What a brief deep in a plan costs as the ledger and the plan grow: the product
+    /// binary (built in release from this tree) over stdio, `memory_get_context` p50 of
+    /// the deepest rooms, at each of `--sizes`, for plans of each of `--epics` epics as a
+    /// chain (each epic on the two before it) and wide (half roots, the rest on all).
+    BriefCost(BriefCostCmd),
+}
+
+/// Options of `bench brief-cost`.
+#[derive(Debug, Args)]
+struct BriefCostCmd {
+    /// Ledger sizes (generated once into target/bench-data and kept).
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]
+    sizes: Vec<usize>,
+    /// Epics of each plan measured.
+    #[arg(long, value_delimiter = ',', default_value = "4,12,40")]
+    epics: Vec<usize>,
+    /// Where the projects live.
+    #[arg(long, value_name = "DIR", default_value = "target/brief-cost")]
+    dir: PathBuf,
+}
+
+impl BriefCostCmd {
+    fn run(self, json: bool) -> anyhow::Result<Outcome> {
+        use bench::brief_cost::{Shape, cell, markdown};
+        let mut say = |m: &str| note(&format!("bench brief-cost: {m}"));
+        let (_, exe) = bench::compare::build_current(&mut say)?;
+        let data = bench::compare::workspace_root().join("target/bench-data");
+        std::fs::create_dir_all(&data)?;
+        let dir = std::path::absolute(&self.dir)?;
+        std::fs::create_dir_all(&dir)?;
+        let mut cells = Vec::new();
+        for &n in &self.sizes {
+            let ledger = bench::corpus_file(&data, n, &mut say)?;
+            for &epics in &self.epics {
+                for shape in [Shape::Chain, Shape::Wide] {
+                    say(&format!("{n} entries, {epics} epics, {shape:?}"));
+                    cells.push(cell(&exe, &dir.join("project"), &ledger, n, epics, shape)?);
+                }
+            }
+        }
+        emit(json, &cells, |c| markdown(c));
+        Ok(Outcome::Ok)
+    }
 }
 
 /// Options of `bench compare`.
@@ -677,6 +720,7 @@ impl BenchCmd {
             Some(BenchMode::Semantic(c)) => return c.run(json),
             Some(BenchMode::Vectors(c)) => return c.run(json),
             Some(BenchMode::Compare(c)) => return c.run(json),
+            Some(BenchMode::BriefCost(c)) => return c.run(json),
             None => {}
         }
         if let (Some(n), Some(corpus), Some(work)) =

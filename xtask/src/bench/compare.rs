@@ -161,7 +161,7 @@ pub fn build_current(note: &mut dyn FnMut(&str)) -> anyhow::Result<(String, Path
 }
 
 /// A fresh project at `root`: the ledger copied in, the plan registered by `exe`.
-fn fresh_project(
+pub(crate) fn fresh_project(
     exe: &Path,
     root: &Path,
     ledger: &Path,
@@ -175,7 +175,11 @@ fn fresh_project(
     register_plan(exe, root, plan)
 }
 
-fn timed(agent: &mut Agent, tool: &str, args: serde_json::Value) -> anyhow::Result<Duration> {
+pub(crate) fn timed(
+    agent: &mut Agent,
+    tool: &str,
+    args: serde_json::Value,
+) -> anyhow::Result<Duration> {
     let t = Instant::now();
     let answer = agent.call_value(tool, args)?;
     let took = t.elapsed();
@@ -200,7 +204,9 @@ fn run_once(
     std::fs::create_dir_all(&runtime)?;
     let started = Instant::now();
     // An operator's client (no room identity): it may ask any room's brief.
-    let mut agent = spawn_agent_as(exe, root, &runtime, "compare", None, "direct")?;
+    // A cache of its own, empty: the first start builds the index from the ledger.
+    let cache = root.join("cache");
+    let mut agent = spawn_agent_as(exe, root, &runtime, "compare", None, "direct", Some(&cache))?;
     let first = agent
         .wait_for(0)
         .and_then(|()| agent.call("memory_search", serde_json::json!({"text": WORDS[0]})));

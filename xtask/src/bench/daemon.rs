@@ -159,11 +159,20 @@ fn spawn_agent(
     mode: &str,
 ) -> anyhow::Result<Agent> {
     let room = format!("room-{:03}", i % 100);
-    spawn_agent_as(exe, root, runtime, &format!("agent-{i}"), Some(&room), mode)
+    spawn_agent_as(
+        exe,
+        root,
+        runtime,
+        &format!("agent-{i}"),
+        Some(&room),
+        mode,
+        None,
+    )
 }
 
 /// An agent whose server has the room identity `room` (None: none, as an operator's
-/// client, which may ask any room's brief), logging to `<name>.log`.
+/// client, which may ask any room's brief), logging to `<name>.log`. `cache`: the
+/// directory its index snapshots go to (`XDG_CACHE_HOME`; None: the user's).
 pub(crate) fn spawn_agent_as(
     exe: &Path,
     root: &Path,
@@ -171,6 +180,7 @@ pub(crate) fn spawn_agent_as(
     name: &str,
     room: Option<&str>,
     mode: &str,
+    cache: Option<&Path>,
 ) -> anyhow::Result<Agent> {
     let mut cmd = Command::new(exe);
     cmd.args([
@@ -186,6 +196,9 @@ pub(crate) fn spawn_agent_as(
     .env("WARROOM_LOG", "warn");
     if let Some(room) = room {
         cmd.env("WARROOM_ROOM_ID", room);
+    }
+    if let Some(cache) = cache {
+        cmd.env("XDG_CACHE_HOME", cache);
     }
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -298,7 +311,7 @@ pub fn measure(
     // Briefs of rooms deep in the plan (room-050 … room-099), asked as an operator's
     // client asks them: a server without a room identity (an agent's may brief only its
     // own room).
-    let mut briefer = spawn_agent_as(exe, root, &runtime, "briefs", None, mode)?;
+    let mut briefer = spawn_agent_as(exe, root, &runtime, "briefs", None, mode, None)?;
     briefer.wait_for(0)?;
     ensure_brief(&briefer.call_value("memory_get_context", context_args(&queries, 0))?)?;
     let mut briefs = Vec::with_capacity(searches);

@@ -6,6 +6,7 @@
 //! polluted by earlier sizes. This module measures; the CLI prints.
 
 pub mod brief;
+pub mod brief_cost;
 pub mod brief_domains;
 pub mod brief_oversized;
 pub mod brief_world;
