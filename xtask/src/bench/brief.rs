@@ -1,13 +1,16 @@
 //! `cargo xtask bench brief`: what a room's brief carries of what it needs.
 //!
 //! On each generated world of [`super::brief_world`] (one per domain of
-//! [`super::brief_domains`]), for each room with upstream rooms,
+//! [`super::brief_domains`]: freight, clinic, energy), and on a harder world of each
+//! ([`super::brief_world::hard_world`], three seeds), for each room with upstream rooms,
 //! the ledger holds what the rooms before it in the plan's order wrote, the room starts
 //! now, and its brief is read with the plan's brief keywords. Recall is
 //! `|needed ∩ brief| / min(|needed|, 15)`, averaged over those rooms; stale counts
-//! superseded entries shown. The two baselines run on the same ledgers: the newest 15
-//! upstream entries, and kind-first (conventions, then upstream interfaces, warnings,
-//! decisions; nearer rooms first). Then the brief's latency at 100k and 1M entries.
+//! superseded entries shown. Three baselines run on the same ledgers: the newest 15
+//! upstream entries, kind-first and kind-first with twins last, as
+//! `../shared/brief-check/brief_recall.py` defines them; that script's own world (written
+//! outside the project) is run on the product binary and printed beside. Then the brief's
+//! latency at `--sizes`.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -22,7 +25,7 @@ use warroom_memory::entry::Kind;
 use warroom_memory::memory::Memory;
 
 use super::brief_domains::{self, Domain};
-use super::brief_world::{Epic, Gen, distance, world};
+use super::brief_world::{Epic, Gen, distance, hard_world, world};
 
 /// The noise levels: working notes per room.
 pub const NOISE: [usize; 4] = [0, 5, 20, 60];
@@ -38,10 +41,15 @@ pub struct Level {
     pub notes: usize,
     /// Notes published with `audience: room` (and exports with theirs).
     pub marked: bool,
-    /// Mean recall of our brief, the newest-15 and the kind-first baselines.
+    /// The harder world ([`super::brief_world::hard_world`]), averaged over `seeds`.
+    pub hard: bool,
+    pub seeds: usize,
+    /// Mean recall of our brief and of the baselines: the newest 15, kind-first and
+    /// kind-first with twins last (`brief_recall.py`'s `kinds` and `twins`, rule for rule).
     pub ours: f64,
     pub newest: f64,
-    pub kind_first: f64,
+    pub kinds: f64,
+    pub twins: f64,
     /// The lowest room's recall (ours).
     pub worst: f64,
     /// Superseded entries our briefs showed, in all.
@@ -67,6 +75,9 @@ pub struct BriefReport {
     pub latency: Vec<Latency>,
     /// One room's oversized conventions (and short ones, for comparison).
     pub oversized: Vec<super::brief_oversized::Oversized>,
+    /// `../shared/brief-check/brief_recall.py` on the product binary (the shop world,
+    /// written outside the project), as it printed it; None where it is not found.
+    pub outside: Option<String>,
 }
 
 fn plan_of(name: &str, epics: &[Epic]) -> RegisterPlanArgs {
@@ -143,40 +154,83 @@ fn recall(gens: &[Gen], chosen: &HashSet<usize>, needed: &[usize]) -> f64 {
     hit as f64 / needed.len().min(MAX) as f64
 }
 
-/// The two baselines' choices for room `r` over the ledger `seen` (indices into `gens`).
-fn baselines(
-    epics: &[Epic],
-    gens: &[Gen],
-    seen: &[usize],
-    r: usize,
-) -> (HashSet<usize>, HashSet<usize>) {
+/// Words `brief_recall.py`'s twins rule compares: lower-cased runs of `[a-z0-9_]`
+/// longer than two, stop words aside.
+fn twin_words(text: &str) -> HashSet<String> {
+    const STOP: &str = "the a an of to and or in on for is are be by with at from it its this that as we our their them they every each all any no not never only one two into than then when";
+    let stop: HashSet<&str> = STOP.split(' ').collect();
+    text.to_lowercase()
+        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+        .filter(|w| w.len() > 2 && !stop.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The baselines' choices for room `r` over the ledger `seen` (indices into `gens`): the
+/// newest 15 upstream entries; kind-first (every other room's conventions in ledger
+/// order, then upstream interfaces, warnings, decisions by distance, kind, age); and
+/// kind-first with twins last (code and artifacts after decisions, and an upstream entry
+/// whose words overlap another's of its room by half or more after every other) — as
+/// `brief_recall.py`'s `baseline_newest`, `baseline_kinds` and `baseline_twins`.
+fn baselines(epics: &[Epic], gens: &[Gen], seen: &[usize], r: usize) -> [HashSet<usize>; 3] {
     let live: Vec<usize> = seen
         .iter()
         .copied()
-        .filter(|&i| !gens[i].superseded)
+        .filter(|&i| !gens[i].superseded && gens[i].entry.room_id != epics[r].room)
         .collect();
     let up = |i: usize| distance(epics, r, gens[i].epic);
     let mut newest: Vec<usize> = live.iter().copied().filter(|&i| up(i).is_some()).collect();
     newest.sort_by_key(|&i| std::cmp::Reverse(i));
-    let newest = newest.into_iter().take(MAX).collect();
-    let mut kind_first: Vec<usize> = Vec::new();
-    let mut conv: Vec<usize> = live
+    let conv: Vec<usize> = live
         .iter()
         .copied()
         .filter(|&i| gens[i].entry.kind == Kind::Convention)
         .collect();
-    conv.sort_by_key(|&i| std::cmp::Reverse(i));
-    kind_first.extend(conv);
-    for kind in [Kind::Interface, Kind::Warning, Kind::Decision] {
-        let mut k: Vec<usize> = live
-            .iter()
-            .copied()
-            .filter(|&i| gens[i].entry.kind == kind && up(i).is_some())
-            .collect();
-        k.sort_by_key(|&i| (up(i), std::cmp::Reverse(i)));
-        kind_first.extend(k);
-    }
-    (newest, kind_first.into_iter().take(MAX).collect())
+    let rank = |k: Kind, with_code: bool| match k {
+        Kind::Interface => Some(0),
+        Kind::Warning => Some(1),
+        Kind::Decision => Some(2),
+        Kind::Code if with_code => Some(3),
+        Kind::Artifact if with_code => Some(4),
+        _ => None,
+    };
+    let mut kinds: Vec<usize> = live
+        .iter()
+        .copied()
+        .filter(|&i| up(i).is_some() && rank(gens[i].entry.kind, false).is_some())
+        .collect();
+    kinds.sort_by_key(|&i| (up(i), rank(gens[i].entry.kind, false), i));
+    let mut twins_up: Vec<usize> = live
+        .iter()
+        .copied()
+        .filter(|&i| up(i).is_some() && rank(gens[i].entry.kind, true).is_some())
+        .collect();
+    let words: std::collections::HashMap<usize, HashSet<String>> = twins_up
+        .iter()
+        .map(|&i| (i, twin_words(&gens[i].entry.summary)))
+        .collect();
+    let twin: HashSet<usize> = twins_up
+        .iter()
+        .copied()
+        .filter(|&i| {
+            twins_up.iter().any(|&j| {
+                j != i && gens[j].entry.room_id == gens[i].entry.room_id && {
+                    let (a, b) = (&words[&i], &words[&j]);
+                    let both = a.intersection(b).count() as f64;
+                    both >= 0.5 * a.union(b).count().max(1) as f64
+                }
+            })
+        })
+        .collect();
+    twins_up.sort_by_key(|&i| (twin.contains(&i), up(i), rank(gens[i].entry.kind, true), i));
+    let take = |head: &[usize], rest: Vec<usize>| -> HashSet<usize> {
+        head.iter().copied().chain(rest).take(MAX).collect()
+    };
+    [
+        newest.into_iter().take(MAX).collect(),
+        take(&conv, kinds),
+        take(&conv, twins_up),
+    ]
 }
 
 /// Recall at one noise level (`BENCH_BRIEF_DEBUG=1`: every needed entry a brief missed,
@@ -187,13 +241,17 @@ fn level(
     notes: usize,
     marked: bool,
     semantic: bool,
+    hard: Option<u64>,
 ) -> anyhow::Result<Level> {
-    let (epics, gens) = world(domain, notes, marked, 7 + notes as u64);
+    let (epics, gens) = match hard {
+        Some(seed) => hard_world(domain, notes, marked, seed),
+        None => world(domain, notes, marked, 7 + notes as u64),
+    };
     let index_of = |id: &str| {
         id.strip_prefix("mem-b")
             .and_then(|n| n.parse::<usize>().ok())
     };
-    let (mut ours, mut newest, mut kind_first, mut worst) = (0.0, 0.0, 0.0, f64::MAX);
+    let (mut ours, mut newest, mut kinds, mut twins, mut worst) = (0.0, 0.0, 0.0, 0.0, f64::MAX);
     let (mut stale, mut bytes, mut needed_sum, mut rooms) = (0usize, 0usize, 0usize, 0usize);
     for (r, epic) in epics.iter().enumerate() {
         if epic.deps.is_empty() {
@@ -234,12 +292,13 @@ fn level(
                 ));
             }
         }
-        let (n, k) = baselines(&epics, &gens, &seen, r);
+        let [n, k, t] = baselines(&epics, &gens, &seen, r);
         let x = recall(&gens, &chosen, &needed);
         ours += x;
         worst = worst.min(x);
         newest += recall(&gens, &n, &needed);
-        kind_first += recall(&gens, &k, &needed);
+        kinds += recall(&gens, &k, &needed);
+        twins += recall(&gens, &t, &needed);
         stale += chosen.iter().filter(|&&i| gens[i].superseded).count();
         bytes += out.bytes;
         needed_sum += needed.len();
@@ -250,9 +309,12 @@ fn level(
         world: domain.name,
         notes,
         marked,
+        hard: hard.is_some(),
+        seeds: 1,
         ours: ours / n,
         newest: newest / n,
-        kind_first: kind_first / n,
+        kinds: kinds / n,
+        twins: twins / n,
         worst,
         stale,
         bytes: bytes / rooms.max(1),
@@ -305,8 +367,22 @@ pub fn run(sizes: &[usize], semantic: bool, note: &dyn Fn(&str)) -> anyhow::Resu
                     domain.name,
                     if marked { ", marked" } else { "" }
                 ));
-                levels.push(level(work.path(), domain, notes, marked, semantic)?);
+                levels.push(level(work.path(), domain, notes, marked, semantic, None)?);
             }
+        }
+    }
+    for domain in brief_domains::ALL {
+        for notes in NOISE {
+            note(&format!(
+                "bench brief: hard {}, {notes} notes a room, {} seeds",
+                domain.name,
+                SEEDS.len()
+            ));
+            let runs: Vec<Level> = SEEDS
+                .iter()
+                .map(|&seed| level(work.path(), domain, notes, false, semantic, Some(seed)))
+                .collect::<anyhow::Result<_>>()?;
+            levels.push(mean(runs));
         }
     }
     let mut lat = Vec::new();
@@ -326,24 +402,77 @@ pub fn run(sizes: &[usize], semantic: bool, note: &dyn Fn(&str)) -> anyhow::Resu
         levels,
         latency: lat,
         oversized,
+        outside: outside(note)?,
     })
+}
+
+/// Seeds of the harder worlds: each level is their mean.
+const SEEDS: [u64; 3] = [11, 23, 37];
+
+/// The mean of one level's runs over the seeds (the worst room the worst of all).
+fn mean(runs: Vec<Level>) -> Level {
+    let n = runs.len().max(1) as f64;
+    let sum = |f: fn(&Level) -> f64| runs.iter().map(f).sum::<f64>() / n;
+    Level {
+        seeds: runs.len(),
+        ours: sum(|l| l.ours),
+        newest: sum(|l| l.newest),
+        kinds: sum(|l| l.kinds),
+        twins: sum(|l| l.twins),
+        worst: runs.iter().map(|l| l.worst).fold(f64::MAX, f64::min),
+        stale: runs.iter().map(|l| l.stale).sum(),
+        bytes: (sum(|l| l.bytes as f64)) as usize,
+        needed: sum(|l| l.needed),
+        ..runs[0].clone()
+    }
+}
+
+/// The outside check (`../shared/brief-check/brief_recall.py --beat kinds,twins`) on the
+/// product binary built in release from this tree, as it prints; None when the check is
+/// not beside the workspace.
+fn outside(note: &dyn Fn(&str)) -> anyhow::Result<Option<String>> {
+    let root = super::compare::workspace_root();
+    let script = root.join("../shared/brief-check/brief_recall.py");
+    if !script.is_file() {
+        note("bench brief: ../shared/brief-check not found; the outside world is not run");
+        return Ok(None);
+    }
+    note("bench brief: the outside world (brief_recall.py, the shop world)");
+    let mut say = |m: &str| note(&format!("bench brief: {m}"));
+    let (_, exe) = super::compare::build_current(&mut say)?;
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("--bin")
+        .arg(&exe)
+        .args(["--noise", "0,5,20,60", "--beat", "kinds,twins"])
+        .env_remove("WARROOM_ROOM_ID")
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    anyhow::ensure!(
+        out.status.success() || !text.is_empty(),
+        "brief_recall.py failed: {}",
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    Ok(Some(text))
 }
 
 /// The report as markdown (docs/brief.md, README).
 pub fn markdown(r: &BriefReport) -> String {
     let mut s = String::from(
-        "| world | working notes per room | notes marked `room` | ours | worst room | newest 15 | kind-first | stale shown | bytes | needed |\n|---|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| world | working notes per room | notes marked `room` | ours | worst room | newest 15 | kind-first | kind-first, twins last | stale shown | bytes | needed |\n|---|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for l in &r.levels {
         s.push_str(&format!(
-            "| {} | {} | {} | **{:.2}** | {:.2} | {:.2} | {:.2} | {} | {} | {:.1} |\n",
+            "| {}{} | {} | {} | **{:.2}** | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {:.1} |\n",
+            if l.hard { "hard " } else { "" },
             l.world,
             l.notes,
             if l.marked { "yes" } else { "no" },
             l.ours,
             l.worst,
             l.newest,
-            l.kind_first,
+            l.kinds,
+            l.twins,
             l.stale,
             l.bytes,
             l.needed
@@ -370,6 +499,11 @@ pub fn markdown(r: &BriefReport) -> String {
             o.publish_p90_ms,
             o.alone_p50_ms
         ));
+    }
+    if let Some(o) = &r.outside {
+        s.push_str("\nThe outside world (`../shared/brief-check/brief_recall.py --beat kinds,twins`):\n\n```\n");
+        s.push_str(o.trim_end());
+        s.push_str("\n```\n");
     }
     s
 }

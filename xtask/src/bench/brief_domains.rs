@@ -62,7 +62,7 @@ pub struct Domain {
 }
 
 /// Every domain, the first the default.
-pub const ALL: [&Domain; 2] = [&FREIGHT, &CLINIC];
+pub const ALL: [&Domain; 3] = [&FREIGHT, &CLINIC, &ENERGY];
 
 /// A freight platform, 14 epics, depth 7 (0 → 1 → 2 → 4 → 5 → 6 → 8 → 13).
 pub const FREIGHT: Domain = Domain {
@@ -271,6 +271,127 @@ fn clinic_note(n: usize, x: &Ctx) -> (Kind, String) {
         _ => (
             Kind::Artifact,
             format!("The runbook for {b} pages is docs/runbooks/{a}-{r}.md."),
+        ),
+    }
+}
+
+/// A power grid operator's platform, 13 epics, depth 6 (0 → 1 → 3 → 5 → 7 → 10 → 12),
+/// written third, for the harder worlds: long lines and a wide join at the end.
+pub const ENERGY: Domain = Domain {
+    name: "energy",
+    plan: &[
+        ("Asset registry", ["asset", "substation", "feeder"], &[]),
+        ("Meter ingest", ["meter", "reading", "interval"], &[0]),
+        ("Weather feed", ["forecast", "irradiance", "windspeed"], &[]),
+        ("Load model", ["load", "profile", "baseline"], &[1, 2]),
+        ("Tariff engine", ["tariff", "band", "peak"], &[1]),
+        (
+            "Outage detection",
+            ["outage", "fault", "restoration"],
+            &[3, 0],
+        ),
+        ("Crew dispatch", ["crew", "ticket", "truck"], &[5]),
+        (
+            "Demand response",
+            ["event", "enrolment", "curtailment"],
+            &[5, 4],
+        ),
+        (
+            "Settlement",
+            ["settlement", "imbalance", "statement"],
+            &[4, 3],
+        ),
+        ("Grid map", ["map", "layer", "tile"], &[0]),
+        ("Customer portal", ["account", "usage", "notice"], &[7, 8]),
+        (
+            "Regulator reports",
+            ["filing", "kpi", "submission"],
+            &[8, 5],
+        ),
+        (
+            "Control room",
+            ["console", "alarm", "shift"],
+            &[10, 6, 9, 11],
+        ),
+    ],
+    convention_rooms: [0, 2, 4, 9],
+    convention: energy_convention,
+    export: energy_export,
+    note: energy_note,
+};
+
+fn energy_convention(which: usize, x: &Ctx) -> String {
+    let a = x.a;
+    match which {
+        0 => format!("Every {a} and every reading carries its source system and a quality flag."),
+        1 => "Energy is in watt-hours as 64-bit integers; power in watts; never kWh floats."
+            .to_string(),
+        2 => {
+            format!("Intervals are half-open [start, end) in UTC, as the {a} service stores them.")
+        }
+        _ => "Map coordinates are WGS 84 longitude then latitude, six decimals.".to_string(),
+    }
+}
+
+fn energy_export(what: Export, x: &Ctx) -> String {
+    let (ct, cn, a, b, c) = (x.consumer, x.consumer_noun, x.a, x.b, x.c);
+    match what {
+        Export::Interface => format!(
+            "{ct} streams {a} updates from the {a}.{b} topic (key {b}_id, value {c}) for its {cn} view."
+        ),
+        Export::DecisionNamed => format!(
+            "{ct} gets corrected {a} values as new versions, never an edit in place of an old {b}."
+        ),
+        Export::Decision => {
+            format!(
+                "A published {a} is never edited: a correction is a new version with the same {b}_id."
+            )
+        }
+        Export::WarningNamed => format!(
+            "{ct}: {a} values for the last interval can arrive up to fifteen minutes late; hold {cn} totals open."
+        ),
+        Export::Warning => format!(
+            "The last interval's {a} values can arrive up to fifteen minutes late, out of order by {b}."
+        ),
+        Export::Client => {
+            format!("Reader for {ct}: {a}_stream.subscribe(group, {b}_id) yields {c} batches.")
+        }
+        Export::Event => format!(
+            "{ct} rebuilds its {cn} totals from the daily {a} extract ({b}_id, {c}, version) at 02:00."
+        ),
+        Export::Replaced => format!("{ct} pulls {a} files over SFTP every hour."),
+        Export::Replacement => {
+            format!("{ct} subscribes to the {a} topic; the SFTP drop is closed.")
+        }
+    }
+}
+
+fn energy_note(n: usize, x: &Ctx) -> (Kind, String) {
+    let (a, b, c, r, nb) = (x.a, x.b, x.c, x.r, x.neighbour);
+    match n {
+        0 => (
+            Kind::Code,
+            format!("Vectorised the {a} parser; {r} lines removed."),
+        ),
+        1 => (
+            Kind::Artifact,
+            format!("Replay capture {r} of {b} traffic is in captures/{a}-{r}.pcap."),
+        ),
+        2 => (
+            Kind::Decision,
+            format!("Our {b} consumer commits offsets every {r} {nb} messages."),
+        ),
+        3 => (
+            Kind::Warning,
+            format!("The {c} soak test {r} times out on the shared runner; use the {nb} pool."),
+        ),
+        4 => (
+            Kind::Decision,
+            format!("{a} schema migrations wait for the {nb} freeze to end ({r})."),
+        ),
+        _ => (
+            Kind::Artifact,
+            format!("Grafana board {r} for {b} lag: ops/{a}-lag.json."),
         ),
     }
 }

@@ -237,3 +237,237 @@ pub fn world(domain: &Domain, notes: usize, marked: bool, seed: u64) -> (Vec<Epi
     }
     (epics, w.out)
 }
+
+/// Words a hard world's notes vary by: generic subjects any room's notes name.
+const VARIANTS: [&str; 12] = [
+    "session", "catalog", "login", "listing", "codec", "routes", "worker", "bcrypt", "jwt",
+    "export", "import", "retry",
+];
+
+/// A hard world's generic note `n` (0–5) of a room: one shape whose variable parts are a
+/// word `w` and paths, not only a number — internal interfaces among them (a room's
+/// private helpers).
+fn hard_note(n: usize, a: &str, b: &str, w: &str, nb: &str, r: u64) -> (Kind, String) {
+    match n {
+        0 => (
+            Kind::Warning,
+            format!("Do not run the {w} seed script against staging; it truncates the {a} tables."),
+        ),
+        1 => (
+            Kind::Warning,
+            format!(
+                "Local runs need the {a} fixtures regenerated after pulling; stale ones fail {w} tests."
+            ),
+        ),
+        2 => (
+            Kind::Code,
+            format!("Dead code from the {w} prototype removed from src/{b}/{w}.rs ({r} lines)."),
+        ),
+        3 => (
+            Kind::Interface,
+            format!(
+                "Internal: {a}_{w}_helper() in src/{b}/{w}.rs is private to this service; no one else calls it."
+            ),
+        ),
+        4 => (
+            Kind::Decision,
+            format!("Internally the {w} worker batches {nb} requests in a bounded queue."),
+        ),
+        _ => (
+            Kind::Artifact,
+            format!("Moved the {w} snapshot to fixtures/{b}/{w}.json."),
+        ),
+    }
+}
+
+/// A hard world's export `j` of a room, naming no consumer: what its dependents need from
+/// it, near and far (the words are the upstream's own).
+fn hard_export(j: usize, a: &str, b: &str, c: &str) -> (Kind, String) {
+    match j % 6 {
+        0 => (
+            Kind::Interface,
+            format!(
+                "GET /v2/{a}s/{{{b}_id}} returns the {a} with its {c} and a version; 404 once retired."
+            ),
+        ),
+        1 => (
+            Kind::Decision,
+            format!(
+                "{a} ids are UUIDv7 strings: sort by them, never parse them or derive the {b} from them."
+            ),
+        ),
+        2 => (
+            Kind::Warning,
+            format!(
+                "The {a} events arrive at least once and out of order; keep the highest version per {b}_id."
+            ),
+        ),
+        3 => (
+            Kind::Interface,
+            format!(
+                "The {a}.{c}.changed event carries {b}_id, {c} and the new version, on the {a} topic."
+            ),
+        ),
+        4 => (
+            Kind::Decision,
+            format!(
+                "A {b} is priced once, when the {a} is confirmed; later {c} changes never re-price it."
+            ),
+        ),
+        _ => (
+            Kind::Warning,
+            format!(
+                "The {a} service answers 429 above fifty requests a second per caller; back off on {c}."
+            ),
+        ),
+    }
+}
+
+/// A harder world of `domain` than [`world`]: most exports name no consumer (one in four
+/// does) and are needed by dependents one, two and three steps down (each with a chance
+/// falling with the distance, drawn from `seed`), a room's internal interfaces among its
+/// notes, notes of six generic shapes varying by words and paths, and the deepest rooms
+/// needing more than a brief's 15 entries.
+pub fn hard_world(domain: &Domain, notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
+    let epics = epics(domain);
+    let mut rng = Rng::new(seed);
+    let mut w = Writer {
+        out: Vec::new(),
+        ts: 1_790_000_000,
+        marked,
+    };
+    let all: Vec<usize> = (0..epics.len()).collect();
+    for (e, ep) in epics.iter().enumerate() {
+        let [a, b, c] = ep.nouns;
+        let ctx = |consumer: Option<&Epic>, r: u64, neighbour: &'static str| Ctx {
+            consumer: consumer.map_or("", |c| c.title),
+            consumer_noun: consumer.map_or("", |c| c.nouns[0]),
+            a,
+            b,
+            c,
+            r,
+            neighbour,
+        };
+        if let Some(which) = domain.convention_rooms.iter().position(|&x| x == e) {
+            let rule = (domain.convention)(which, &ctx(None, 0, b));
+            w.push(ep, e, Kind::Convention, rule, all.clone());
+        }
+        let below: Vec<(usize, u32)> = downstream(&epics, e)
+            .into_iter()
+            .filter(|&(_, d)| d <= 3)
+            .collect();
+        if !below.is_empty() {
+            // Exports naming no consumer: each needed by some of the rooms below.
+            for j in 0..(3 + e % 3) {
+                let needed: Vec<usize> = below
+                    .iter()
+                    .filter(|&&(_, d)| rng.below(10) < [9, 6, 4][d as usize - 1])
+                    .map(|&(i, _)| i)
+                    .collect();
+                let (kind, text) = hard_export(j + e, a, b, c);
+                w.push(ep, e, kind, text, needed);
+            }
+            // One in four direct dependents gets an export naming it.
+            for &(d, dist) in &below {
+                if dist == 1 && rng.below(4) == 0 {
+                    let cx = ctx(Some(&epics[d]), 0, b);
+                    let what = if rng.below(2) == 0 {
+                        Export::Interface
+                    } else {
+                        Export::DecisionNamed
+                    };
+                    let kind = if matches!(what, Export::Interface) {
+                        Kind::Interface
+                    } else {
+                        Kind::Decision
+                    };
+                    w.push(ep, e, kind, (domain.export)(what, &cx), vec![d]);
+                }
+            }
+        }
+        // An export replaced by a newer one: the old one is stale.
+        if e % 4 == 1
+            && let Some(&(d, _)) = below.iter().find(|(_, dist)| *dist == 1)
+        {
+            let cx = ctx(Some(&epics[d]), 0, b);
+            let old = w.out.len();
+            let text = (domain.export)(Export::Replaced, &cx);
+            w.push(ep, e, Kind::Decision, text, vec![d]);
+            w.out[old].needed_by.clear();
+            w.out[old].superseded = true;
+            let new = w.out.len();
+            let text = (domain.export)(Export::Replacement, &cx);
+            w.push(ep, e, Kind::Decision, text, vec![d]);
+            w.out[new].entry.supersedes = Some(w.out[old].entry.id.clone());
+        }
+        for n in 0..notes {
+            let r = rng.below(1000);
+            let word = VARIANTS[rng.below(VARIANTS.len() as u64) as usize];
+            let nb = if below.is_empty() {
+                b
+            } else {
+                epics[below[rng.below(below.len() as u64) as usize].0].nouns[0]
+            };
+            let (kind, text) = hard_note(n % 6, a, b, word, nb, r);
+            w.push(ep, e, kind, text, Vec::new());
+        }
+    }
+    (epics, w.out)
+}
+
+#[cfg(test)]
+mod hard_tests {
+    use super::*;
+
+    /// What the harder worlds promise: most exports name no consumer, some are needed two
+    /// and three steps down, rooms write internal interfaces, and some room needs more
+    /// than a brief's 15 entries — in every domain.
+    #[test]
+    fn a_hard_world_is_harder_as_it_says() {
+        for d in super::super::brief_domains::ALL {
+            let (epics, gens) = hard_world(d, 12, false, 11);
+            let exports: Vec<&Gen> = gens
+                .iter()
+                .filter(|g| !g.needed_by.is_empty() && g.entry.kind != Kind::Convention)
+                .collect();
+            let named = exports
+                .iter()
+                .filter(|g| {
+                    g.needed_by
+                        .iter()
+                        .any(|&n| g.entry.summary.contains(epics[n].title))
+                })
+                .count();
+            assert!(
+                named * 3 < exports.len(),
+                "{}: {named} of {} named",
+                d.name,
+                exports.len()
+            );
+            let far = exports
+                .iter()
+                .filter(|g| {
+                    g.needed_by
+                        .iter()
+                        .any(|&n| distance(&epics, n, g.epic) >= Some(2))
+                })
+                .count();
+            assert!(far > 0, "{}", d.name);
+            assert!(
+                gens.iter()
+                    .any(|g| g.needed_by.is_empty() && g.entry.kind == Kind::Interface),
+                "{}",
+                d.name
+            );
+            let most = (0..epics.len())
+                .map(|r| {
+                    gens.iter()
+                        .filter(|g| !g.superseded && g.needed_by.contains(&r))
+                        .count()
+                })
+                .max()
+                .unwrap_or(0);
+            assert!(most > 15, "{}: {most}", d.name);
+        }
+    }
+}
