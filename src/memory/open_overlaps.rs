@@ -507,7 +507,7 @@ mod scope_tests {
     use proptest::prelude::*;
 
     use super::{Found, scope};
-    use crate::brief::candidates::tests::{Spec, build};
+    use crate::brief::candidates::tests::{build, specs};
     use crate::index::{LedgerIndex, Sight, Viewer};
     use crate::overlap::comparable;
 
@@ -537,20 +537,6 @@ mod scope_tests {
             out.push(pos);
         }
         (out, false)
-    }
-
-    fn specs() -> impl Strategy<Value = Vec<Spec>> {
-        prop::collection::vec(
-            (
-                prop::collection::vec(0usize..8, 1..4),
-                0u8..6,
-                0u8..5,
-                0u8..3,
-                0u8..4,
-                0u8..6,
-            ),
-            0..160,
-        )
     }
 
     proptest! {

@@ -60,6 +60,21 @@ pub(crate) fn build(specs: &[Spec]) -> LedgerIndex {
     ix
 }
 
+/// Random ledgers of up to 200 entries, for [`build`].
+pub(crate) fn specs() -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(
+        (
+            prop::collection::vec(0usize..8, 1..4),
+            0u8..6,
+            0u8..5,
+            0u8..3,
+            0u8..4,
+            0u8..6,
+        ),
+        1..200,
+    )
+}
+
 pub(crate) fn scorer(ranking: u8) -> Scorer {
     Scorer {
         now: Timestamp(NOW),

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use crate::brief::select::Version;
 
 use super::*;
-use crate::brief::candidates::tests::{Spec, WORDS, build, scorer};
+use crate::brief::candidates::tests::{WORDS, build, scorer, specs};
 
 fn scope_of(own: u8, upstream: &[(u8, u8, u32)]) -> Scope {
     Scope {
@@ -55,20 +55,6 @@ fn bits(p: &Pool) -> Bits {
         p.unrelated,
         live,
         (p.held, sorted(&p.held_upstream)),
-    )
-}
-
-fn specs() -> impl Strategy<Value = Vec<Spec>> {
-    prop::collection::vec(
-        (
-            prop::collection::vec(0usize..8, 1..4),
-            0u8..6,
-            0u8..5,
-            0u8..3,
-            0u8..4,
-            0u8..6,
-        ),
-        1..200,
     )
 }
 

@@ -89,7 +89,63 @@ struct Writer {
     marked: bool,
 }
 
+/// What a sentence of room `ep` is written about ([`Ctx`]).
+fn ctx_of(ep: &Epic, consumer: Option<&Epic>, r: u64, neighbour: &'static str) -> Ctx {
+    let [a, b, c] = ep.nouns;
+    Ctx {
+        consumer: consumer.map_or("", |c| c.title),
+        consumer_noun: consumer.map_or("", |c| c.nouns[0]),
+        a,
+        b,
+        c,
+        r,
+        neighbour,
+    }
+}
+
 impl Writer {
+    /// A writer whose first entry is published at a fixed time (every run alike).
+    fn new(marked: bool) -> Writer {
+        Writer {
+            out: Vec::new(),
+            ts: 1_790_000_000,
+            marked,
+        }
+    }
+
+    /// Room `e`'s project-wide convention, if it is one of the four rooms that write one.
+    fn convention(&mut self, domain: &Domain, ep: &Epic, e: usize, all: &[usize]) {
+        if let Some(which) = domain.convention_rooms.iter().position(|&x| x == e) {
+            let rule = (domain.convention)(which, &ctx_of(ep, None, 0, ep.nouns[1]));
+            self.push(ep, e, Kind::Convention, rule, all.to_vec());
+        }
+    }
+
+    /// An export of room `e` for `consumer` (epic `d`) replaced by a newer one: the old
+    /// one superseded (stale), the new one needed.
+    fn replaced(&mut self, domain: &Domain, ep: &Epic, e: usize, consumer: &Epic, d: usize) {
+        let cx = ctx_of(ep, Some(consumer), 0, ep.nouns[1]);
+        let old = self.out.len();
+        self.push(
+            ep,
+            e,
+            Kind::Decision,
+            (domain.export)(Export::Replaced, &cx),
+            vec![d],
+        );
+        self.out[old].needed_by.clear();
+        self.out[old].superseded = true;
+        let new = self.out.len();
+        self.push(
+            ep,
+            e,
+            Kind::Decision,
+            (domain.export)(Export::Replacement, &cx),
+            vec![d],
+        );
+        self.out[new].entry.supersedes = Some(self.out[old].entry.id.clone());
+    }
+
     fn push(&mut self, epic: &Epic, e: usize, kind: Kind, summary: String, needed_by: Vec<usize>) {
         let note = needed_by.is_empty();
         self.ts += 60;
@@ -131,28 +187,14 @@ impl Writer {
 pub fn world(domain: &Domain, notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
     let epics = epics(domain);
     let mut rng = Rng::new(seed);
-    let mut w = Writer {
-        out: Vec::new(),
-        ts: 1_790_000_000,
-        marked,
-    };
+    let mut w = Writer::new(marked);
     let all: Vec<usize> = (0..epics.len()).collect();
     for (e, ep) in epics.iter().enumerate() {
-        let [a, b, c] = ep.nouns;
-        let ctx = |consumer: Option<&Epic>, r: u64, neighbour: &'static str| Ctx {
-            consumer: consumer.map_or("", |c| c.title),
-            consumer_noun: consumer.map_or("", |c| c.nouns[0]),
-            a,
-            b,
-            c,
-            r,
-            neighbour,
+        let b = ep.nouns[1];
+        let ctx = |consumer: Option<&Epic>, r: u64, neighbour: &'static str| {
+            ctx_of(ep, consumer, r, neighbour)
         };
-        // Project-wide conventions, from four rooms.
-        if let Some(which) = domain.convention_rooms.iter().position(|&x| x == e) {
-            let rule = (domain.convention)(which, &ctx(None, 0, b));
-            w.push(ep, e, Kind::Convention, rule, all.clone());
-        }
+        w.convention(domain, ep, e, &all);
         // Exports, each naming its consumers.
         for (d, dist) in downstream(&epics, e) {
             let cx = ctx(Some(&epics[d]), 0, b);
@@ -199,26 +241,7 @@ pub fn world(domain: &Domain, notes: usize, marked: bool, seed: u64) -> (Vec<Epi
             && !epics[e].deps.is_empty()
             && let Some(&(d, _)) = downstream(&epics, e).iter().find(|(_, dist)| *dist == 1)
         {
-            let cx = ctx(Some(&epics[d]), 0, b);
-            let old = w.out.len();
-            w.push(
-                ep,
-                e,
-                Kind::Decision,
-                (domain.export)(Export::Replaced, &cx),
-                vec![d],
-            );
-            w.out[old].needed_by.clear();
-            w.out[old].superseded = true;
-            let new = w.out.len();
-            w.push(
-                ep,
-                e,
-                Kind::Decision,
-                (domain.export)(Export::Replacement, &cx),
-                vec![d],
-            );
-            w.out[new].entry.supersedes = Some(w.out[old].entry.id.clone());
+            w.replaced(domain, ep, e, &epics[d], d);
         }
 
         // Working notes about the room's own implementation.
@@ -331,27 +354,14 @@ fn hard_export(j: usize, a: &str, b: &str, c: &str) -> (Kind, String) {
 pub fn hard_world(domain: &Domain, notes: usize, marked: bool, seed: u64) -> (Vec<Epic>, Vec<Gen>) {
     let epics = epics(domain);
     let mut rng = Rng::new(seed);
-    let mut w = Writer {
-        out: Vec::new(),
-        ts: 1_790_000_000,
-        marked,
-    };
+    let mut w = Writer::new(marked);
     let all: Vec<usize> = (0..epics.len()).collect();
     for (e, ep) in epics.iter().enumerate() {
         let [a, b, c] = ep.nouns;
-        let ctx = |consumer: Option<&Epic>, r: u64, neighbour: &'static str| Ctx {
-            consumer: consumer.map_or("", |c| c.title),
-            consumer_noun: consumer.map_or("", |c| c.nouns[0]),
-            a,
-            b,
-            c,
-            r,
-            neighbour,
+        let ctx = |consumer: Option<&Epic>, r: u64, neighbour: &'static str| {
+            ctx_of(ep, consumer, r, neighbour)
         };
-        if let Some(which) = domain.convention_rooms.iter().position(|&x| x == e) {
-            let rule = (domain.convention)(which, &ctx(None, 0, b));
-            w.push(ep, e, Kind::Convention, rule, all.clone());
-        }
+        w.convention(domain, ep, e, &all);
         let below: Vec<(usize, u32)> = downstream(&epics, e)
             .into_iter()
             .filter(|&(_, d)| d <= 3)
@@ -389,16 +399,7 @@ pub fn hard_world(domain: &Domain, notes: usize, marked: bool, seed: u64) -> (Ve
         if e % 4 == 1
             && let Some(&(d, _)) = below.iter().find(|(_, dist)| *dist == 1)
         {
-            let cx = ctx(Some(&epics[d]), 0, b);
-            let old = w.out.len();
-            let text = (domain.export)(Export::Replaced, &cx);
-            w.push(ep, e, Kind::Decision, text, vec![d]);
-            w.out[old].needed_by.clear();
-            w.out[old].superseded = true;
-            let new = w.out.len();
-            let text = (domain.export)(Export::Replacement, &cx);
-            w.push(ep, e, Kind::Decision, text, vec![d]);
-            w.out[new].entry.supersedes = Some(w.out[old].entry.id.clone());
+            w.replaced(domain, ep, e, &epics[d], d);
         }
         for n in 0..notes {
             let r = rng.below(1000);
