@@ -140,7 +140,7 @@ fn render(d: &Data) -> Markup {
                                 td { a href={ "/timeline?room=" (q(&a.room_id)) } { "its entries" } }
                             } } }
                         }
-                        p.muted { "Why each entry is there: docs/brief.md (binding first, then every upstream room in rounds, then the rest)." }
+                        p.muted { "Why each entry is there: docs/brief.md (binding first, then nearer upstream rooms before farther ones, routine notes last, then the rest)." }
                     }
                 }
             }

@@ -11,8 +11,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::compare::{chain_plan, fresh_project, timed};
-use super::daemon::{ensure_brief, spawn_agent_as};
+use super::compare::{chain_plan, fresh_project, time_briefs};
+use super::daemon::spawn_agent_as;
 use super::measure::Micros;
 
 /// Briefs of each briefed room timed.
@@ -99,14 +99,7 @@ pub fn cell(
     let mut agent = spawn_agent_as(exe, root, &runtime, "cost", None, "direct", Some(&cache))?;
     agent.wait_for(0)?;
     let (rooms, upstream) = briefed(epics, shape);
-    let brief = |room: &str| serde_json::json!({"room_id": room});
-    ensure_brief(&agent.call_value("memory_get_context", brief(&rooms[0]))?)?;
-    let mut times = Vec::new();
-    for _ in 0..ROUNDS {
-        for r in &rooms {
-            times.push(timed(&mut agent, "memory_get_context", brief(r))?);
-        }
-    }
+    let times = time_briefs(&mut agent, &rooms, ROUNDS)?;
     drop(agent.stdin);
     let _ = agent.child.wait();
     Ok(Cell {

@@ -175,11 +175,7 @@ pub(crate) fn fresh_project(
     register_plan(exe, root, plan)
 }
 
-pub(crate) fn timed(
-    agent: &mut Agent,
-    tool: &str,
-    args: serde_json::Value,
-) -> anyhow::Result<Duration> {
+fn timed(agent: &mut Agent, tool: &str, args: serde_json::Value) -> anyhow::Result<Duration> {
     let t = Instant::now();
     let answer = agent.call_value(tool, args)?;
     let took = t.elapsed();
@@ -189,6 +185,25 @@ pub(crate) fn timed(
         warroom_memory::text::clip(&answer.to_string(), 400)
     );
     Ok(took)
+}
+
+/// Briefs of `rooms` over `agent`, one untimed (it must hold entries), then each room
+/// `rounds` times, timed.
+pub(crate) fn time_briefs(
+    agent: &mut Agent,
+    rooms: &[String],
+    rounds: usize,
+) -> anyhow::Result<Vec<Duration>> {
+    let brief = |room: &str| serde_json::json!({"room_id": room});
+    let first = rooms.first().context("no room to brief")?;
+    ensure_brief(&agent.call_value("memory_get_context", brief(first))?)?;
+    let mut times = Vec::new();
+    for _ in 0..rounds {
+        for r in rooms {
+            times.push(timed(agent, "memory_get_context", brief(r))?);
+        }
+    }
+    Ok(times)
 }
 
 /// One run of `exe` on a fresh project at `root`.
@@ -228,14 +243,7 @@ fn run_once(
     let rooms: Vec<String> = (epics.saturating_sub(DEEP_ROOMS)..epics)
         .map(|i| format!("room-{i:03}"))
         .collect();
-    let brief = |room: &str| serde_json::json!({"room_id": room});
-    ensure_brief(&agent.call_value("memory_get_context", brief(&rooms[0]))?)?;
-    let mut briefs = Vec::new();
-    for _ in 0..BRIEF_ROUNDS {
-        for r in &rooms {
-            briefs.push(timed(&mut agent, "memory_get_context", brief(r))?);
-        }
-    }
+    let briefs = time_briefs(&mut agent, &rooms, BRIEF_ROUNDS)?;
     let rss_mb = rss_mb(agent.child.id());
     drop(agent.stdin);
     let _ = agent.child.wait();
