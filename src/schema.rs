@@ -64,7 +64,10 @@ impl Schema {
                 let value = e.instance().to_string();
                 let mut message = e.to_string();
                 if value.len() > 96 && message.contains(&value) {
-                    let short = format!("{}…", crate::text::prefix(&value, 96));
+                    // Redacted before it is cut: a secret across the cut would otherwise
+                    // be left as a fragment no rule recognises.
+                    let redacted = crate::secrets::scan(&value).text;
+                    let short = format!("{}…", crate::text::prefix(&redacted, 96));
                     message = message.replacen(&value, &short, 1);
                 }
                 let said = crate::secrets::scan(&format!("at {at}: {message}")).text;

@@ -45,7 +45,10 @@ pub fn message(m: &str) -> String {
             out.push(' ');
         }
         if word.len() > MAX_ECHO {
-            out.push_str(&crate::text::clip_within(word, MAX_ECHO));
+            // Scanned before it is cut (a bounded head, as a client string): a token across
+            // the cut is redacted whole, not left as a fragment.
+            let head = crate::secrets::scan(crate::text::prefix(word, MAX_ECHO * 4)).text;
+            out.push_str(&crate::text::clip_within(&head, MAX_ECHO));
         } else {
             out.push_str(word);
         }
@@ -177,6 +180,18 @@ mod tests {
         let ok = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"x": "v".repeat(5000)}});
         assert!(screen_body(ok.to_string().as_bytes()).is_none());
         assert!(screen_body(b"not json").is_none());
+    }
+
+    #[test]
+    fn a_token_across_a_long_word_s_cut_is_redacted_whole() {
+        for pad in [200, 220, 230, 240, 250] {
+            let word = format!(
+                "{{\"a\":\"{}\",\"b\":\"ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"}}",
+                "x".repeat(pad)
+            );
+            let m = message(&format!("unknown variant `{word}`"));
+            assert!(!m.contains("ghp_ABC"), "pad {pad}: {m}");
+        }
     }
 
     proptest! {

@@ -47,6 +47,28 @@ async fn plans_past_the_bounds_are_refused_short_and_redacted_and_nothing_is_kep
         .await;
     assert!(e.len() <= MAX_ERROR, "{} bytes", e.len());
     assert!(!e.contains("ghp_ABCDEF"), "a token echoed: {e}");
+    // A token across the place where the quoted value is cut: redacted, not left in part.
+    for pad in [20, 28, 36, 44, 52] {
+        let title = format!(
+            "{} ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+            "п".repeat(pad / 2)
+        );
+        let epics: Vec<_> = (0..600)
+            .map(
+                |i| json!({"ref": format!("E{i}"), "room_id": format!("room-{i}"), "title": title}),
+            )
+            .collect();
+        let e = a
+            .err(
+                "memory_register_plan",
+                json!({"plan": {"plan_id": "cut", "epics": epics}}),
+            )
+            .await;
+        assert!(
+            !e.contains("ghp_ABCD"),
+            "a token's head echoed (pad {pad}): {e}"
+        );
+    }
     // 33 brief keywords: refused as the tool argument is (at most 32).
     let kws: Vec<String> = (0..33).map(|i| format!("слово{i}")).collect();
     let e = a
