@@ -49,10 +49,13 @@ enum BenchMode {
     /// alone, the default blend, the seed formula, and SQLite FTS5 with `--features
     /// sqlite-compare` — on LoCoMo and on our war-room relevance set.
     Quality(QualityCmd),
-    /// What a room's brief carries of what it needs (recall), on two generated worlds
-    /// (freight, 14 epics; clinic, 13, other words) at 0 / 5 / 20 / 60 working notes a
-    /// room, beside the newest-15 and kind-first baselines; stale entries shown, bytes,
-    /// and the brief's latency at `--sizes`.
+    /// What a room's brief carries of what it needs (recall), on generated worlds of three
+    /// domains (freight, clinic, energy) and a harder world of each (three seeds), at 0 /
+    /// 5 / 20 / 60 working notes a room, beside the newest-15, kind-first and twins-last
+    /// baselines; stale entries shown, bytes, the brief's latency at `--sizes`, and the
+    /// outside shop world (`../shared/brief-check`) printed beside. `BENCH_BRIEF_DEBUG=1`
+    /// prints every needed entry a brief missed, `BENCH_BRIEF_SHOW=1` every entry it
+    /// showed with its reason and whether the room needs it (on stderr).
     Brief(BriefCmd),
     /// Direct mode (every agent loads the ledger) against one daemon (every agent a relay):
     /// time until every agent has answered, resident memory, search and brief round trips.

@@ -233,8 +233,8 @@ fn baselines(epics: &[Epic], gens: &[Gen], seen: &[usize], r: usize) -> [HashSet
     ]
 }
 
-/// Recall at one noise level (`BENCH_BRIEF_DEBUG=1`: every needed entry a brief missed,
-/// on stderr).
+/// Recall at one noise level (on stderr, `BENCH_BRIEF_DEBUG=1`: every needed entry a brief
+/// missed; `BENCH_BRIEF_SHOW=1`: every entry it showed, its reason and whether it is needed).
 fn level(
     work: &std::path::Path,
     domain: &'static Domain,
@@ -272,6 +272,27 @@ fn level(
             .copied()
             .filter(|&i| !gens[i].superseded && gens[i].needed_by.contains(&r))
             .collect();
+        if std::env::var_os("BENCH_BRIEF_SHOW").is_some() {
+            for inc in &out.included {
+                if let Some(i) = index_of(&inc.id) {
+                    warroom_memory::cli::out::note(&format!(
+                        "{} {} ({notes} notes) showed {} {} {:?} {} from {}: {}",
+                        domain.name,
+                        epic.room,
+                        if gens[i].needed_by.contains(&r) {
+                            "needed"
+                        } else {
+                            "unneeded"
+                        },
+                        inc.reason,
+                        inc.distance,
+                        gens[i].entry.kind,
+                        gens[i].entry.room_id,
+                        gens[i].entry.summary
+                    ));
+                }
+            }
+        }
         if std::env::var_os("BENCH_BRIEF_DEBUG").is_some() {
             let facts: HashSet<_> = chosen
                 .iter()
