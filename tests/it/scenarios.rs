@@ -130,26 +130,33 @@ fn files_only_count() -> usize {
         .count()
 }
 
-#[test]
-fn every_scenario_passes_on_postgres_in_direct_mode_and_under_a_daemon() {
-    // Each scenario gets its own database on a real server; every process of the
-    // scenario's project keeps its ledger and channels there.
+/// The suite on a real server, each scenario in its own database (every process of its
+/// project keeps its ledger and channels there), with `--daemon` or not.
+fn every_scenario_passes_on_postgres(extra: &[&str]) {
     let admin = common::pg::server().admin.clone();
     let (files, only_files) = (scenario_count(), files_only_count());
     assert_eq!(only_files, 1, "only torn-tail-crash is about files alone");
-    for extra in [&[][..], &["--daemon"]] {
-        let mut args = vec!["scenario", "run", "scenarios", "--postgres", &admin];
-        args.extend(extra);
-        let (code, out) = run(&args);
-        assert_eq!(code, 0, "{out}");
-        assert!(
-            out.contains(&format!(
-                "{} passed, 0 failed, {only_files} not applicable to this backend",
-                files - only_files
-            )),
-            "{out}"
-        );
-    }
+    let mut args = vec!["scenario", "run", "scenarios", "--postgres", &admin];
+    args.extend(extra);
+    let (code, out) = run(&args);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "{} passed, 0 failed, {only_files} not applicable to this backend",
+            files - only_files
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn every_scenario_passes_on_postgres_in_direct_mode() {
+    every_scenario_passes_on_postgres(&[]);
+}
+
+#[test]
+fn every_scenario_passes_on_postgres_under_a_daemon() {
+    every_scenario_passes_on_postgres(&["--daemon"]);
 }
 
 /// Red-team finding 12: the caller's environment does not leak into scenarios — with a
