@@ -296,21 +296,32 @@ fn the_checker_sees_grouped_and_inline_paths() {
     );
 }
 
-/// The files of crate `dir` (`crates/<dir>/src/`) that each file's production code names
-/// through `super::…` or `crate::…`.
+/// The files of crate `dir` (`crates/<dir>/src/`, its folders too) that each file's
+/// production code names through `super::…` or `crate::…`.
 fn sibling_imports(dir: &str) -> std::collections::BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("crates")
         .join(dir)
         .join("src");
+    // Every file of the crate, its folders' too, by its module's name (a folder's `mod.rs`
+    // by the folder's): the crate names its modules from its root, one name each.
     let mut texts = std::collections::BTreeMap::new();
-    for e in std::fs::read_dir(&src).unwrap().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "rs") {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            let rel = format!("{dir}/{name}.rs");
-            if let Some(code) = production(&rel, &std::fs::read_to_string(&p).unwrap()) {
-                texts.insert(name, code);
+    let mut dirs = vec![src.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let mut name = p.file_stem().unwrap().to_string_lossy().into_owned();
+                if name == "mod" {
+                    name = d.file_name().unwrap().to_string_lossy().into_owned();
+                }
+                let rel = format!("{dir}/{}", p.strip_prefix(&src).unwrap().display());
+                if let Some(code) = production(&rel, &std::fs::read_to_string(&p).unwrap()) {
+                    let clash = texts.insert(name.clone(), code);
+                    assert!(clash.is_none(), "two files of {dir}/ are the module {name}");
+                }
             }
         }
     }

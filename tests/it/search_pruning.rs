@@ -1,6 +1,6 @@
 //! A large search through the binary: pruned (MaxScore), it returns the same hits as the
 //! exhaustive path would and says that its total is a lower bound. (The equality itself is
-//! a property test in src/index/tests.rs; this checks the edge end to end.)
+//! a property test in crates/index/src/tests.rs; this checks the edge end to end.)
 
 use crate::common;
 

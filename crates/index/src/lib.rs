@@ -10,38 +10,22 @@
 //! [`Stored`] (both packed by `rows`). Names are interned per field, so filters compare
 //! integers.
 
-pub mod entry;
-pub mod validate;
-
-mod bounds;
-mod candidates;
-mod chrono;
-mod chunks;
-mod codec;
-mod filter;
-mod horizon;
+// The index's four parts, each a folder (ARCHITECTURE.md § Code map): the entry table,
+// the full-text index, search and ranking, and the snapshot image. Their modules are
+// named from the crate root as before (`crate::rows`, `crate::postings`): the folders
+// group them, the names stay one each.
 pub mod image;
-mod interner;
-mod inverted;
-mod inverted_add;
-mod inverted_job;
-mod lists;
-mod norms;
-mod postings;
-mod query;
-mod records;
-mod rows;
-mod score;
-mod scratch;
 mod search;
-mod slot_order;
-mod stored_text;
-mod strings;
-mod time_factor;
-pub mod tokens;
-mod topk;
-mod vocab;
-mod walk;
+mod table;
+mod text;
+
+pub use table::{entry, validate};
+pub use text::tokens;
+
+use image::codec;
+use search::{bounds, candidates, filter, query, score, scratch, time_factor, topk, walk};
+use table::{chrono, interner, rows, slot_order, stored_text, strings};
+use text::{chunks, inverted, inverted_add, inverted_job, norms, postings, records, vocab};
 
 use foldhash::HashMap;
 

@@ -518,5 +518,5 @@ fn tag_union_in_time_order_is_merged_newest_first_without_duplicates() {
     assert_eq!(q.total, 4);
 }
 
-#[path = "search_tests.rs"]
+#[path = "search/search_tests.rs"]
 mod pruned;
